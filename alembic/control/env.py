@@ -1,0 +1,5 @@
+from alembic import context
+
+from clinicrecords.db.alembic_env import run
+
+run(context, target="control")

@@ -1,0 +1,17 @@
+"""Access: bearer keys, workspaces, connections, permissions, reach, /v1/me and /v1/connections."""
+
+from clinicrecords.access.gate import add_gate_check, require_key
+from clinicrecords.access.reach import reach_factory
+from clinicrecords.access.resources import Connections, Me
+from clinicrecords.access.security_policy import KeySecurityPolicy
+
+
+def includeme(config):
+    settings = config.get_settings()
+    config.set_security_policy(KeySecurityPolicy(settings["secrets.key_pepper"]))
+    config.add_directive("add_gate_check", add_gate_check)
+    config.add_request_method(require_key, "require_key")
+    config.register_service_factory(reach_factory, name="reach")
+    config.add_api_resource("me", Me)
+    config.add_api_resource("connections", Connections)
+    config.scan(".views")

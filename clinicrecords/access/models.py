@@ -1,0 +1,66 @@
+import datetime
+import uuid
+
+from sqlalchemy import ARRAY, CheckConstraint, ForeignKey, LargeBinary, String, UniqueConstraint, func
+from sqlalchemy.orm import Mapped, mapped_column
+
+from clinicrecords.db.meta import ControlBase
+
+PLANS = ("sandbox", "paid")
+MODES = ("live", "test")
+
+
+class Workspace(ControlBase):
+    """An outside organization's workspace in the developer portal."""
+
+    __tablename__ = "workspaces"
+    __table_args__ = (CheckConstraint("plan IN ('sandbox', 'paid')", name="plan"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    name: Mapped[str] = mapped_column(String(200))
+    verified: Mapped[bool] = mapped_column(default=False)
+    plan: Mapped[str] = mapped_column(String(20), default="sandbox")
+    terms_accepted: Mapped[bool] = mapped_column(default=False)
+    sandbox_clinic_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clinics.id"))
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+
+
+class ApiKey(ControlBase):
+    """A bearer key. Only a keyed hash of its secret is stored; `key_id` is public and cannot authenticate."""
+
+    __tablename__ = "api_keys"
+    __table_args__ = (
+        CheckConstraint("mode IN ('live', 'test')", name="mode"),
+        CheckConstraint("(clinic_id IS NULL) <> (workspace_id IS NULL)", name="one_owner"),
+        CheckConstraint("clinic_id IS NULL OR mode = 'live'", name="clinic_keys_live"),
+    )
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    key_id: Mapped[str] = mapped_column(String(32), unique=True)
+    mode: Mapped[str] = mapped_column(String(4))
+    clinic_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clinics.id"), index=True)
+    workspace_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("workspaces.id"), index=True)
+    secret_hash: Mapped[bytes] = mapped_column(LargeBinary(32))
+    # Null means every permission the owner can grant; a list narrows the key.
+    scopes: Mapped[list[str] | None] = mapped_column(ARRAY(String(64)))
+    ip_allow: Mapped[list[str] | None] = mapped_column(ARRAY(String(64)))
+    rate_limit: Mapped[int | None] = mapped_column()
+    expires_at: Mapped[datetime.datetime | None] = mapped_column()
+    revoked_at: Mapped[datetime.datetime | None] = mapped_column()
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    last_used_at: Mapped[datetime.datetime | None] = mapped_column()
+
+
+class Connection(ControlBase):
+    """A clinic's approval of a workspace, with the permissions it granted."""
+
+    __tablename__ = "connections"
+    __table_args__ = (UniqueConstraint("workspace_id", "clinic_id"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    workspace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("workspaces.id"))
+    clinic_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("clinics.id"), index=True)
+    scopes: Mapped[list[str]] = mapped_column(ARRAY(String(64)))
+    connected_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    expires_at: Mapped[datetime.datetime | None] = mapped_column()
+    revoked_at: Mapped[datetime.datetime | None] = mapped_column()

@@ -1,0 +1,45 @@
+"""Every permission the API knows, in one registry. A key or connection grants a subset of these."""
+
+from enum import StrEnum
+
+
+class Permission(StrEnum):
+    AllergiesRead = "allergies:read"
+    AllergiesWrite = "allergies:write"
+    CareProvidersRead = "care_providers:read"
+    CareProvidersWrite = "care_providers:write"
+    ConditionsRead = "conditions:read"
+    ConditionsWrite = "conditions:write"
+    CoverageRead = "coverage:read"
+    CoverageWrite = "coverage:write"
+    DispensingRead = "dispensing:read"
+    EncountersRead = "encounters:read"
+    EncountersWrite = "encounters:write"
+    InsuranceRemittancesWrite = "insurance.remittances:write"
+    InventoryAvailabilityRead = "inventory.availability:read"
+    InventoryItemsRead = "inventory.items:read"
+    InventoryStockRead = "inventory.stock:read"
+    ListingAvailabilityRead = "listing.availability:read"
+    ListingProfileRead = "listing.profile:read"
+    MedicationsRead = "medications:read"
+    MedicationsWrite = "medications:write"
+    PatientsRead = "patients:read"
+    PatientsWrite = "patients:write"
+    PayersRead = "payers:read"
+    ProvidersRead = "providers:read"
+    ReferralsRead = "referrals:read"
+    ReferralsWrite = "referrals:write"
+
+
+ALL_PERMISSIONS = frozenset(p.value for p in Permission)
+
+
+def parse_scopes(text):
+    """`a:read,b:write` → a frozenset of known permissions; ValueError naming any unknown one."""
+    scopes = {part.strip() for part in text.split(",") if part.strip()}
+    unknown = sorted(scopes - ALL_PERMISSIONS)
+    if unknown:
+        raise ValueError(f"unknown permission(s): {', '.join(unknown)}")
+    if not scopes:
+        raise ValueError("at least one permission is needed")
+    return frozenset(scopes)

@@ -1,0 +1,70 @@
+"""Which clinics a key reaches, and with which permissions. Spec: Authentication → Reach.
+
+Precedence when several refusals apply (docs/authentication.md): invalid_key, ip_not_allowed, rate_limited,
+then sandbox_only, not_verified, workspace_plan_required (all about the key itself, so they leak nothing
+about the clinic), then not_found (the clinic is outside reach, or does not exist: one answer for both),
+then scope_missing.
+"""
+
+import datetime
+
+from sqlalchemy import select
+
+from clinicrecords.access.models import Connection
+from clinicrecords.api.problems import Problem
+from clinicrecords.clinics.models import Clinic
+
+
+def _active_connection(now):
+    return (Connection.revoked_at.is_(None)) & (Connection.expires_at.is_(None) | (Connection.expires_at > now))
+
+
+class ReachService:
+    def __init__(self, db):
+        self.db = db
+
+    def clinic(self, identity, clinic_id, now=None):
+        """(clinic, granted permissions) for this key, or a Problem / KeyError (404) when out of reach."""
+        if identity.clinic_id is not None:
+            if clinic_id != identity.clinic_id:
+                raise KeyError(clinic_id)
+            return self.db.get(Clinic, clinic_id), identity.scopes
+        if identity.is_test:
+            if clinic_id != identity.sandbox_clinic_id:
+                raise Problem("sandbox_only", "A test key reaches only its workspace's sandbox clinic.")
+            return self.db.get(Clinic, clinic_id), identity.scopes
+        if not identity.workspace_verified:
+            raise Problem("not_verified", "The workspace's verification is absent or has lapsed.")
+        if identity.workspace_plan != "paid" or not identity.workspace_terms_accepted:
+            raise Problem("workspace_plan_required",
+                          "Live access needs a paid plan with the API Terms of Use accepted.")
+        now = now or datetime.datetime.now(datetime.UTC)
+        row = self.db.execute(
+            select(Clinic, Connection.scopes)
+            .join(Connection, Connection.clinic_id == Clinic.id)
+            .where(Clinic.id == clinic_id, Clinic.sandbox_of_workspace_id.is_(None),
+                   Connection.workspace_id == identity.workspace_id, _active_connection(now))
+        ).first()
+        if row is None:
+            raise KeyError(clinic_id)
+        return row.Clinic, identity.scopes & frozenset(row.scopes)
+
+    def reachable(self, identity, now=None):
+        """Every (clinic, granted, connection) the key reaches now, for GET /v1/connections."""
+        if identity.clinic_id is not None:
+            return [(self.db.get(Clinic, identity.clinic_id), identity.scopes, None)]
+        if identity.is_test:
+            return [(self.db.get(Clinic, identity.sandbox_clinic_id), identity.scopes, None)]
+        now = now or datetime.datetime.now(datetime.UTC)
+        rows = self.db.execute(
+            select(Clinic, Connection)
+            .join(Connection, Connection.clinic_id == Clinic.id)
+            .where(Connection.workspace_id == identity.workspace_id, Clinic.sandbox_of_workspace_id.is_(None),
+                   _active_connection(now))
+            .order_by(Connection.connected_at, Clinic.id)
+        ).all()
+        return [(row.Clinic, identity.scopes & frozenset(row.Connection.scopes), row.Connection) for row in rows]
+
+
+def reach_factory(context, request):
+    return ReachService(request.db)

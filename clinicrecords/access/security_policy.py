@@ -1,0 +1,53 @@
+"""Pyramid 2 security policy: the bearer key is the identity; the permissions granted on the clinic (or the
+key's own scopes outside a clinic) become principals, and the resources' ACLs decide."""
+
+from pyramid.authorization import ACLHelper, Authenticated, Everyone
+from pyramid.request import RequestLocalCache
+from pyramid.security import Denied
+from pyramid.traversal import find_interface
+
+from clinicrecords.access.identity import authenticate
+
+
+def permission_principal(permission):
+    return f"permission:{permission}"
+
+
+class KeySecurityPolicy:
+    def __init__(self, pepper):
+        self.pepper = pepper
+        self._identity_cache = RequestLocalCache(self._load_identity)
+
+    def _load_identity(self, request):
+        identity = authenticate(request.db, self.pepper, request.headers.get("Authorization"))
+        if identity is not None:
+            request.environ["clinicrecords.key_id"] = identity.key_id
+        return identity
+
+    def identity(self, request):
+        return self._identity_cache.get_or_create(request)
+
+    def authenticated_userid(self, request):
+        identity = self.identity(request)
+        return identity.key_id if identity else None
+
+    def permits(self, request, context, permission):
+        identity = self.identity(request)
+        if identity is None:
+            return Denied("no valid key")
+        principals = {Everyone, Authenticated}
+        principals.update(permission_principal(p) for p in granted_permissions(context, identity))
+        return ACLHelper().permits(context, principals, permission)
+
+    def remember(self, request, userid, **kw):
+        return []
+
+    def forget(self, request, **kw):
+        return []
+
+
+def granted_permissions(context, identity):
+    from clinicrecords.clinics.resources import ClinicResource
+
+    clinic = find_interface(context, ClinicResource)
+    return clinic.granted if clinic is not None else identity.scopes

@@ -1,0 +1,140 @@
+"""Workspaces, keys and connections: what operators create for partners (never through the API)."""
+
+import datetime
+import ipaddress
+import uuid
+
+from sqlalchemy import select
+
+from clinicrecords.access.keys import hash_secret, new_key
+from clinicrecords.access.models import ApiKey, Connection, Workspace
+from clinicrecords.clinics.models import Clinic
+from clinicrecords.errors import InvalidInput
+
+
+class AccessError(InvalidInput):
+    """Bad input for an access operation; nothing was written."""
+
+
+def _now():
+    return datetime.datetime.now(datetime.UTC)
+
+
+def create_workspace(db, name, verified=False, paid=False, terms_accepted=False, seed=None, workspace_id=None):
+    """A workspace and its own sandbox clinic, seeded by `seed(db, clinic)`."""
+    from clinicrecords.clinics.services import create_clinic
+
+    name = (name or "").strip()
+    if not name or len(name) > 200:
+        raise AccessError("name must be 1 to 200 characters")
+    workspace = Workspace(id=workspace_id or uuid.uuid4(), name=name, verified=verified, plan="paid" if paid else "sandbox",
+                          terms_accepted=terms_accepted)
+    db.add(workspace)
+    db.flush()
+    sandbox = create_clinic(db, f"{name} sandbox clinic", sandbox_of_workspace_id=workspace.id)
+    workspace.sandbox_clinic_id = sandbox.id
+    if seed is not None:
+        seed(db, sandbox)
+    return workspace
+
+
+def get_workspace(db, workspace_id):
+    workspace = db.get(Workspace, workspace_id)
+    if workspace is None:
+        raise AccessError(f"no workspace {workspace_id}")
+    return workspace
+
+
+def get_clinic(db, clinic_id):
+    clinic = db.get(Clinic, clinic_id)
+    if clinic is None:
+        raise AccessError(f"no clinic {clinic_id}")
+    return clinic
+
+
+def set_workspace(db, workspace_id, verified=None, paid=None, terms_accepted=None):
+    workspace = get_workspace(db, workspace_id)
+    if verified is not None:
+        workspace.verified = verified
+    if paid is not None:
+        workspace.plan = "paid" if paid else "sandbox"
+    if terms_accepted is not None:
+        workspace.terms_accepted = terms_accepted
+    return workspace
+
+
+def validate_cidrs(cidrs):
+    try:
+        return [str(ipaddress.ip_network(cidr, strict=False)) for cidr in cidrs]
+    except ValueError as exc:
+        raise AccessError(f"--ip-allow: {exc}") from None
+
+
+def create_key(db, pepper, *, clinic_id=None, workspace_id=None, mode=None, scopes=None, ip_allow=(),
+               expires_at=None, rate_limit=None):
+    """Returns (ApiKey, the full key string). The string is never stored and never shown again."""
+    if (clinic_id is None) == (workspace_id is None):
+        raise AccessError("a key belongs to exactly one clinic or one workspace")
+    if clinic_id is not None:
+        clinic = get_clinic(db, clinic_id)
+        if clinic.is_sandbox:
+            raise AccessError("a sandbox clinic has no keys of its own; use a test key of its workspace")
+        mode = "live"
+    else:
+        get_workspace(db, workspace_id)
+        if mode not in ("live", "test"):
+            raise AccessError("--mode must be live or test")
+    if expires_at is not None and expires_at <= _now():
+        raise AccessError("--expires-at must be in the future")
+    if rate_limit is not None and rate_limit < 1:
+        raise AccessError("--rate-limit must be at least 1")
+    key_id, secret, full_key = new_key(mode)
+    key = ApiKey(
+        id=uuid.uuid4(), key_id=key_id, mode=mode, clinic_id=clinic_id, workspace_id=workspace_id,
+        secret_hash=hash_secret(pepper, secret), scopes=sorted(scopes) if scopes is not None else None,
+        ip_allow=validate_cidrs(ip_allow) or None, expires_at=expires_at, rate_limit=rate_limit,
+    )
+    db.add(key)
+    db.flush()
+    return key, full_key
+
+
+def revoke_key(db, key_id):
+    key = db.scalar(select(ApiKey).where(ApiKey.key_id == key_id))
+    if key is None:
+        raise AccessError(f"no key {key_id}")
+    if key.revoked_at is None:
+        key.revoked_at = _now()
+    return key
+
+
+def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None):
+    """Connect a workspace to a clinic. Granting again replaces the scopes (how a clinic narrows a grant)."""
+    get_workspace(db, workspace_id)
+    clinic = get_clinic(db, clinic_id)
+    if clinic.is_sandbox:
+        raise AccessError("a sandbox clinic cannot be connected; test keys reach their own sandbox")
+    if expires_at is not None and expires_at <= _now():
+        raise AccessError("--expires-at must be in the future")
+    connection = db.scalar(select(Connection).where(Connection.workspace_id == workspace_id,
+                                                    Connection.clinic_id == clinic_id))
+    if connection is None:
+        connection = Connection(id=uuid.uuid4(), workspace_id=workspace_id, clinic_id=clinic_id)
+        db.add(connection)
+    elif connection.revoked_at is not None:
+        connection.revoked_at = None
+        connection.connected_at = _now()
+    connection.scopes = sorted(scopes)
+    connection.expires_at = expires_at
+    db.flush()
+    return connection
+
+
+def revoke_connection(db, workspace_id, clinic_id):
+    connection = db.scalar(select(Connection).where(Connection.workspace_id == workspace_id,
+                                                    Connection.clinic_id == clinic_id,
+                                                    Connection.revoked_at.is_(None)))
+    if connection is None:
+        raise AccessError("no active connection between that workspace and clinic")
+    connection.revoked_at = _now()
+    return connection

@@ -1,0 +1,96 @@
+"""Every failure of every route, rendered as problem+json.
+
+Unknown paths are 404 not_found, a known resource asked with the wrong method is 405 with `Allow`,
+a missing or bad key is 401 invalid_key, a missing permission 403 scope_missing naming it, a database
+that does not answer 503, and anything unexpected 500 internal_error with no internals in the body.
+"""
+
+import logging
+
+from psycopg import errors as pg_errors
+from pyramid.httpexceptions import HTTPException
+from pyramid.view import exception_view_config, forbidden_view_config, notfound_view_config
+from sqlalchemy.exc import DBAPIError, OperationalError
+
+from clinicrecords.api.problems import Problem, problem_response
+
+log = logging.getLogger(__name__)
+
+_STATUS_CODES = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed", 406: "not_acceptable",
+                 413: "payload_too_large", 415: "unsupported_media_type", 429: "rate_limited",
+                 503: "service_unavailable"}
+
+
+@exception_view_config(Problem)
+def problem_view(exc, request):
+    return problem_response(request, exc)
+
+
+def allowed_methods(request):
+    """The methods the views of this context and view name answer, from Pyramid's own view registrations."""
+    cache = request.registry.setdefault("api.allowed_methods", {})
+    key = (type(request.context), request.view_name)
+    if key not in cache:
+        methods = set()
+        for view in request.registry.introspector.get_category("views"):
+            intr = view["introspectable"]
+            context = intr["context"]
+            if intr["name"] != request.view_name or not isinstance(context, type):
+                continue
+            declared = intr["request_methods"]
+            if isinstance(request.context, context) and declared:
+                methods.update((declared,) if isinstance(declared, str) else declared)
+        cache[key] = frozenset(methods)
+    return cache[key]
+
+
+@notfound_view_config()
+def not_found_view(exc, request):
+    methods = allowed_methods(request) if getattr(request, "context", None) is not None else frozenset()
+    if methods and request.method not in methods:
+        allow = ", ".join(sorted(methods))
+        problem = Problem("method_not_allowed", f"Allowed methods: {allow}.", headers={"Allow": allow})
+    else:
+        problem = Problem("not_found", "The resource does not exist or is not within this key's reach.")
+    return problem_response(request, problem)
+
+
+@forbidden_view_config()
+def forbidden_view(exc, request):
+    if request.identity is None:
+        return problem_response(request, Problem("invalid_key"))
+    permission = getattr(exc.result, "permission", None)
+    detail = f"This key lacks the permission {permission}." if permission else None
+    return problem_response(request, Problem("scope_missing", detail))
+
+
+@exception_view_config(HTTPException)
+def http_exception_view(exc, request):
+    code = _STATUS_CODES.get(exc.status_int)
+    if code is None:
+        return exc
+    return problem_response(request, Problem(code, status=exc.status_int))
+
+
+def _is_unavailable(exc):
+    if isinstance(exc, OperationalError) or (isinstance(exc, DBAPIError) and exc.connection_invalidated):
+        return True
+    original = getattr(exc, "orig", None)
+    return isinstance(original, (pg_errors.QueryCanceled, pg_errors.DiskFull, pg_errors.AdminShutdown,
+                                 pg_errors.CannotConnectNow, pg_errors.LockNotAvailable))
+
+
+@exception_view_config(DBAPIError)
+def database_error_view(exc, request):
+    if _is_unavailable(exc):
+        log.warning("database unavailable: %s", type(exc.orig).__name__, extra={"request_id": request.request_id})
+        problem = Problem("service_unavailable", "The database did not answer in time. Retry shortly.",
+                          headers={"Retry-After": "2"})
+        return problem_response(request, problem)
+    return internal_error_view(exc, request)
+
+
+@exception_view_config(Exception)
+def internal_error_view(exc, request):
+    log.error("unhandled error in request %s", request.request_id, exc_info=exc)
+    return problem_response(request, Problem("internal_error", "An unexpected error occurred."))

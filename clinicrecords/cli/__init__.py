@@ -1,0 +1,72 @@
+"""`clinicrecords-admin CONFIG_URI COMMAND ...`: the operator CLI.
+
+The contract operators' scripts rely on: every command prints exactly one JSON object on stdout and exits 0;
+bad input prints a clear message on stderr, exits 2 and changes nothing (the command's transaction is
+aborted). Each bounded context adds its commands in its own `cli.py` with a `register(subparsers)`.
+"""
+
+import argparse
+import importlib
+import json
+import sys
+
+from clinicrecords.errors import InvalidInput
+
+COMMAND_MODULES = (
+    "clinicrecords.db.cli",
+    "clinicrecords.clinics.cli",
+    "clinicrecords.access.cli",
+    "clinicrecords.sandbox.cli",
+)
+
+EXIT_BAD_INPUT = 2
+
+
+class CommandError(InvalidInput):
+    """A command refuses its input."""
+
+
+def build_parser():
+    parser = argparse.ArgumentParser(prog="clinicrecords-admin", description=__doc__.splitlines()[0])
+    parser.add_argument("config_uri", metavar="CONFIG_URI", help="ini file, e.g. development.ini")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).register(commands)
+    return parser
+
+
+def run(argv=None, stdout=None, stderr=None):
+    """Run one command; returns the exit status. `stdout`/`stderr` default to the process's own."""
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    args = build_parser().parse_args(argv)
+    from pyramid.paster import bootstrap
+
+    try:
+        with bootstrap(args.config_uri) as env:
+            try:
+                result = _run_handler(args, env["request"])
+            finally:
+                env["registry"]["db.engine"].dispose()
+    except InvalidInput as exc:
+        print(f"clinicrecords-admin: error: {exc}", file=stderr)
+        return EXIT_BAD_INPUT
+    stdout.write(json.dumps(result, default=str) + "\n")
+    stdout.flush()
+    return 0
+
+
+def _run_handler(args, request):
+    if not getattr(args.handler, "transactional", True):
+        return args.handler(request, args)
+    with request.tm:
+        return args.handler(request, args)
+
+
+def main(argv=None):
+    sys.exit(run(argv))
+
+
+def not_transactional(handler):
+    """For commands that manage their own transactions (migrate)."""
+    handler.transactional = False
+    return handler

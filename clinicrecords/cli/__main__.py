@@ -1,0 +1,3 @@
+from clinicrecords.cli import main
+
+main()

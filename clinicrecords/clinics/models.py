@@ -1,0 +1,32 @@
+import datetime
+import uuid
+from decimal import Decimal
+
+from sqlalchemy import CheckConstraint, String, func
+from sqlalchemy.orm import Mapped, mapped_column
+
+from clinicrecords.db.meta import ControlBase
+
+CLINIC_KINDS = ("clinic", "pharmacy")
+
+
+class Clinic(ControlBase):
+    """A tenant. Its records live in the schema named by `clinicrecords.db.tenancy.schema_name(id)`."""
+
+    __tablename__ = "clinics"
+    __table_args__ = (CheckConstraint("kind IN ('clinic', 'pharmacy')", name="kind"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(20), default="clinic")
+    currency: Mapped[str] = mapped_column(String(3), default="USD")
+    lat: Mapped[Decimal | None] = mapped_column()
+    lng: Mapped[Decimal | None] = mapped_column()
+    # The workspace whose sandbox this clinic is; null for a real clinic.
+    sandbox_of_workspace_id: Mapped[uuid.UUID | None] = mapped_column(unique=True)
+    schema_revision: Mapped[str | None] = mapped_column(String(64))
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+
+    @property
+    def is_sandbox(self):
+        return self.sandbox_of_workspace_id is not None

@@ -1,0 +1,54 @@
+"""Creating clinics: the control row and the clinic's schema, built at head in the same transaction."""
+
+import uuid
+from decimal import Decimal
+
+from clinicrecords.clinics.models import CLINIC_KINDS, Clinic
+from clinicrecords.db.migrations import create_tenant_schema
+from clinicrecords.db.tenancy import bind_to_clinic
+from clinicrecords.errors import InvalidInput
+
+
+class ClinicError(InvalidInput):
+    """Bad input for a clinic; nothing was written."""
+
+
+def validate_currency(code):
+    if not (isinstance(code, str) and len(code) == 3 and code.isalpha() and code.isupper()):
+        raise ClinicError("currency must be a three-letter ISO 4217 code such as USD")
+    return code
+
+
+def validate_coordinates(lat, lng):
+    if (lat is None) != (lng is None):
+        raise ClinicError("--lat and --lng go together")
+    if lat is not None and not (-90 <= lat <= 90 and -180 <= lng <= 180):
+        raise ClinicError("latitude must be within -90..90 and longitude within -180..180")
+
+
+def create_clinic(db, name, kind="clinic", currency="USD", lat=None, lng=None, clinic_id=None,
+                  sandbox_of_workspace_id=None):
+    name = (name or "").strip()
+    if not name or len(name) > 200:
+        raise ClinicError("name must be 1 to 200 characters")
+    if kind not in CLINIC_KINDS:
+        raise ClinicError(f"kind must be one of {', '.join(CLINIC_KINDS)}")
+    validate_currency(currency)
+    validate_coordinates(lat, lng)
+    clinic = Clinic(
+        id=clinic_id or uuid.uuid4(), name=name, kind=kind, currency=currency,
+        lat=Decimal(str(lat)) if lat is not None else None, lng=Decimal(str(lng)) if lng is not None else None,
+        sandbox_of_workspace_id=sandbox_of_workspace_id,
+    )
+    db.add(clinic)
+    db.flush()
+    clinic.schema_revision = create_tenant_schema(db.connection(), clinic.id)
+    return clinic
+
+
+def open_clinic(db, clinic_id):
+    """Point `db` at the clinic's schema (once per transaction) and return the clinic, or None."""
+    clinic = db.get(Clinic, clinic_id)
+    if clinic is not None:
+        bind_to_clinic(db, clinic.id)
+    return clinic

@@ -1,0 +1,28 @@
+"""The bounded contexts of the monolith, in the order the application includes them."""
+
+PLATFORM = (
+    "clinicrecords.api",
+    "clinicrecords.resources",
+    "clinicrecords.db",
+    "clinicrecords.tasks",
+    "clinicrecords.health",
+)
+
+CONTEXTS = (
+    "clinicrecords.clinics",
+    "clinicrecords.access",
+    "clinicrecords.patients",
+    "clinicrecords.sandbox",
+)
+
+
+def load_models():
+    """Import every context's models so both metadata objects are complete (migrations, schema builds)."""
+    import importlib
+
+    for name in CONTEXTS:
+        try:
+            importlib.import_module(name + ".models")
+        except ModuleNotFoundError as exc:
+            if exc.name != name + ".models":
+                raise

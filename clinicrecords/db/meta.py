@@ -1,0 +1,41 @@
+"""Declarative bases: one for the shared control schema, one for the per-clinic schema.
+
+Tenant tables carry no schema: each request maps `None` to its clinic's schema with `schema_translate_map`,
+so one compiled statement serves every clinic and nothing is ever pasted into SQL text.
+"""
+
+import datetime
+import decimal
+import uuid
+
+from sqlalchemy import DateTime, MetaData, Numeric, Uuid
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase
+
+CONTROL_SCHEMA = "control"
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+TYPE_ANNOTATION_MAP = {
+    uuid.UUID: Uuid(as_uuid=True),
+    datetime.datetime: DateTime(timezone=True),
+    decimal.Decimal: Numeric(18, 4),
+    dict: JSONB,
+    list: JSONB,
+}
+
+
+class ControlBase(DeclarativeBase):
+    metadata = MetaData(schema=CONTROL_SCHEMA, naming_convention=NAMING_CONVENTION)
+    type_annotation_map = TYPE_ANNOTATION_MAP
+
+
+class TenantBase(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = TYPE_ANNOTATION_MAP

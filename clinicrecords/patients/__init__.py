@@ -1,0 +1,5 @@
+"""Patients and patient imports."""
+
+
+def includeme(config):
+    pass

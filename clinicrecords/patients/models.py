@@ -1,0 +1,20 @@
+import datetime
+import uuid
+
+from sqlalchemy import String, func
+from sqlalchemy.orm import Mapped, mapped_column
+
+from clinicrecords.db.meta import TenantBase
+
+
+class Patient(TenantBase):
+    __tablename__ = "patients"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    given_name: Mapped[str] = mapped_column(String(100))
+    family_name: Mapped[str] = mapped_column(String(100))
+    birth_date: Mapped[datetime.date | None] = mapped_column()
+    # A restricted patient's records are hidden from outside software (docs/decisions.md).
+    restricted: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    updated_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), onupdate=func.now())

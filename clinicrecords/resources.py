@@ -1,0 +1,81 @@
+"""The traversal tree: / → v1 → clinics → {clinic_id} → collection → item.
+
+Bounded contexts hang their resources on the tree with two config directives:
+`config.add_api_resource(name, factory, public=False)` for `/v1/<name>` and `config.add_clinic_collection(name, factory)`
+for `/v1/clinics/{clinic_id}/<name>`. Factories receive `(parent, name)`; the request is `parent.request`.
+"""
+
+import uuid
+
+from pyramid.authorization import DENY_ALL
+
+
+def parse_uuid(segment):
+    """A path segment as a uuid, or KeyError so that traversal answers 404 not_found."""
+    try:
+        return uuid.UUID(segment)
+    except (ValueError, TypeError, AttributeError):
+        raise KeyError(segment) from None
+
+
+class Resource:
+    """A node of the tree: it knows its parent, its name and the request. ACLs are inherited upwards."""
+
+    def __init__(self, parent, name):
+        self.__parent__ = parent
+        self.__name__ = name
+        self.request = parent.request
+
+
+class Root:
+    __name__ = ""
+    __parent__ = None
+    __acl__ = (DENY_ALL,)
+
+    def __init__(self, request):
+        self.request = request
+
+    def __getitem__(self, name):
+        if name == "v1":
+            return V1(self, name)
+        raise KeyError(name)
+
+
+class V1(Resource):
+    """`/v1`: children registered by the bounded contexts (clinics, listings, ...)."""
+
+    def __getitem__(self, name):
+        entry = self.request.registry["resources.api"].get(name)
+        if entry is None:
+            raise KeyError(name)
+        factory, public = entry
+        if not public:
+            self.request.require_key()
+        return factory(self, name)
+
+
+class ClinicChildren:
+    """Mixin for the clinic resource: its collections come from the registry."""
+
+    def __getitem__(self, name):
+        factory = self.request.registry["resources.clinic"].get(name)
+        if factory is None:
+            raise KeyError(name)
+        return factory(self, name)
+
+
+def _add_api_resource(config, name, factory, public=False):
+    """`public` resources need no key (the OpenAPI document); every other child of /v1 passes the key gate."""
+    config.registry["resources.api"][name] = (factory, public)
+
+
+def _add_clinic_collection(config, name, factory):
+    config.registry["resources.clinic"][name] = factory
+
+
+def includeme(config):
+    config.registry["resources.api"] = {}
+    config.registry["resources.clinic"] = {}
+    config.add_directive("add_api_resource", _add_api_resource)
+    config.add_directive("add_clinic_collection", _add_clinic_collection)
+    config.set_root_factory(Root)

@@ -1,0 +1,60 @@
+"""`demo`: a ready-to-call setup for the README's Quickstart."""
+
+import os
+import uuid
+
+from sqlalchemy import select
+
+from clinicrecords.access import services
+from clinicrecords.access.models import ApiKey, Workspace
+from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.clinics.models import Clinic
+from clinicrecords.clinics.services import create_clinic
+from clinicrecords.sandbox import seed_sandbox
+
+DEMO_WORKSPACE_ID = uuid.UUID("00000000-0000-4000-8000-00000000d001")
+DEMO_CLINIC_ID = uuid.UUID("00000000-0000-4000-8000-00000000c001")
+
+
+def register(commands):
+    parser = commands.add_parser("demo", help="create (once) a demo workspace, clinic and data; print fresh keys")
+    parser.set_defaults(handler=demo)
+
+
+def _ensure_demo(request):
+    db = request.db
+    if db.get(Workspace, DEMO_WORKSPACE_ID) is None:
+        # Fixed ids keep the demo's printed commands stable across runs.
+        services.create_workspace(
+            db, "Demo Health Apps", verified=True, paid=True, terms_accepted=True,
+            seed=lambda db, clinic: seed_sandbox(request, clinic), workspace_id=DEMO_WORKSPACE_ID,
+        )
+    if db.get(Clinic, DEMO_CLINIC_ID) is None:
+        clinic = create_clinic(db, "Riverside Family Clinic", lat=51.5072, lng=-0.1276, currency="GBP",
+                               clinic_id=DEMO_CLINIC_ID)
+        seed_sandbox(request, clinic)
+        services.grant_connection(db, DEMO_WORKSPACE_ID, DEMO_CLINIC_ID, ALL_PERMISSIONS)
+    return db.get(Workspace, DEMO_WORKSPACE_ID)
+
+
+def demo(request, args):
+    workspace = _ensure_demo(request)
+    db = request.db
+    # Secrets are shown once: each run revokes the previous demo keys and prints fresh ones.
+    for key in db.scalars(select(ApiKey).where(
+            (ApiKey.workspace_id == DEMO_WORKSPACE_ID) | (ApiKey.clinic_id == DEMO_CLINIC_ID),
+            ApiKey.revoked_at.is_(None))):
+        services.revoke_key(db, key.key_id)
+    pepper = request.registry.settings["secrets.key_pepper"]
+    _, clinic_key = services.create_key(db, pepper, clinic_id=DEMO_CLINIC_ID)
+    _, live_key = services.create_key(db, pepper, workspace_id=DEMO_WORKSPACE_ID, mode="live")
+    _, test_key = services.create_key(db, pepper, workspace_id=DEMO_WORKSPACE_ID, mode="test")
+    base_url = f"http://localhost:{os.environ.get('PORT', '6543')}"
+    return {
+        "workspace_id": str(DEMO_WORKSPACE_ID),
+        "clinic_id": str(DEMO_CLINIC_ID),
+        "sandbox_clinic_id": str(workspace.sandbox_clinic_id),
+        "keys": {"clinic": clinic_key, "live": live_key, "test": test_key},
+        "base_url": base_url,
+        "curl": f"curl -H 'Authorization: Bearer {live_key}' {base_url}/v1/connections",
+    }

@@ -1,0 +1,25 @@
+"""The paste server runner for `pserve`: waitress, with the port from $PORT when set, and the Huey
+consumer in the same process when the settings ask for it (development)."""
+
+import os
+
+import waitress
+
+from clinicrecords.settings import as_bool
+
+
+def _listen_with_port(listen, port):
+    host = listen.rsplit(":", 1)[0] if ":" in listen else listen
+    return f"{host}:{port}"
+
+
+def serve_waitress(wsgi_app, global_conf, **kw):
+    if os.environ.get("PORT"):
+        kw["listen"] = _listen_with_port(kw.get("listen", "localhost:6543"), os.environ["PORT"])
+    settings = wsgi_app.registry.settings
+    if as_bool(settings.get("huey.consumer_in_process", False)):
+        from clinicrecords.tasks.worker import consumer
+
+        consumer(int(settings.get("huey.workers", 2))).start()
+    print(f"Serving Clinic Records API on http://{kw.get('listen', 'localhost:6543')}", flush=True)
+    waitress.serve(wsgi_app, **kw)

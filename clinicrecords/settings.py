@@ -1,0 +1,38 @@
+"""Settings from the ini file, with `env:NAME` values read from the environment at start-up."""
+
+import os
+from pathlib import Path
+
+ENV_PREFIX = "env:"
+
+
+class SettingsError(RuntimeError):
+    """A setting is missing or refers to an environment variable that is not set."""
+
+
+def resolve(settings):
+    """Return a copy of `settings` where every `env:NAME` value is replaced by `$NAME`.
+
+    An unset variable stops start-up: production must never fall back to a default secret or database.
+    """
+    resolved = {}
+    for name, value in settings.items():
+        if isinstance(value, str) and value.startswith(ENV_PREFIX):
+            variable = value[len(ENV_PREFIX):]
+            if not os.environ.get(variable):
+                raise SettingsError(f"setting {name!r} needs the environment variable {variable}")
+            value = os.environ[variable]
+        resolved[name] = value
+    return resolved
+
+
+def as_bool(value):
+    return str(value).strip().lower() in {"1", "true", "yes", "on"}
+
+
+def var_dir(settings):
+    """Where the embedded database and the file-backed queue keep their files."""
+    configured = os.environ.get("CLINICRECORDS_VAR") or settings.get("clinicrecords.var") or "var"
+    path = Path(configured).resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path

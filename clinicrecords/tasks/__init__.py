@@ -1,0 +1,96 @@
+"""Background work on Huey.
+
+`huey` is one process-wide instance whose storage is chosen from the settings when the application starts:
+a SQLite file under the var dir (development), Redis (production), or memory (tests, immediate mode).
+
+Tasks are declared with `@task()`; the function receives a prepared request inside its own transaction
+manager, like a web request. Work is queued with `request.enqueue(task, ...)`, which waits for the request's
+transaction to commit: a rolled-back request never sends work.
+"""
+
+import functools
+
+import transaction
+from huey import Huey
+from huey.storage import MemoryStorage, RedisStorage, SqliteStorage
+from pyramid.scripting import prepare
+
+from clinicrecords.settings import as_bool, var_dir
+
+HUEY_NAME = "clinicrecords"
+
+huey = Huey(HUEY_NAME, storage_class=MemoryStorage)
+_state = {"registry": None}
+
+
+def configure(settings):
+    backend = settings.get("huey.backend", "sqlite")
+    if backend == "sqlite":
+        huey.storage_class, huey.storage_kwargs = SqliteStorage, {"filename": str(var_dir(settings) / "huey.db")}
+    elif backend == "redis":
+        huey.storage_class, huey.storage_kwargs = RedisStorage, {"url": settings["huey.redis_url"]}
+    elif backend == "memory":
+        huey.storage_class, huey.storage_kwargs = MemoryStorage, {}
+    else:
+        raise ValueError(f"huey.backend must be sqlite, redis or memory, not {backend!r}")
+    huey.immediate = as_bool(settings.get("huey.immediate", False))
+    huey.storage = huey.create_storage()
+
+
+def task(**options):
+    """Declare a task whose function takes `(request, *args)` and runs in its own transaction."""
+
+    def decorate(function):
+        @functools.wraps(function)
+        def run_in_request(*args, **kwargs):
+            with prepared_request() as request:
+                with request.tm:
+                    return function(request, *args, **kwargs)
+
+        return huey.task(name=f"{function.__module__}.{function.__name__}", **options)(run_in_request)
+
+    return decorate
+
+
+def periodic_task(validate_datetime, **options):
+    def decorate(function):
+        @functools.wraps(function)
+        def run_in_request():
+            with prepared_request() as request:
+                with request.tm:
+                    return function(request)
+
+        return huey.periodic_task(validate_datetime, name=f"{function.__module__}.{function.__name__}",
+                                  **options)(run_in_request)
+
+    return decorate
+
+
+class prepared_request:
+    """A request on the application's registry with a transaction manager of its own."""
+
+    def __enter__(self):
+        registry = _state["registry"]
+        if registry is None:
+            raise RuntimeError("the application is not configured in this process")
+        self.env = prepare(registry=registry)
+        request = self.env["request"]
+        request.tm = transaction.TransactionManager(explicit=True)
+        return request
+
+    def __exit__(self, *exc):
+        self.env["closer"]()
+
+
+def _enqueue(request, task_function, *args, **kwargs):
+    def after_commit(succeeded):
+        if succeeded:
+            task_function(*args, **kwargs)
+
+    request.tm.get().addAfterCommitHook(after_commit)
+
+
+def includeme(config):
+    configure(config.get_settings())
+    _state["registry"] = config.registry
+    config.add_request_method(_enqueue, "enqueue")

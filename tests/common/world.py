@@ -1,0 +1,96 @@
+"""Builds clinics, workspaces, keys and connections through the same services the operator CLI uses."""
+
+import contextlib
+
+import transaction
+from pyramid.scripting import prepare
+
+from clinicrecords.access import services
+from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.clinics.services import create_clinic
+from clinicrecords.sandbox import seed_sandbox
+
+
+class World:
+    def __init__(self, registry):
+        self.registry = registry
+        self.pepper = registry.settings["secrets.key_pepper"]
+
+    @contextlib.contextmanager
+    def request(self):
+        """An operator's request with its own committed transaction, as the CLI runs it."""
+        env = prepare(registry=self.registry)
+        request = env["request"]
+        request.tm = transaction.TransactionManager(explicit=True)
+        try:
+            with request.tm:
+                yield request
+        finally:
+            env["closer"]()
+
+    @contextlib.contextmanager
+    def db(self):
+        with self.request() as request:
+            yield request.db
+
+    def clinic(self, name="Test Clinic", seed=False, **kwargs):
+        with self.request() as request:
+            clinic = create_clinic(request.db, name, **kwargs)
+            if seed:
+                seed_sandbox(request, clinic)
+            return clinic.id
+
+    def workspace(self, name="Test Workspace", verified=True, paid=True, terms_accepted=True):
+        """Returns (workspace_id, sandbox_clinic_id)."""
+        with self.request() as request:
+            workspace = services.create_workspace(
+                request.db, name, verified=verified, paid=paid, terms_accepted=terms_accepted,
+                seed=lambda db, clinic: seed_sandbox(request, clinic),
+            )
+            return workspace.id, workspace.sandbox_clinic_id
+
+    def key(self, **kwargs):
+        """The full key string."""
+        with self.db() as db:
+            return services.create_key(db, self.pepper, **kwargs)[1]
+
+    def key_row(self, **kwargs):
+        with self.db() as db:
+            key, full_key = services.create_key(db, self.pepper, **kwargs)
+            return key.key_id, full_key
+
+    def grant(self, workspace_id, clinic_id, scopes=ALL_PERMISSIONS, **kwargs):
+        with self.db() as db:
+            return services.grant_connection(db, workspace_id, clinic_id, scopes, **kwargs).id
+
+    def revoke_connection(self, workspace_id, clinic_id):
+        with self.db() as db:
+            services.revoke_connection(db, workspace_id, clinic_id)
+
+    def revoke_key(self, key_id):
+        with self.db() as db:
+            services.revoke_key(db, key_id)
+
+    def set_workspace(self, workspace_id, **kwargs):
+        with self.db() as db:
+            services.set_workspace(db, workspace_id, **kwargs)
+
+    def connected(self, scopes=ALL_PERMISSIONS, **workspace_flags):
+        """A real clinic, a workspace connected to it, and a live key of that workspace."""
+        clinic_id = self.clinic()
+        workspace_id, sandbox_id = self.workspace(**workspace_flags)
+        self.grant(workspace_id, clinic_id, scopes)
+        key = self.key(workspace_id=workspace_id, mode="live")
+        return Connected(clinic_id, workspace_id, sandbox_id, key)
+
+
+class Connected:
+    def __init__(self, clinic_id, workspace_id, sandbox_clinic_id, key):
+        self.clinic_id = clinic_id
+        self.workspace_id = workspace_id
+        self.sandbox_clinic_id = sandbox_clinic_id
+        self.key = key
+
+    @property
+    def headers(self):
+        return {"Authorization": f"Bearer {self.key}"}

@@ -1,0 +1,82 @@
+import os
+from pathlib import Path
+
+import pytest
+import webtest
+from pyramid.paster import get_appsettings
+
+from tests.common.world import World
+
+ROOT = Path(__file__).resolve().parents[1]
+TESTING_INI = str(ROOT / "testing.ini")
+
+
+def pytest_configure(config):
+    # The suite owns its database: an outside DATABASE_URL is only used when named for tests explicitly.
+    os.environ.pop("DATABASE_URL", None)
+    if os.environ.get("CLINICRECORDS_TEST_DATABASE_URL"):
+        os.environ["DATABASE_URL"] = os.environ["CLINICRECORDS_TEST_DATABASE_URL"]
+
+
+@pytest.fixture(scope="session")
+def settings():
+    return dict(get_appsettings(TESTING_INI, "main"))
+
+
+@pytest.fixture(scope="session")
+def app(settings):
+    from clinicrecords import make_config
+    from clinicrecords.db import embedded, migrations
+    from clinicrecords.settings import var_dir
+
+    if not os.environ.get("DATABASE_URL"):
+        embedded.drop_database(var_dir(settings), settings["database.name"])
+    wsgi_app = make_config(settings).make_wsgi_app()
+    migrations.migrate_all(wsgi_app.registry["db.engine"], workers=2)
+    yield wsgi_app
+    wsgi_app.registry["db.engine"].dispose()
+
+
+@pytest.fixture
+def registry(app):
+    return app.registry
+
+
+@pytest.fixture
+def engine(app):
+    return app.registry["db.engine"]
+
+
+@pytest.fixture
+def testapp(app):
+    return webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+
+
+@pytest.fixture
+def world(app):
+    return World(app.registry)
+
+
+@pytest.fixture
+def connected(world):
+    """A real clinic connected to a verified, paid workspace, with a live key of that workspace."""
+    return world.connected()
+
+
+@pytest.fixture
+def make_app(settings):
+    """Build another application (other settings) without disturbing the suite's own."""
+    from clinicrecords import make_config, tasks
+
+    saved = dict(tasks._state)
+    built = []
+
+    def make(**overrides):
+        wsgi_app = make_config(dict(settings, **overrides)).make_wsgi_app()
+        built.append(wsgi_app)
+        return wsgi_app
+
+    yield make
+    tasks._state.update(saved)
+    for wsgi_app in built:
+        wsgi_app.registry["db.engine"].dispose()

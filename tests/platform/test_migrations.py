@@ -1,0 +1,104 @@
+"""Control and clinic schemas reach head; a new clinic's schema equals the migrated one; nothing half-made."""
+
+import uuid
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect, select, text
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.schema import CreateSchema
+
+from clinicrecords.clinics.models import Clinic
+from clinicrecords.clinics.services import create_clinic
+from clinicrecords.db import migrations
+from clinicrecords.db.meta import TenantBase
+from clinicrecords.db.tenancy import schema_name
+
+
+def _schemas(engine):
+    return set(inspect(engine).get_schema_names())
+
+
+def _make_clinic_at_base(engine):
+    """A clinic whose schema exists but predates every revision: as an old clinic would be."""
+    clinic_id = uuid.uuid4()
+    with engine.begin() as connection:
+        connection.execute(CreateSchema(schema_name(clinic_id)))
+        connection.execute(Clinic.__table__.insert().values(id=clinic_id, name="Old", kind="clinic",
+                                                            currency="USD", schema_revision=None))
+    return clinic_id
+
+
+def test_migrate_twice_moves_nothing_the_second_time(engine):
+    migrations.migrate_all(engine)
+    assert migrations.migrate_all(engine) == 0
+
+
+def test_a_clinic_at_an_older_revision_is_brought_to_head_and_recorded(engine):
+    clinic_id = _make_clinic_at_base(engine)
+    assert migrations.migrate_all(engine, workers=2) >= 1
+    head = migrations.head("tenant")
+    with engine.connect() as connection:
+        recorded = connection.execute(select(Clinic.schema_revision).where(Clinic.id == clinic_id)).scalar()
+        context = MigrationContext.configure(connection, opts={"version_table_schema": schema_name(clinic_id)})
+        assert context.get_current_revision() == head
+    assert recorded == head
+    assert "patients" in inspect(engine).get_table_names(schema=schema_name(clinic_id))
+
+
+def test_migration_failure_is_reported_and_resumable(engine):
+    clinic_id = _make_clinic_at_base(engine)
+    with engine.begin() as connection:
+        # Sabotage: a table in the way makes the baseline revision fail for this clinic only.
+        connection.execute(text(f'CREATE TABLE "{schema_name(clinic_id)}".patients (x int)'))
+    with pytest.raises(migrations.MigrationError):
+        migrations.migrate_all(engine)
+    assert clinic_id in migrations.clinics_behind(engine)
+    with engine.begin() as connection:
+        connection.execute(text(f'DROP TABLE "{schema_name(clinic_id)}".patients'))
+    migrations.migrate_all(engine)
+    assert clinic_id not in migrations.clinics_behind(engine)
+
+
+def test_schema_built_for_a_new_clinic_equals_the_migrated_schema(world, engine):
+    built = world.clinic()
+    migrated = _make_clinic_at_base(engine)
+    migrations.migrate_all(engine)
+    for clinic_id in (built, migrated):
+        with engine.connect() as connection:
+            connection.execute(text("SELECT set_config('search_path', :s, false)"), {"s": schema_name(clinic_id)})
+            context = MigrationContext.configure(connection, opts={
+                "include_object": lambda obj, name, type_, reflected, compare_to: name != "alembic_version",
+                "compare_type": True,
+            })
+            assert compare_metadata(context, TenantBase.metadata) == []
+            connection.rollback()
+
+
+def test_a_failed_clinic_creation_leaves_no_schema_and_no_row(world, engine):
+    before = _schemas(engine)
+    created = {}
+    with pytest.raises(RuntimeError):
+        with world.db() as db:
+            created["id"] = create_clinic(db, "Interrupted").id
+            assert schema_name(created["id"]) in set(inspect(db.connection()).get_schema_names())
+            raise RuntimeError("the operator's command failed after the schema was built")
+    assert _schemas(engine) == before
+    with engine.connect() as connection:
+        assert connection.execute(select(Clinic.id).where(Clinic.id == created["id"])).all() == []
+
+
+def test_a_duplicate_clinic_id_is_refused_before_any_schema_is_made(world, engine):
+    existing = world.clinic()
+    before = _schemas(engine)
+    with pytest.raises(IntegrityError):
+        with world.db() as db:
+            create_clinic(db, "Duplicate", clinic_id=existing)
+    assert _schemas(engine) == before
+
+
+def test_models_have_no_foreign_keys_across_schemas():
+    for table in TenantBase.metadata.tables.values():
+        for fk in table.foreign_keys:
+            assert fk.column.table.schema is None, f"{table.name} references another schema"

@@ -1,0 +1,81 @@
+"""Each clinic's records live in its own schema; a pooled connection never carries one clinic into another."""
+
+import uuid
+
+import pytest
+from sqlalchemy import select, text
+from sqlalchemy.exc import ProgrammingError
+from sqlalchemy.orm import Session
+
+from clinicrecords.db import make_engine
+from clinicrecords.db.tenancy import bind_to_clinic, schema_name
+from clinicrecords.patients.models import Patient
+
+
+@pytest.fixture
+def one_connection_engine(settings, app):
+    engine = make_engine(settings, pool_size=1, max_overflow=0)
+    yield engine
+    engine.dispose()
+
+
+def _add_patient(engine, clinic_id, family_name):
+    with Session(engine) as session, session.begin():
+        bind_to_clinic(session, clinic_id)
+        session.add(Patient(given_name="Test", family_name=family_name))
+
+
+def _family_names(engine, clinic_id):
+    with Session(engine) as session, session.begin():
+        bind_to_clinic(session, clinic_id)
+        return sorted(session.scalars(select(Patient.family_name)))
+
+
+def test_two_clinics_through_one_pooled_connection_never_see_each_other(world, one_connection_engine):
+    clinic_a, clinic_b = world.clinic("A"), world.clinic("B")
+    for round_ in range(3):
+        _add_patient(one_connection_engine, clinic_a, f"a{round_}")
+        _add_patient(one_connection_engine, clinic_b, f"b{round_}")
+        assert _family_names(one_connection_engine, clinic_a) == [f"a{i}" for i in range(round_ + 1)]
+        assert _family_names(one_connection_engine, clinic_b) == [f"b{i}" for i in range(round_ + 1)]
+    assert one_connection_engine.pool.checkedin() == 1
+
+
+def test_an_error_mid_request_leaves_nothing_behind_on_the_connection(world, one_connection_engine):
+    clinic_a, clinic_b = world.clinic("A"), world.clinic("B")
+    _add_patient(one_connection_engine, clinic_a, "only-in-a")
+    with pytest.raises(ProgrammingError):
+        with Session(one_connection_engine) as session, session.begin():
+            bind_to_clinic(session, clinic_a)
+            session.add(Patient(given_name="Half", family_name="written"))
+            session.flush()
+            session.execute(text("SELECT * FROM no_such_table"))
+    assert _family_names(one_connection_engine, clinic_b) == []
+    assert _family_names(one_connection_engine, clinic_a) == ["only-in-a"]
+
+
+def test_a_session_without_a_clinic_cannot_read_any_clinic_table(world, one_connection_engine):
+    clinic = world.clinic()
+    _add_patient(one_connection_engine, clinic, "hidden")
+    with Session(one_connection_engine) as session:
+        assert session.execute(text("SHOW search_path")).scalar() == '""'
+        with pytest.raises(ProgrammingError):
+            session.scalars(select(Patient)).all()
+
+
+def test_schema_names_come_only_from_uuids():
+    clinic_id = uuid.uuid4()
+    assert schema_name(clinic_id) == "clinic_" + clinic_id.hex
+    for crafted in (str(clinic_id), "x; DROP SCHEMA control", 42, None):
+        with pytest.raises(TypeError):
+            schema_name(crafted)
+
+
+def test_binding_survives_a_new_transaction_on_another_connection(world, engine):
+    clinic = world.clinic()
+    _add_patient(engine, clinic, "kept")
+    with Session(engine) as session:
+        bind_to_clinic(session, clinic)
+        assert session.scalars(select(Patient.family_name)).all() == ["kept"]
+        session.commit()
+        assert session.scalars(select(Patient.family_name)).all() == ["kept"]
