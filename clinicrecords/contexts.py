@@ -8,11 +8,13 @@ PLATFORM = (
     "clinicrecords.health",
 )
 
+# The sandbox comes first: the contexts after it register their seeders with its directive.
 CONTEXTS = (
+    "clinicrecords.sandbox",
     "clinicrecords.clinics",
     "clinicrecords.access",
+    "clinicrecords.events",
     "clinicrecords.patients",
-    "clinicrecords.sandbox",
 )
 
 
@@ -20,7 +22,7 @@ def load_models():
     """Import every context's models so both metadata objects are complete (migrations, schema builds)."""
     import importlib
 
-    for name in CONTEXTS:
+    for name in PLATFORM + CONTEXTS:
         try:
             importlib.import_module(name + ".models")
         except ModuleNotFoundError as exc:

@@ -1,8 +1,17 @@
-"""API conventions shared by every bounded context: problems, request ids, bodies, logging."""
+"""API conventions shared by every bounded context: problems, request ids, bodies, validation,
+idempotency, cursors and pagination, representations (plain JSON and FHIR R4), the request log."""
+
+from clinicrecords.api.cursors import CursorSigner
+from clinicrecords.api.render import json_renderer
 
 
 def includeme(config):
+    config.registry["api.cursor_signer"] = CursorSigner(config.get_settings()["secrets.cursor"])
+    config.add_renderer("json", json_renderer())
     config.include(".request_id")
     config.include(".body")
+    config.include(".idempotency")
+    config.include(".validation")
+    config.include(".representations")
     config.include(".request_log")
     config.scan(".errorviews")

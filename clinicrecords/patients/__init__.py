@@ -1,5 +1,14 @@
-"""Patients and patient imports."""
+"""Patients and patient imports: /v1/clinics/{clinic_id}/patients."""
+
+from clinicrecords.patients.representations import patient_fhir, patient_json
+from clinicrecords.patients.resources import PatientCollection
+from clinicrecords.patients.seed import seed_patients
+from clinicrecords.patients.services import patient_service_factory
 
 
 def includeme(config):
-    pass
+    config.add_clinic_collection("patients", PatientCollection)
+    config.register_service_factory(patient_service_factory, name="patients")
+    config.add_representation("patient", plain=patient_json, fhir=patient_fhir)
+    config.add_sandbox_seeder(seed_patients)
+    config.scan(".views")

@@ -14,7 +14,13 @@ class Patient(TenantBase):
     given_name: Mapped[str] = mapped_column(String(100))
     family_name: Mapped[str] = mapped_column(String(100))
     birth_date: Mapped[datetime.date | None] = mapped_column()
-    # A restricted patient's records are hidden from outside software (docs/decisions.md).
+    sex: Mapped[str | None] = mapped_column(String(10))
+    phone: Mapped[str | None] = mapped_column(String(40))
+    email: Mapped[str | None] = mapped_column(String(254))
+    address: Mapped[dict | None] = mapped_column()
+    external_id: Mapped[str | None] = mapped_column(String(64))
+    # A restricted patient is hidden from every API key, with all their records (docs/decisions.md).
     restricted: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
-    updated_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), onupdate=func.now())
+    updated_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), onupdate=func.now(),
+                                                          index=True)

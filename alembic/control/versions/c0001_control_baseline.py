@@ -6,7 +6,7 @@ Revises:
 
 from alembic import op
 import sqlalchemy as sa
-
+from sqlalchemy.dialects import postgresql
 
 revision = 'c0001'
 down_revision = None
@@ -30,6 +30,18 @@ def upgrade():
     sa.UniqueConstraint('sandbox_of_workspace_id', name=op.f('uq_clinics_sandbox_of_workspace_id')),
     schema='control'
     )
+    op.create_table('idempotency_records',
+    sa.Column('owner_id', sa.Uuid(), nullable=False),
+    sa.Column('key', sa.String(length=255), nullable=False),
+    sa.Column('fingerprint', sa.LargeBinary(length=32), nullable=False),
+    sa.Column('status', sa.SmallInteger(), nullable=False),
+    sa.Column('headers', postgresql.JSONB(astext_type=sa.Text()), nullable=False),
+    sa.Column('body', sa.LargeBinary(), nullable=False),
+    sa.Column('created_at', sa.DateTime(timezone=True), server_default=sa.text('now()'), nullable=False),
+    sa.PrimaryKeyConstraint('owner_id', 'key', name=op.f('pk_idempotency_records')),
+    schema='control'
+    )
+    op.create_index('ix_idempotency_records_created_at', 'idempotency_records', ['created_at'], unique=False, schema='control')
     op.create_table('workspaces',
     sa.Column('id', sa.Uuid(), nullable=False),
     sa.Column('name', sa.String(length=200), nullable=False),
@@ -92,4 +104,6 @@ def downgrade():
     op.drop_index(op.f('ix_control_api_keys_clinic_id'), table_name='api_keys', schema='control')
     op.drop_table('api_keys', schema='control')
     op.drop_table('workspaces', schema='control')
+    op.drop_index('ix_idempotency_records_created_at', table_name='idempotency_records', schema='control')
+    op.drop_table('idempotency_records', schema='control')
     op.drop_table('clinics', schema='control')

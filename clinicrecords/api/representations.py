@@ -1,0 +1,88 @@
+"""How records are shown: the plain JSON shape, or FHIR R4 when the caller asks with
+`Accept: application/fhir+json`. Each bounded context registers its kinds in its own package:
+
+    config.add_representation("allergy", plain=allergy_json, fhir=allergy_fhir)
+
+`plain(record, request)` and `fhir(record, request)` return dicts. Views answer with `render_one` and
+`render_page`; writes always answer in the plain shape (`render_one(..., plain_only=True)`).
+"""
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from clinicrecords.api.problems import Problem
+from clinicrecords.api.render import json_response
+
+JSON = "application/json"
+FHIR_JSON = "application/fhir+json"
+FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0"
+
+
+@dataclass(frozen=True)
+class Representation:
+    plain: object
+    fhir: object = None
+
+
+def wants_fhir(request):
+    """True when the caller prefers FHIR; 406 when it accepts neither shape."""
+    if "Accept" not in request.headers:
+        return False
+    offers = request.accept.acceptable_offers([JSON, FHIR_JSON])
+    if not offers:
+        raise Problem("not_acceptable", f"This route answers {JSON} or {FHIR_JSON}.")
+    return offers[0][0] == FHIR_JSON
+
+
+def _representation(request, kind):
+    return request.registry["api.representations"][kind]
+
+
+def _fhir_or_406(request, kind):
+    representation = _representation(request, kind)
+    if representation.fhir is None:
+        raise Problem("not_acceptable", f"This resource has no FHIR form; ask for {JSON}.")
+    return representation.fhir
+
+
+def render_one(request, kind, record, status=200, headers=None, plain_only=False, extra=None):
+    if not plain_only and wants_fhir(request):
+        return json_response(_fhir_or_406(request, kind)(record, request), status, FHIR_CONTENT_TYPE, headers)
+    document = {"data": _representation(request, kind).plain(record, request)}
+    if extra:
+        document.update(extra)
+    return json_response(document, status, JSON, headers)
+
+
+def render_page(request, kind, page):
+    if wants_fhir(request):
+        to_fhir = _fhir_or_406(request, kind)
+        return json_response(searchset_bundle(request, [to_fhir(item, request) for item in page.items],
+                                              page.next_cursor), 200, FHIR_CONTENT_TYPE)
+    plain = _representation(request, kind).plain
+    return json_response({"data": [plain(item, request) for item in page.items], "has_more": page.has_more,
+                          "next_cursor": page.next_cursor})
+
+
+def searchset_bundle(request, resources, next_cursor=None):
+    links = [{"relation": "self", "url": request.url}]
+    if next_cursor:
+        params = [(k, v) for k, v in request.GET.items() if k != "starting_after"]
+        params.append(("starting_after", next_cursor))
+        links.append({"relation": "next", "url": f"{request.application_url}{request.path}?{urlencode(params)}"})
+    return {
+        "resourceType": "Bundle",
+        "type": "searchset",
+        "link": links,
+        "entry": [{"fullUrl": f"{request.application_url}{request.path}/{r['id']}" if r.get("id") else None,
+                   "resource": r, "search": {"mode": "match"}} for r in resources],
+    }
+
+
+def _add_representation(config, kind, plain, fhir=None):
+    config.registry["api.representations"][kind] = Representation(plain, fhir)
+
+
+def includeme(config):
+    config.registry["api.representations"] = {}
+    config.add_directive("add_representation", _add_representation)

@@ -1,0 +1,47 @@
+"""Patients of the clinic the request is bound to. Restricted patients are invisible to API keys."""
+
+import uuid
+
+from sqlalchemy import select
+
+from clinicrecords.api.pagination import keyset_page
+from clinicrecords.patients.models import Patient
+
+
+class PatientService:
+    def __init__(self, request):
+        self.request = request
+        self.db = request.db
+
+    def _visible(self):
+        return select(Patient).where(Patient.restricted.is_(False))
+
+    def get(self, patient_id):
+        """The patient, or None when absent or restricted (one answer for both)."""
+        return self.db.scalar(self._visible().where(Patient.id == patient_id))
+
+    def list(self, query):
+        statement = self._visible()
+        if query.get("updated_since"):
+            statement = statement.where(Patient.updated_at >= query["updated_since"])
+        if query.get("family_name"):
+            statement = statement.where(Patient.family_name.ilike(query["family_name"]))
+        return keyset_page(self.request, self.db, statement, (Patient.created_at, Patient.id), query)
+
+    def create(self, data, patient_id=None):
+        patient = Patient(id=patient_id or uuid.uuid4(), **data)
+        self.db.add(patient)
+        self.db.flush()
+        self.db.refresh(patient)
+        return patient
+
+    def update(self, patient, data):
+        for name, value in data.items():
+            setattr(patient, name, value)
+        self.db.flush()
+        self.db.refresh(patient)
+        return patient
+
+
+def patient_service_factory(context, request):
+    return PatientService(request)

@@ -1,0 +1,32 @@
+from pyramid.view import view_config
+
+from clinicrecords.access.permissions import Permission
+from clinicrecords.api.representations import render_one, render_page
+from clinicrecords.patients.resources import PatientCollection, PatientResource
+from clinicrecords.patients.schemas import PatientCreate, PatientListQuery, PatientUpdate
+
+
+@view_config(context=PatientCollection, request_method="GET", permission=Permission.PatientsRead,
+             query_schema=PatientListQuery)
+def list_patients(context, request):
+    return render_page(request, "patient", request.find_service(name="patients").list(request.query))
+
+
+@view_config(context=PatientResource, request_method="GET", permission=Permission.PatientsRead)
+def get_patient(context, request):
+    return render_one(request, "patient", context.patient)
+
+
+@view_config(context=PatientCollection, request_method="POST", permission=Permission.PatientsWrite,
+             body_schema=PatientCreate, idempotency="required")
+def create_patient(context, request):
+    patient = request.find_service(name="patients").create(request.validated)
+    location = request.resource_url(context, str(patient.id))
+    return render_one(request, "patient", patient, status=201, headers={"Location": location}, plain_only=True)
+
+
+@view_config(context=PatientResource, request_method="PATCH", permission=Permission.PatientsWrite,
+             body_schema=PatientUpdate, idempotency="optional")
+def update_patient(context, request):
+    patient = request.find_service(name="patients").update(context.patient, request.validated)
+    return render_one(request, "patient", patient, plain_only=True)
