@@ -13,5 +13,6 @@ def includeme(config):
     config.include(".idempotency")
     config.include(".validation")
     config.include(".representations")
+    config.include(".openapi")
     config.include(".request_log")
     config.scan(".errorviews")

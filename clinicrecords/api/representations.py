@@ -1,7 +1,7 @@
 """How records are shown: the plain JSON shape, or FHIR R4 when the caller asks with
 `Accept: application/fhir+json`. Each bounded context registers its kinds in its own package:
 
-    config.add_representation("allergy", plain=allergy_json, fhir=allergy_fhir)
+    config.add_representation("allergy", plain=allergy_json, fhir=allergy_fhir, schema=AllergyOut)
 
 `plain(record, request)` and `fhir(record, request)` return dicts. Views answer with `render_one` and
 `render_page`; writes always answer in the plain shape (`render_one(..., plain_only=True)`).
@@ -22,6 +22,7 @@ FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0"
 class Representation:
     plain: object
     fhir: object = None
+    schema: object = None  # a marshmallow schema describing the plain shape, for the OpenAPI document
 
 
 def wants_fhir(request):
@@ -79,8 +80,8 @@ def searchset_bundle(request, resources, next_cursor=None):
     }
 
 
-def _add_representation(config, kind, plain, fhir=None):
-    config.registry["api.representations"][kind] = Representation(plain, fhir)
+def _add_representation(config, kind, plain, fhir=None, schema=None):
+    config.registry["api.representations"][kind] = Representation(plain, fhir, schema)
 
 
 def includeme(config):

@@ -2,6 +2,7 @@
 
 from clinicrecords.patients.representations import patient_fhir, patient_json
 from clinicrecords.patients.resources import PatientCollection
+from clinicrecords.patients.schemas import PatientOut
 from clinicrecords.patients.seed import seed_patients
 from clinicrecords.patients.services import patient_service_factory
 
@@ -9,6 +10,6 @@ from clinicrecords.patients.services import patient_service_factory
 def includeme(config):
     config.add_clinic_collection("patients", PatientCollection)
     config.register_service_factory(patient_service_factory, name="patients")
-    config.add_representation("patient", plain=patient_json, fhir=patient_fhir)
+    config.add_representation("patient", plain=patient_json, fhir=patient_fhir, schema=PatientOut)
     config.add_sandbox_seeder(seed_patients)
     config.scan(".views")

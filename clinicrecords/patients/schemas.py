@@ -64,3 +64,19 @@ class PatientListQuery(UpdatedSinceListQuery):
 
 
 SANDBOX_PATIENT_IDS = [sandbox_id(f"patient:{n}") for n in range(1, 6)]
+
+
+class PatientOut(RequestSchema):
+    """The plain patient shape (documentation)."""
+
+    id = fields.UUID()
+    given_name = fields.String()
+    family_name = fields.String()
+    birth_date = fields.Date()
+    sex = fields.String(validate=validate.OneOf(SEXES), allow_none=True)
+    phone = fields.String(allow_none=True)
+    email = fields.String(allow_none=True)
+    address = fields.Nested(AddressSchema, allow_none=True)
+    external_id = fields.String(allow_none=True)
+    created_at = fields.DateTime()
+    updated_at = fields.DateTime()

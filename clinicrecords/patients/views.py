@@ -7,18 +7,21 @@ from clinicrecords.patients.schemas import PatientCreate, PatientListQuery, Pati
 
 
 @view_config(context=PatientCollection, request_method="GET", permission=Permission.PatientsRead,
-             query_schema=PatientListQuery)
+             query_schema=PatientListQuery,
+             openapi={"summary": "List patients", "kind": "patient", "many": True})
 def list_patients(context, request):
     return render_page(request, "patient", request.find_service(name="patients").list(request.query))
 
 
-@view_config(context=PatientResource, request_method="GET", permission=Permission.PatientsRead)
+@view_config(context=PatientResource, request_method="GET", permission=Permission.PatientsRead,
+             openapi={"summary": "Read a patient", "kind": "patient"})
 def get_patient(context, request):
     return render_one(request, "patient", context.patient)
 
 
 @view_config(context=PatientCollection, request_method="POST", permission=Permission.PatientsWrite,
-             body_schema=PatientCreate, idempotency="required")
+             body_schema=PatientCreate, idempotency="required",
+             openapi={"summary": "Create a patient", "status": 201, "kind": "patient"})
 def create_patient(context, request):
     patient = request.find_service(name="patients").create(request.validated)
     location = request.resource_url(context, str(patient.id))
@@ -26,7 +29,8 @@ def create_patient(context, request):
 
 
 @view_config(context=PatientResource, request_method="PATCH", permission=Permission.PatientsWrite,
-             body_schema=PatientUpdate, idempotency="optional")
+             body_schema=PatientUpdate, idempotency="optional",
+             openapi={"summary": "Update a patient", "kind": "patient"})
 def update_patient(context, request):
     patient = request.find_service(name="patients").update(context.patient, request.validated)
     return render_one(request, "patient", patient, plain_only=True)
