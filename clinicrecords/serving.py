@@ -2,6 +2,7 @@
 consumer in the same process when the settings ask for it (development)."""
 
 import os
+import signal
 
 import waitress
 
@@ -20,6 +21,18 @@ def serve_waitress(wsgi_app, global_conf, **kw):
     if as_bool(settings.get("huey.consumer_in_process", False)):
         from clinicrecords.tasks.worker import consumer
 
-        consumer(int(settings.get("huey.workers", 2))).start()
+        _run_consumer_beside(consumer(int(settings.get("huey.workers", 2))))
     print(f"Serving Clinic Records API on http://{kw.get('listen', 'localhost:6543')}", flush=True)
     waitress.serve(wsgi_app, **kw)
+
+
+def _run_consumer_beside(huey_consumer):
+    """Start the consumer's threads, then take SIGTERM/SIGINT back from it: the server process stops both."""
+    huey_consumer.start()
+
+    def stop(signum, frame):
+        huey_consumer.stop(graceful=True)
+        raise SystemExit(0)
+
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, stop)

@@ -1,0 +1,50 @@
+"""The Quickstart's server: `pserve development.ini` on the embedded defaults, port from $PORT, loopback."""
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_pserve_serves_health_and_problems_on_port_from_env(tmp_path):
+    port = _free_port()
+    env = dict(os.environ, PORT=str(port), CLINICRECORDS_VAR=str(tmp_path / "var"))
+    env.pop("DATABASE_URL", None)
+    pserve = Path(sys.executable).with_name("pserve")
+    log = tmp_path / "pserve.log"
+    with log.open("wb") as output:
+        server = subprocess.Popen([str(pserve), str(ROOT / "development.ini")], env=env, cwd=tmp_path,
+                                  stdout=output, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
+                    assert response.status == 200
+                    break
+            except OSError:
+                assert server.poll() is None, log.read_text()
+                assert time.monotonic() < deadline, "server did not start"
+                time.sleep(0.5)
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/me", timeout=5)
+        except urllib.error.HTTPError as error:
+            error.close()
+            assert error.code == 401
+            assert error.headers["Content-Type"] == "application/problem+json"
+        else:
+            raise AssertionError("a request without a key must be refused")
+    finally:
+        server.terminate()
+        assert server.wait(30) == 0, "SIGTERM stops the server and its in-process queue consumer"
