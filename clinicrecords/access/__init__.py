@@ -3,6 +3,7 @@
 from clinicrecords.access.gate import add_gate_check, require_key
 from clinicrecords.access.ratelimit import make_limiter, rate_limit_check
 from clinicrecords.access.reach import reach_factory
+from clinicrecords.access.representations import ConnectionOut, KeyOut, connection_json, key_json
 from clinicrecords.access.resources import Connections, Me
 from clinicrecords.access.security_policy import KeySecurityPolicy
 
@@ -15,6 +16,8 @@ def includeme(config):
     config.add_gate_check(rate_limit_check)
     config.add_request_method(require_key, "require_key")
     config.register_service_factory(reach_factory, name="reach")
+    config.add_representation("key", plain=key_json, schema=KeyOut)
+    config.add_representation("connection", plain=connection_json, schema=ConnectionOut)
     config.add_api_resource("me", Me)
     config.add_api_resource("connections", Connections)
     config.scan(".views")
