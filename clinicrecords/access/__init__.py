@@ -1,6 +1,7 @@
 """Access: bearer keys, workspaces, connections, permissions, reach, /v1/me and /v1/connections."""
 
 from clinicrecords.access.gate import add_gate_check, require_key
+from clinicrecords.access.identity import record_last_use
 from clinicrecords.access.ratelimit import make_limiter, rate_limit_check
 from clinicrecords.access.reach import reach_factory
 from clinicrecords.access.representations import ConnectionOut, KeyOut, connection_json, key_json
@@ -14,6 +15,7 @@ def includeme(config):
     config.add_directive("add_gate_check", add_gate_check)
     config.registry["access.rate_limiter"] = make_limiter(settings, config.registry["db.engine"])
     config.add_gate_check(rate_limit_check)
+    config.add_gate_check(record_last_use)
     config.add_request_method(require_key, "require_key")
     config.register_service_factory(reach_factory, name="reach")
     config.add_representation("key", plain=key_json, schema=KeyOut)

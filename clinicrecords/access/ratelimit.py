@@ -75,6 +75,11 @@ class RateLimiter:
         return self.store.usage(workspace_id, month)
 
 
+def current_decision(request):
+    """This request's rate-limit decision, once the gate has counted it."""
+    return request.environ.get(_COUNTED)
+
+
 def rate_limit_check(request, identity):
     """The gate check: count the request, answer 429 past the limit, and put the RateLimit-* headers on
     whatever answer the request ends with (success or problem)."""
