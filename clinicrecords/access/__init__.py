@@ -1,7 +1,10 @@
 """Access: bearer keys, workspaces, connections, permissions, reach, /v1/me and /v1/connections."""
 
 from clinicrecords.access.gate import add_gate_check, require_key
+from clinicrecords.access.identity import record_last_use
+from clinicrecords.access.ratelimit import make_limiter, rate_limit_check
 from clinicrecords.access.reach import reach_factory
+from clinicrecords.access.representations import ConnectionOut, KeyOut, connection_json, key_json
 from clinicrecords.access.resources import Connections, Me
 from clinicrecords.access.security_policy import KeySecurityPolicy
 
@@ -10,8 +13,13 @@ def includeme(config):
     settings = config.get_settings()
     config.set_security_policy(KeySecurityPolicy(settings["secrets.key_pepper"]))
     config.add_directive("add_gate_check", add_gate_check)
+    config.registry["access.rate_limiter"] = make_limiter(settings, config.registry["db.engine"])
+    config.add_gate_check(rate_limit_check)
+    config.add_gate_check(record_last_use)
     config.add_request_method(require_key, "require_key")
     config.register_service_factory(reach_factory, name="reach")
+    config.add_representation("key", plain=key_json, schema=KeyOut)
+    config.add_representation("connection", plain=connection_json, schema=ConnectionOut)
     config.add_api_resource("me", Me)
     config.add_api_resource("connections", Connections)
     config.scan(".views")

@@ -1,3 +1,6 @@
+import argparse
+import datetime
+
 from clinicrecords.access import services
 from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, scopes_arg, uuid_arg
 from clinicrecords.sandbox import seed_sandbox
@@ -11,6 +14,7 @@ def register(commands):
     _register_workspace(commands)
     _register_key(commands)
     _register_connection(commands)
+    _register_usage(commands)
 
 
 def _register_workspace(commands):
@@ -109,3 +113,26 @@ def connection_grant(request, args):
 def connection_revoke(request, args):
     services.revoke_connection(request.db, args.workspace, args.clinic)
     return {"revoked": True}
+
+
+def month_arg(text):
+    try:
+        return datetime.datetime.strptime(text, "%Y-%m").date()
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a month as YYYY-MM: {text!r}") from None
+
+
+def _register_usage(commands):
+    usage = commands.add_parser("usage", help="requests counted per workspace").add_subparsers(
+        dest="action", required=True)
+    show = usage.add_parser("show", help="a workspace's requests in a calendar month (UTC)")
+    show.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
+    show.add_argument("--month", type=month_arg, metavar="YYYY-MM", help="default: the current month")
+    show.set_defaults(handler=usage_show)
+
+
+def usage_show(request, args):
+    month = args.month or datetime.datetime.now(datetime.UTC).date().replace(day=1)
+    counts = services.workspace_usage(request.db, request.registry["access.rate_limiter"], args.workspace, month)
+    return {"workspace_id": str(args.workspace), "month": f"{month:%Y-%m}",
+            "requests": counts["live"] + counts["test"], "live": counts["live"], "test": counts["test"]}

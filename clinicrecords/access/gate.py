@@ -27,3 +27,41 @@ def require_key(request):
 def add_gate_check(config, check):
     """Further per-request checks on a valid key (rate limits), run in the order added."""
     config.registry.setdefault("access.gate_checks", []).append(check)
+
+
+def collection_permissions(registry, collection_class):
+    """The permissions the views on a collection declare, read once from Pyramid's own registrations."""
+    cache = registry.setdefault("access.collection_permissions", {})
+    if collection_class not in cache:
+        introspector = registry.introspector
+        by_method = {}
+        for view in introspector.get_category("views"):
+            intr = view["introspectable"]
+            context = intr["context"]
+            if not (isinstance(context, type) and issubclass(collection_class, context)) or intr["exception_only"]:
+                continue
+            methods = intr["request_methods"] or ("GET",)
+            for related in introspector.related(intr):
+                if related.category_name == "permissions":
+                    for method in (methods,) if isinstance(methods, str) else methods:
+                        by_method.setdefault(method, set()).add(related["value"])
+        cache[collection_class] = by_method
+    return cache[collection_class]
+
+
+def require_some_permission_on(request, collection):
+    """Entering a clinic's collection needs at least one of the permissions its views declare.
+
+    Without this, a key lacking the collection's permissions could tell an existing record (403
+    scope_missing from its view) from an absent one (404 from traversal). `detail` names the permission
+    for this method: the collection's read permission for GET, its write permission otherwise.
+    """
+    by_method = collection_permissions(request.registry, type(collection))
+    every = set().union(*by_method.values()) if by_method else set()
+    if not every or any(request.has_permission(p, collection) for p in every):
+        return
+    reading = request.method in ("GET", "HEAD")
+    wanted = by_method.get("GET", set()) if reading else set().union(
+        *(perms for method, perms in by_method.items() if method != "GET"))
+    missing = sorted(wanted or every)[0]
+    raise Problem("scope_missing", f"This key lacks the permission {missing}.")

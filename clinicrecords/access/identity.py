@@ -5,11 +5,12 @@ import ipaddress
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from clinicrecords.access.keys import bearer_token, masked, parse_key, secret_matches
 from clinicrecords.access.models import ApiKey, Workspace
 from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.access.ratelimit import current_decision
 
 
 @dataclass(frozen=True)
@@ -82,3 +83,18 @@ def authenticate(db, pepper, authorization, now=None):
         workspace_terms_accepted=bool(workspace and workspace.terms_accepted),
         sandbox_clinic_id=workspace.sandbox_clinic_id if workspace else None,
     )
+
+
+_TOUCH = text("""
+UPDATE control.api_keys SET last_used_at = now()
+WHERE id = (SELECT id FROM control.api_keys WHERE id = CAST(:id AS uuid) FOR UPDATE SKIP LOCKED)
+""")
+
+
+def record_last_use(request, identity):
+    """Gate check: set the key's last_used_at on its first request of each rate-limit window, so at most once
+    a minute per key; in autocommit and SKIP LOCKED, so it never waits for an operator changing the key."""
+    decision = current_decision(request)
+    if decision is not None and decision.count == 1:
+        with request.registry["db.engine"].connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            connection.execute(_TOUCH, {"id": identity.id})

@@ -1,7 +1,7 @@
 import datetime
 import uuid
 
-from sqlalchemy import ARRAY, CheckConstraint, ForeignKey, LargeBinary, String, UniqueConstraint, func
+from sqlalchemy import ARRAY, BigInteger, CheckConstraint, ForeignKey, LargeBinary, String, UniqueConstraint, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import ControlBase
@@ -64,3 +64,26 @@ class Connection(ControlBase):
     connected_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
     expires_at: Mapped[datetime.datetime | None] = mapped_column()
     revoked_at: Mapped[datetime.datetime | None] = mapped_column()
+
+
+class RateLimitCounter(ControlBase):
+    """One row per key: the current minute's window and its count (the PostgreSQL rate-limit store)."""
+
+    __tablename__ = "rate_limit_counters"
+
+    # No foreign keys on the counters: they are written on every request, outside its transaction.
+    api_key_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    window_start: Mapped[datetime.datetime] = mapped_column()
+    count: Mapped[int] = mapped_column()
+
+
+class WorkspaceUsage(ControlBase):
+    """Requests per workspace, per calendar month (UTC) and per mode, for operators and billing."""
+
+    __tablename__ = "workspace_usage"
+    __table_args__ = (CheckConstraint("mode IN ('live', 'test')", name="mode"),)
+
+    workspace_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    month: Mapped[datetime.date] = mapped_column(primary_key=True)
+    mode: Mapped[str] = mapped_column(String(4), primary_key=True)
+    requests: Mapped[int] = mapped_column(BigInteger)

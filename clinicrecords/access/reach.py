@@ -7,12 +7,26 @@ then scope_missing.
 """
 
 import datetime
+from dataclasses import dataclass
 
 from sqlalchemy import select
 
-from clinicrecords.access.models import Connection
+from clinicrecords.access.models import Connection, Workspace
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.models import Clinic
+
+
+@dataclass(frozen=True)
+class Reached:
+    clinic: Clinic
+    granted: frozenset
+    connection: Connection | None
+
+
+@dataclass(frozen=True)
+class CallingKey:
+    identity: object
+    owner_name: str
 
 
 def _active_connection(now):
@@ -49,12 +63,17 @@ class ReachService:
             raise KeyError(clinic_id)
         return row.Clinic, identity.scopes & frozenset(row.scopes)
 
+    def calling_key(self, identity):
+        owner = self.db.get(Clinic, identity.clinic_id) if identity.clinic_id else self.db.get(
+            Workspace, identity.workspace_id)
+        return CallingKey(identity, owner.name)
+
     def reachable(self, identity, now=None):
-        """Every (clinic, granted, connection) the key reaches now, for GET /v1/connections."""
+        """Every clinic the key reaches now (`Reached`), for GET /v1/connections."""
         if identity.clinic_id is not None:
-            return [(self.db.get(Clinic, identity.clinic_id), identity.scopes, None)]
+            return [Reached(self.db.get(Clinic, identity.clinic_id), identity.scopes, None)]
         if identity.is_test:
-            return [(self.db.get(Clinic, identity.sandbox_clinic_id), identity.scopes, None)]
+            return [Reached(self.db.get(Clinic, identity.sandbox_clinic_id), identity.scopes, None)]
         now = now or datetime.datetime.now(datetime.UTC)
         rows = self.db.execute(
             select(Clinic, Connection)
@@ -63,7 +82,8 @@ class ReachService:
                    _active_connection(now))
             .order_by(Connection.connected_at, Clinic.id)
         ).all()
-        return [(row.Clinic, identity.scopes & frozenset(row.Connection.scopes), row.Connection) for row in rows]
+        return [Reached(row.Clinic, identity.scopes & frozenset(row.Connection.scopes), row.Connection)
+                for row in rows]
 
 
 def reach_factory(context, request):

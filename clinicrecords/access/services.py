@@ -138,3 +138,9 @@ def revoke_connection(db, workspace_id, clinic_id):
         raise AccessError("no active connection between that workspace and clinic")
     connection.revoked_at = _now()
     return connection
+
+
+def workspace_usage(db, limiter, workspace_id, month):
+    """{"live": n, "test": n}: requests the workspace's keys made in the month. Counted, never capped."""
+    get_workspace(db, workspace_id)
+    return limiter.usage(workspace_id, month)

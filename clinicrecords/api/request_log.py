@@ -15,8 +15,12 @@ log = logging.getLogger("clinicrecords.request")
 _ID_SEGMENT = re.compile(r"/[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}(?=/|$)")
 
 
+# A key pasted into a path (never valid there) must not reach the log either.
+_KEY_LIKE = re.compile(r"ehr_[^/]*", re.IGNORECASE)
+
+
 def route_template(path):
-    return _ID_SEGMENT.sub("/{id}", path)
+    return _KEY_LIKE.sub("{key}", _ID_SEGMENT.sub("/{id}", path))
 
 
 def request_log_tween_factory(handler, registry):

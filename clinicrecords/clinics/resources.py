@@ -3,6 +3,7 @@ session to the clinic's schema — the one place a request's tenant is chosen.""
 
 from pyramid.authorization import DENY_ALL, Allow
 
+from clinicrecords.access.gate import require_some_permission_on
 from clinicrecords.access.security_policy import permission_principal
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.resources import ClinicChildren, Resource, parse_uuid
@@ -23,6 +24,11 @@ class ClinicResource(ClinicChildren, Resource):
         self.granted = granted
         bind_to_clinic(self.request.db, clinic.id)
         self.request.environ["clinicrecords.clinic_id"] = str(clinic.id)
+
+    def __getitem__(self, name):
+        collection = super().__getitem__(name)
+        require_some_permission_on(self.request, collection)
+        return collection
 
     @property
     def __acl__(self):

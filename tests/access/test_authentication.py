@@ -107,3 +107,15 @@ def test_ip_allow_list(world, testapp):
                                status=403)
         assert response.json["code"] == "ip_not_allowed"
         assert "192.0.2" not in response.text and "2001:db8" not in response.text
+
+
+def test_a_key_never_reaches_the_request_log(connected, testapp, caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="clinicrecords.request"):
+        testapp.get(f"/v1/me?access_token={connected.key}", status=401)
+        testapp.get(f"/v1/{connected.key}", headers=connected.headers, status=404)
+        testapp.get("/v1/me", headers={"Authorization": f"Bearer {connected.key}x"}, status=401)
+    assert len(caplog.records) == 3
+    secret = parse_key(connected.key).secret
+    assert all(secret not in record.getMessage() for record in caplog.records)

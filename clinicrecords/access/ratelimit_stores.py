@@ -1,0 +1,91 @@
+"""Where the rate-limit and monthly counters live. Both stores are shared by every server process."""
+
+import datetime
+
+from sqlalchemy import bindparam, select, text
+from sqlalchemy.types import Date, DateTime, Integer, String, Uuid
+
+from clinicrecords.access.models import WorkspaceUsage
+
+# One statement, one round trip: count the key's minute and, when the request is allowed and belongs to a
+# workspace, its month. The window only moves forward (GREATEST), so a process whose clock lags at the
+# minute's edge adds to the current window instead of resetting it.
+_HIT = text("""
+WITH minute AS (
+    INSERT INTO control.rate_limit_counters AS c (api_key_id, window_start, count)
+    VALUES (CAST(:api_key_id AS uuid), CAST(:window_start AS timestamptz), 1)
+    ON CONFLICT (api_key_id) DO UPDATE SET
+        count = CASE WHEN excluded.window_start > c.window_start THEN 1 ELSE c.count + 1 END,
+        window_start = GREATEST(c.window_start, excluded.window_start)
+    RETURNING c.count, c.window_start
+), month AS (
+    INSERT INTO control.workspace_usage AS u (workspace_id, month, mode, requests)
+    SELECT CAST(:workspace_id AS uuid), CAST(:month AS date), CAST(:mode AS varchar), 1 FROM minute
+    WHERE CAST(:workspace_id AS uuid) IS NOT NULL AND minute.count <= CAST(:limit AS integer)
+    ON CONFLICT (workspace_id, month, mode) DO UPDATE SET requests = u.requests + 1
+)
+SELECT count, window_start FROM minute
+""").bindparams(
+    bindparam("api_key_id", type_=Uuid()), bindparam("window_start", type_=DateTime(timezone=True)),
+    bindparam("workspace_id", type_=Uuid()), bindparam("month", type_=Date()), bindparam("mode", type_=String()),
+    bindparam("limit", type_=Integer()),
+)
+
+
+class PostgresStore:
+    """Counts in a connection of its own in autocommit: a request whose transaction aborts still counts,
+    and the counter row is locked only for the one statement."""
+
+    def __init__(self, engine):
+        self.engine = engine
+
+    def hit(self, api_key_id, window_start, limit, *, workspace_id, month, mode):
+        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            row = connection.execute(_HIT, {
+                "api_key_id": api_key_id, "window_start": window_start, "workspace_id": workspace_id,
+                "month": month, "mode": mode, "limit": limit,
+            }).one()
+        return row.count, row.window_start
+
+    def usage(self, workspace_id, month):
+        with self.engine.connect() as connection:
+            rows = connection.execute(select(WorkspaceUsage.mode, WorkspaceUsage.requests).where(
+                WorkspaceUsage.workspace_id == workspace_id, WorkspaceUsage.month == month)).all()
+        counts = {"live": 0, "test": 0}
+        counts.update({row.mode: row.requests for row in rows})
+        return counts
+
+
+class RedisStore:
+    """For production: counters in Redis (persistent, AOF, since the monthly counter is billing data)."""
+
+    MINUTE_TTL = 120
+
+    def __init__(self, client):
+        self.client = client
+
+    @classmethod
+    def from_url(cls, url):
+        import redis
+
+        return cls(redis.Redis.from_url(url))
+
+    def hit(self, api_key_id, window_start, limit, *, workspace_id, month, mode):
+        minute_key = f"clinicrecords:ratelimit:{api_key_id}:{int(window_start.timestamp())}"
+        pipe = self.client.pipeline()
+        pipe.incr(minute_key)
+        pipe.expire(minute_key, self.MINUTE_TTL)
+        count, _ = pipe.execute()
+        if workspace_id is not None and count <= limit:
+            self.client.hincrby(self._usage_key(workspace_id, month), mode, 1)
+        return count, window_start
+
+    def usage(self, workspace_id, month):
+        values = self.client.hgetall(self._usage_key(workspace_id, month))
+        counts = {"live": 0, "test": 0}
+        counts.update({name.decode(): int(value) for name, value in values.items()})
+        return counts
+
+    @staticmethod
+    def _usage_key(workspace_id, month):
+        return f"clinicrecords:usage:{workspace_id}:{month:%Y-%m}"

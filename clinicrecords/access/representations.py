@@ -1,0 +1,61 @@
+"""The calling key (/v1/me) and the clinics it reaches (/v1/connections), in their plain shapes."""
+
+from marshmallow import Schema, fields, validate
+
+from clinicrecords.api.render import iso
+
+
+def key_json(key, request):
+    """`key` is a `CallingKey`: the identity plus its owner's name."""
+    identity = key.identity
+    return {
+        "key_id": identity.masked_key_id,
+        "mode": identity.mode,
+        "owner": {"type": "clinic" if identity.clinic_id else "workspace", "id": str(identity.owner_id),
+                  "name": key.owner_name},
+        "created_at": iso(identity.created_at),
+        "expires_at": iso(identity.expires_at),
+    }
+
+
+def connection_json(reached, request):
+    """`reached` is a `Reached`: a clinic, the permissions granted on it, and the connection if any."""
+    clinic, connection = reached.clinic, reached.connection
+    return {
+        "clinic_id": str(clinic.id),
+        "display_name": clinic.name,
+        "kind": clinic.kind,
+        "sandbox": clinic.is_sandbox,
+        "scopes": sorted(reached.granted),
+        "connected_at": iso(connection.connected_at) if connection else None,
+        "expires_at": iso(connection.expires_at) if connection else None,
+    }
+
+
+class OwnerOut(Schema):
+    type = fields.String(validate=validate.OneOf(("clinic", "workspace")))
+    id = fields.UUID()
+    name = fields.String()
+
+
+class KeyOut(Schema):
+    """The calling key: never its secret, only the masked key id."""
+
+    key_id = fields.String(metadata={"example": "ehr_live_3f9a************"})
+    mode = fields.String(validate=validate.OneOf(("live", "test")))
+    owner = fields.Nested(OwnerOut)
+    created_at = fields.DateTime()
+    expires_at = fields.DateTime(allow_none=True)
+
+
+class ConnectionOut(Schema):
+    """A clinic the key reaches now. A clinic key's own clinic and a test key's sandbox have no connection:
+    `connected_at` and `expires_at` are null."""
+
+    clinic_id = fields.UUID()
+    display_name = fields.String()
+    kind = fields.String(validate=validate.OneOf(("clinic", "pharmacy")))
+    sandbox = fields.Boolean()
+    scopes = fields.List(fields.String())
+    connected_at = fields.DateTime(allow_none=True)
+    expires_at = fields.DateTime(allow_none=True)

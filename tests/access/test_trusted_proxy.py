@@ -1,0 +1,66 @@
+"""The IP allow-list behind the trusted proxy, through a real waitress server on 127.0.0.1.
+
+waitress alone decides REMOTE_ADDR (production.ini: trusted_proxy, trusted_proxy_count,
+trusted_proxy_headers, clear_untrusted_proxy_headers); the application only reads `request.client_addr`.
+"""
+
+import http.client
+import json
+
+import pytest
+from webtest.http import StopableWSGIServer
+
+from tests.access.helpers import bearer
+
+PROXY = "127.0.0.1"
+ELSEWHERE = "127.0.0.2"  # any other loopback address: a client that is not the proxy
+
+
+@pytest.fixture
+def server(app):
+    running = StopableWSGIServer.create(
+        app, host="127.0.0.1", port=0, threads=2, trusted_proxy=PROXY, trusted_proxy_count=1,
+        trusted_proxy_headers="x-forwarded-for", clear_untrusted_proxy_headers=True, expose_tracebacks=False)
+    yield running
+    running.shutdown()
+    running.runner.join(5)
+
+
+def _get(server, key, source, forwarded_for=None):
+    connection = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=10,
+                                            source_address=(source, 0))
+    headers = bearer(key)
+    if forwarded_for:
+        headers["X-Forwarded-For"] = forwarded_for
+    try:
+        connection.request("GET", "/v1/me", headers=headers)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_the_forwarded_address_from_the_trusted_proxy_decides(world, server):
+    key = world.key(clinic_id=world.clinic(), ip_allow=["203.0.113.0/24", "2001:db8::/32"])
+    assert _get(server, key, PROXY, "203.0.113.9")[0] == 200
+    assert _get(server, key, PROXY, "2001:db8::9")[0] == 200
+    status, body = _get(server, key, PROXY, "198.51.100.1")
+    assert (status, body["code"]) == (403, "ip_not_allowed")
+    # Without the header, the proxy's own address is the caller: not on the list.
+    assert _get(server, key, PROXY)[0] == 403
+
+
+def test_only_the_hop_the_proxy_added_counts(world, server):
+    """A caller cannot prepend an allowed address: with one trusted hop, the last entry is the client."""
+    key = world.key(clinic_id=world.clinic(), ip_allow=["203.0.113.0/24"])
+    status, body = _get(server, key, PROXY, "203.0.113.9, 198.51.100.1")
+    assert (status, body["code"]) == (403, "ip_not_allowed")
+
+
+def test_x_forwarded_for_from_an_untrusted_client_is_ignored(world, server):
+    key = world.key(clinic_id=world.clinic(), ip_allow=["203.0.113.0/24"])
+    status, body = _get(server, key, ELSEWHERE, "203.0.113.9")
+    assert (status, body["code"]) == (403, "ip_not_allowed")
+    # The untrusted client's real address is what the allow-list sees.
+    allowed = world.key(clinic_id=world.clinic(), ip_allow=[f"{ELSEWHERE}/32"])
+    assert _get(server, allowed, ELSEWHERE, "203.0.113.9")[0] == 200
