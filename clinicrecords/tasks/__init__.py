@@ -26,7 +26,8 @@ _state = {"registry": None}
 def configure(settings):
     backend = settings.get("huey.backend", "sqlite")
     if backend == "sqlite":
-        huey.storage_class, huey.storage_kwargs = SqliteStorage, {"filename": str(var_dir(settings) / "huey.db")}
+        filename = settings.get("huey.sqlite_path") or str(var_dir(settings) / "huey.db")
+        huey.storage_class, huey.storage_kwargs = SqliteStorage, {"filename": filename}
     elif backend == "redis":
         huey.storage_class, huey.storage_kwargs = RedisStorage, {"url": settings["huey.redis_url"]}
     elif backend == "memory":
