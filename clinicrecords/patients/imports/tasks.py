@@ -16,7 +16,7 @@ import time
 import uuid
 
 from huey import crontab
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import DataError, IntegrityError
 
 from clinicrecords.db.tenancy import bind_to_clinic
@@ -54,26 +54,32 @@ def _fail(db, job, row, reason):
     finish(db, job, "failed")
 
 
-def _write_row(request, job, entry):
+def _write_row(request, import_id, entry):
     """The row's patient (or its skip) and its ledger entry; returns the outcome."""
     db = request.db
     digest = row_hash(entry["data"])
     if db.scalar(select(PatientImportRow.row).where(PatientImportRow.row_hash == digest,
                                                     PatientImportRow.patient_id.is_not(None)).limit(1)) is not None:
-        db.add(PatientImportRow(import_id=job.id, row=entry["row"], row_hash=digest,
+        db.add(PatientImportRow(import_id=import_id, row=entry["row"], row_hash=digest,
                                 outcome="skipped_already_imported"))
+        db.flush()
         return "skipped_already_imported"
     data = PatientCreate().load(entry["data"])
     # Possible duplicate: a visible patient with the same family name (case-insensitive) and birth date.
     duplicate = db.scalar(select(Patient.id).where(
         func.lower(Patient.family_name) == data["family_name"].strip().lower(),
         Patient.birth_date == data["birth_date"], Patient.restricted.is_(False)).limit(1))
-    patient = PatientService(request).create(data, patient_id=uuid.uuid5(job.id, str(entry["row"])))
+    patient = PatientService(request).create(data, patient_id=uuid.uuid5(import_id, str(entry["row"])))
     outcome = "flagged_duplicate" if duplicate is not None else "created"
-    db.add(PatientImportRow(import_id=job.id, row=entry["row"], row_hash=digest, outcome=outcome,
+    db.add(PatientImportRow(import_id=import_id, row=entry["row"], row_hash=digest, outcome=outcome,
                             patient_id=patient.id))
     db.flush()
     return outcome
+
+
+def _locked_job(db, import_id):
+    return db.scalar(select(PatientImport).where(PatientImport.id == import_id).with_for_update()
+                     .execution_options(populate_existing=True))
 
 
 def write_rows(request, clinic_id, import_id):
@@ -81,43 +87,48 @@ def write_rows(request, clinic_id, import_id):
     db = request.db
     bind_to_clinic(db, clinic_id)
     delay = _setting(request, "row_delay_seconds", 0)
-    max_resumes = int(_setting(request, "max_resumes", 3))
+    job = _locked_job(db, import_id)
+    if job is None or job.status != "validating":
+        return
+    run = db.get(PatientImportRun, import_id)
+    if run is not None and run.resumes > int(_setting(request, "max_resumes", 3)):
+        _fail(db, job, job.last_processed_row + 1, INTERRUPTED)
+        _commit(request)
+        return
+    entries = list(job.rows)  # read once: each row's transaction below reads only the job's small columns
+    _commit(request)
     while True:
-        job = db.scalar(select(PatientImport).where(PatientImport.id == import_id).with_for_update()
-                        .execution_options(populate_existing=True))
-        if job is None or job.status != "validating":
+        state = db.execute(select(PatientImport.status, PatientImport.last_processed_row, PatientImport.counts)
+                           .where(PatientImport.id == import_id).with_for_update()).one()
+        if state.status != "validating":
             return
-        run = db.get(PatientImportRun, import_id, with_for_update=True)
-        if run is not None and run.resumes > max_resumes:
-            _fail(db, job, job.last_processed_row + 1, INTERRUPTED)
-            _commit(request)
-            return
-        pending = [entry for entry in job.rows if entry["row"] > job.last_processed_row]
+        pending = [entry for entry in entries if entry["row"] > state.last_processed_row]
         if not pending:
-            finish(db, job, "succeeded")
+            finish(db, _locked_job(db, import_id), "succeeded")
             _commit(request)
             return
         entry = pending[0]
         if delay:
             time.sleep(delay)  # test-only setting: lets a test end the worker mid-import
         try:
-            with db.begin_nested():
-                outcome = _write_row(request, job, entry)
+            outcome = _write_row(request, import_id, entry)
         except (IntegrityError, DataError):
             log.warning("patient import %s: row %s refused by the database", import_id, entry["row"])
-            _fail(db, job, entry["row"], WRITE_REFUSED)
+            request.tm.abort()
+            request.tm.begin()
+            _fail(db, _locked_job(db, import_id), entry["row"], WRITE_REFUSED)
             _commit(request)
             return
-        counts = dict(job.counts)
+        counts = dict(state.counts)
         if outcome == "skipped_already_imported":
             counts["skipped_already_imported"] += 1
         else:
             counts["created"] += 1
             counts["flagged_duplicate"] += outcome == "flagged_duplicate"
-        job.counts = counts
-        job.last_processed_row = entry["row"]
-        if run is not None:
-            run.heartbeat_at = func.now()
+        db.execute(update(PatientImport).where(PatientImport.id == import_id).values(
+            last_processed_row=entry["row"], counts=counts, updated_at=func.now()))
+        db.execute(update(PatientImportRun).where(PatientImportRun.import_id == import_id)
+                   .values(heartbeat_at=func.now()))
         _commit(request)
 
 
