@@ -106,6 +106,8 @@ def test_once_a_clinician_touches_or_signs_it_patch_is_note_not_editable(testapp
     assert read["editable"] is False
     # Signing is what completes an encounter; a clinician's edit leaves it a draft.
     assert read["status"] == ("completed" if action == "sign" else "draft")
+    # The draft had an end; signing keeps it (a draft without one gets the signing time).
+    assert read["period"]["end"] == "2026-03-02T09:20:00+00:00"
     assert result["status"] == read["status"]
 
 
@@ -125,6 +127,17 @@ def test_only_the_app_that_opened_a_draft_may_patch_it(world, testapp, box):
     response = testapp.patch_json(f"{live_url}/{draft['id']}", {"reason": "x"}, headers=headers(other_key),
                                   status=409)
     assert response.json["code"] == "note_not_editable"
+
+
+def test_signing_a_draft_without_an_end_gives_it_one(world, testapp, connected):
+    patient_id = add_patient(world, connected.clinic_id)
+    url = f"/v1/clinics/{connected.clinic_id}/encounters"
+    body = {"patient_id": str(patient_id), "class": "ambulatory", "start": "2026-01-01T10:00:00Z"}
+    draft = testapp.post_json(url, body, headers=idem(connected.key), status=201).json["data"]
+    assert draft["period"]["end"] is None
+    assert admin("encounter", "sign", "--clinic", connected.clinic_id, draft["id"])[1]["status"] == "completed"
+    signed = testapp.get(f"{url}/{draft['id']}", headers=connected.headers).json["data"]
+    assert signed["period"]["end"] is not None and signed["status"] == "completed"
 
 
 def test_sensitive_and_restricted_encounters_are_not_listed(world, testapp, connected):

@@ -227,12 +227,14 @@ def test_an_organization_key_gets_404_whatever_it_was_granted(world, testapp, co
     testapp.get(f"{url}/{job['id']}", headers=headers(clinic_key), status=200)
 
 
-def test_a_clinic_key_needs_patients_write(world, testapp):
-    clinic_id = world.clinic()
+def test_a_clinic_key_needs_patients_write(world, testapp, clinic):
+    clinic_id, full_key, url = clinic
+    job = _import(testapp, clinic, PatientImportCreate.EXAMPLE).json["data"]
     key = world.key(clinic_id=clinic_id, scopes=frozenset({"patients:read"}))
-    response = testapp.post_json(f"/v1/clinics/{clinic_id}/patient-imports", PatientImportCreate.EXAMPLE,
-                                 headers=headers(key), status=403)
+    response = testapp.post_json(url, PatientImportCreate.EXAMPLE, headers=headers(key), status=403)
     assert response.json["code"] == "scope_missing"
+    testapp.get(f"{url}/{job['id']}", headers=headers(key), status=403)
+    testapp.post(f"{url}/{job['id']}/run-valid-rows", headers=headers(key), status=403)
 
 
 def test_a_row_the_database_refuses_fails_the_job_and_keeps_the_rows_before(world, testapp, engine, clinic):
@@ -249,6 +251,9 @@ def test_a_row_the_database_refuses_fails_the_job_and_keeps_the_rows_before(worl
     assert [(e["row"], e["field"]) for e in job["row_errors"]] == [(2, "")]
     assert "Refused" not in json.dumps(job)
     assert [p.family_name for p in _patients(world, clinic_id)] == ["Family1"]
+    # Part of it was written: the same content again is refused rather than written twice.
+    assert _import(testapp, clinic, {"input_format": "json_array", "data": rows}, status=409).json["code"] == \
+        "already_imported"
     with engine.connect() as connection:
         assert connection.execute(select(func.count()).select_from(PatientImportRun).where(
             PatientImportRun.import_id == uuid.UUID(job["id"]))).scalar() == 0
