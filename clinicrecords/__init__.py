@@ -1,6 +1,7 @@
 """Clinic Records API: a Pyramid application routed by traversal into per-clinic PostgreSQL schemas."""
 
 from pyramid.config import Configurator
+from pyramid.request import Request
 
 from clinicrecords import contexts
 from clinicrecords.settings import resolve
@@ -8,8 +9,14 @@ from clinicrecords.settings import resolve
 NO_DEFAULT_PERMISSION = "__no_default_permission__"
 
 
+class ClinicRecordsRequest(Request):
+    # pyramid_retry makes every body seekable so a retry can read it again. Bodies are capped (10 MiB for
+    # imports), so keep them in memory rather than in temporary files that nothing closes.
+    request_body_tempfile_limit = 16 * 1024 * 1024
+
+
 def make_config(settings):
-    config = Configurator(settings=resolve(settings))
+    config = Configurator(settings=resolve(settings), request_factory=ClinicRecordsRequest)
     config.include("pyramid_services")
     config.include("pyramid_retry")
     config.include("pyramid_tm")

@@ -15,6 +15,10 @@ CONTEXTS = (
     "clinicrecords.access",
     "clinicrecords.events",
     "clinicrecords.patients",
+    "clinicrecords.providers",
+    "clinicrecords.prescriptions",
+    "clinicrecords.encounters",
+    "clinicrecords.care_providers",
 )
 
 

@@ -12,6 +12,7 @@ def includeme(config):
     config.include(".body")
     config.include(".idempotency")
     config.include(".validation")
+    config.include(".body_limit")
     config.include(".representations")
     config.include(".openapi")
     config.include(".request_log")

@@ -50,6 +50,7 @@ CODES = {
     "expired_stock_not_transferable": Code(409, "Expired stock cannot be transferred"),
     "batch_rejected": Code(409, "The stock batch was rejected"),
     "already_imported": Code(409, "Identical import content was already imported"),
+    "import_not_runnable": Code(409, "The import cannot run its valid rows"),
     # 413, 415, 429
     "payload_too_large": Code(413, "The request body is too large"),
     "unsupported_media_type": Code(415, "The body must be application/json"),

@@ -17,6 +17,10 @@ COMMAND_MODULES = (
     "clinicrecords.clinics.cli",
     "clinicrecords.access.cli",
     "clinicrecords.sandbox.cli",
+    "clinicrecords.providers.cli",
+    "clinicrecords.prescriptions.cli",
+    "clinicrecords.encounters.cli",
+    "clinicrecords.care_providers.cli",
 )
 
 EXIT_BAD_INPUT = 2

@@ -1,5 +1,6 @@
 """Patients and patient imports: /v1/clinics/{clinic_id}/patients."""
 
+from clinicrecords.patients import imports  # noqa: F401  (patient imports: models, tasks)
 from clinicrecords.patients.representations import patient_fhir, patient_json
 from clinicrecords.patients.resources import PatientCollection
 from clinicrecords.patients.schemas import PatientOut
@@ -13,3 +14,4 @@ def includeme(config):
     config.add_representation("patient", plain=patient_json, fhir=patient_fhir, schema=PatientOut)
     config.add_sandbox_seeder(seed_patients)
     config.scan(".views")
+    config.include(".imports")

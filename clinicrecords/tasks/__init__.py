@@ -26,7 +26,8 @@ _state = {"registry": None}
 def configure(settings):
     backend = settings.get("huey.backend", "sqlite")
     if backend == "sqlite":
-        huey.storage_class, huey.storage_kwargs = SqliteStorage, {"filename": str(var_dir(settings) / "huey.db")}
+        filename = settings.get("huey.sqlite_path") or str(var_dir(settings) / "huey.db")
+        huey.storage_class, huey.storage_kwargs = SqliteStorage, {"filename": filename}
     elif backend == "redis":
         huey.storage_class, huey.storage_kwargs = RedisStorage, {"url": settings["huey.redis_url"]}
     elif backend == "memory":
@@ -47,7 +48,8 @@ def task(**options):
                 with request.tm:
                     return function(request, *args, **kwargs)
 
-        return huey.task(name=f"{function.__module__}.{function.__name__}", **options)(run_in_request)
+        # wraps() keeps the function's module and name, from which huey names the task.
+        return huey.task(**options)(run_in_request)
 
     return decorate
 
@@ -60,8 +62,7 @@ def periodic_task(validate_datetime, **options):
                 with request.tm:
                     return function(request)
 
-        return huey.periodic_task(validate_datetime, name=f"{function.__module__}.{function.__name__}",
-                                  **options)(run_in_request)
+        return huey.periodic_task(validate_datetime, **options)(run_in_request)
 
     return decorate
 

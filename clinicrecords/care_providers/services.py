@@ -1,0 +1,93 @@
+"""Outside care providers. Apps add and manage their own contacts; the clinic's stay the clinic's."""
+
+import uuid
+
+from sqlalchemy import select
+
+from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.problems import Problem, invalid
+from clinicrecords.care_providers.models import CareProvider
+from clinicrecords.care_providers.representations import is_editable_by
+from clinicrecords.care_providers.schemas import TYPES
+from clinicrecords.errors import InvalidInput
+from clinicrecords.patients.models import Patient
+from clinicrecords.providers.npi import is_valid_npi
+
+
+class CareProviderService:
+    def __init__(self, request):
+        self.request = request
+        self.db = request.db
+
+    def _visible(self):
+        return (select(CareProvider).join(Patient, Patient.id == CareProvider.patient_id)
+                .where(Patient.restricted.is_(False)))
+
+    def get(self, contact_id):
+        """The contact, or None when absent or its patient restricted (one 404 for both)."""
+        return self.db.scalar(self._visible().where(CareProvider.id == contact_id))
+
+    def list(self, query):
+        statement = self._visible()
+        if query.get("updated_since"):
+            statement = statement.where(CareProvider.updated_at >= query["updated_since"])
+        if query.get("patient_id"):
+            statement = statement.where(CareProvider.patient_id == query["patient_id"])
+        if query.get("type"):
+            statement = statement.where(CareProvider.type == query["type"])
+        return keyset_page(self.request, self.db, statement, (CareProvider.created_at, CareProvider.id), query)
+
+    def add(self, data, owner_id):
+        """Saved at once (no review): a contact is not a clinical record."""
+        if self.db.scalar(select(Patient.id).where(Patient.id == data["patient_id"],
+                                                   Patient.restricted.is_(False))) is None:
+            raise invalid([{"pointer": "/patient_id", "message": "No patient with this id in this clinic."}])
+        contact = CareProvider(id=uuid.uuid4(), source="api", added_by_owner_id=owner_id, **data)
+        return self._save(contact)
+
+    def update(self, contact, data, owner_id):
+        self._require_own(contact, owner_id)
+        for name, value in data.items():
+            setattr(contact, name, value)
+        self.db.flush()
+        self.db.refresh(contact)
+        return contact
+
+    def delete(self, contact, owner_id):
+        self._require_own(contact, owner_id)
+        self.db.delete(contact)
+        self.db.flush()
+
+    def _require_own(self, contact, owner_id):
+        if not is_editable_by(contact, owner_id):
+            raise Problem("care_provider_clinic_managed", "This contact was recorded by the clinic or added by "
+                          "another app; only the app that added a contact can change or remove it.")
+
+    def _save(self, contact):
+        self.db.add(contact)
+        self.db.flush()
+        self.db.refresh(contact)
+        return contact
+
+    def record_for_clinic(self, patient_id, type_, name, is_primary=False, notes=None, **details):
+        """Staff record a contact (for example from an intake form): source clinic, never editable by apps."""
+        if self.db.get(Patient, patient_id) is None:
+            raise InvalidInput(f"no patient {patient_id} in this clinic")
+        if type_ not in TYPES:
+            raise InvalidInput(f"type must be one of {', '.join(TYPES)}")
+        if not name or not name.strip() or len(name) > 200:
+            raise InvalidInput("the name must be 1 to 200 characters")
+        if details.get("npi") is not None and not is_valid_npi(details["npi"]):
+            raise InvalidInput("the NPI must be 10 digits whose last digit is the Luhn check digit")
+        limits = {"practice_name": 200, "specialty": 100, "phone": 40, "fax": 40, "address": 500}
+        for field, limit in limits.items():
+            value = details.get(field)
+            if value is not None and not 1 <= len(value) <= limit:
+                raise InvalidInput(f"{field} must be 1 to {limit} characters")
+        contact = CareProvider(id=uuid.uuid4(), patient_id=patient_id, type=type_, name=name.strip(),
+                               is_primary=is_primary, source="clinic", clinic_notes=notes, **details)
+        return self._save(contact)
+
+
+def care_provider_service_factory(context, request):
+    return CareProviderService(request)

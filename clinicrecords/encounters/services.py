@@ -1,0 +1,125 @@
+"""Encounters: apps open blank drafts and adjust their frame until a person touches them; staff edit, sign
+(which completes the encounter) and mark notes sensitive (hidden from every key)."""
+
+import datetime
+import uuid
+
+from sqlalchemy import func, select
+
+from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.problems import Problem, invalid
+from clinicrecords.encounters.models import Encounter
+from clinicrecords.encounters.representations import is_editable_by
+from clinicrecords.errors import InvalidInput
+from clinicrecords.patients.models import Patient
+from clinicrecords.providers.models import Provider
+
+
+class EncounterService:
+    def __init__(self, request):
+        self.request = request
+        self.db = request.db
+
+    def _visible(self):
+        return (select(Encounter).join(Patient, Patient.id == Encounter.patient_id)
+                .where(Patient.restricted.is_(False), Encounter.sensitive.is_(False)))
+
+    def get(self, encounter_id):
+        """The encounter, or None when absent, sensitive or its patient restricted (one answer for all)."""
+        return self.db.scalar(self._visible().where(Encounter.id == encounter_id))
+
+    def list(self, query):
+        statement = self._visible()
+        if query.get("updated_since"):
+            statement = statement.where(Encounter.updated_at >= query["updated_since"])
+        if query.get("patient_id"):
+            statement = statement.where(Encounter.patient_id == query["patient_id"])
+        if query.get("status"):
+            statement = statement.where(Encounter.status == query["status"])
+        return keyset_page(self.request, self.db, statement, (Encounter.created_at, Encounter.id), query)
+
+    def open_draft(self, data, owner_id):
+        """A blank draft: nothing is ordered, prescribed, billed or signed."""
+        errors = []
+        if self.db.scalar(select(Patient.id).where(Patient.id == data["patient_id"],
+                                                   Patient.restricted.is_(False))) is None:
+            errors.append({"pointer": "/patient_id", "message": "No patient with this id in this clinic."})
+        if data.get("provider_id") and self.db.get(Provider, data["provider_id"]) is None:
+            errors.append({"pointer": "/provider_id", "message": "No clinician with this id in this clinic."})
+        if errors:
+            raise invalid(errors)
+        encounter = Encounter(id=uuid.uuid4(), patient_id=data["patient_id"], provider_id=data.get("provider_id"),
+                              status="draft", encounter_class=data["encounter_class"], type=data.get("type"),
+                              reason=data.get("reason"), start_at=data["start"], end_at=data.get("end"),
+                              opened_by_owner_id=owner_id)
+        self.db.add(encounter)
+        self.db.flush()
+        self.db.refresh(encounter)
+        return encounter
+
+    def update_draft(self, encounter, data, owner_id):
+        locked = self.db.scalar(select(Encounter).where(Encounter.id == encounter.id).with_for_update())
+        if not is_editable_by(locked, owner_id):
+            raise Problem("note_not_editable", _not_editable_reason(locked, owner_id))
+        start = data.get("start", locked.start_at)
+        end = data["end"] if "end" in data else locked.end_at
+        if end is not None and end < start:
+            raise invalid([{"pointer": "/end" if "end" in data else "/start",
+                            "message": "The end is before the start."}])
+        for name, column in (("type", "type"), ("reason", "reason"), ("start", "start_at"), ("end", "end_at")):
+            if name in data:
+                setattr(locked, column, data[name])
+        self.db.flush()
+        self.db.refresh(locked)
+        return locked
+
+    # Staff actions (operator commands): they see every encounter, sensitive or not.
+
+    def _staff_get(self, encounter_id):
+        encounter = self.db.scalar(select(Encounter).where(Encounter.id == encounter_id).with_for_update())
+        if encounter is None:
+            raise InvalidInput(f"no encounter {encounter_id} in this clinic")
+        return encounter
+
+    def touch(self, encounter_id):
+        """A clinician edited the note or its visit details: the app can no longer change it."""
+        encounter = self._staff_get(encounter_id)
+        if encounter.status != "draft":
+            raise InvalidInput("the encounter is signed (completed); a signed note is not edited")
+        encounter.touched_at = _now(self.db)
+        self.db.flush()
+        return encounter
+
+    def sign(self, encounter_id):
+        """Signing completes the encounter (the only move to completed)."""
+        encounter = self._staff_get(encounter_id)
+        if encounter.status != "draft":
+            raise InvalidInput("the encounter is already signed")
+        encounter.signed_at = _now(self.db)
+        encounter.status = "completed"
+        if encounter.end_at is None:
+            encounter.end_at = max(encounter.signed_at, encounter.start_at)
+        self.db.flush()
+        return encounter
+
+    def mark_sensitive(self, encounter_id):
+        encounter = self._staff_get(encounter_id)
+        encounter.sensitive = True
+        self.db.flush()
+        return encounter
+
+
+def _now(db):
+    return db.scalar(select(func.now())) or datetime.datetime.now(datetime.UTC)
+
+
+def _not_editable_reason(encounter, owner_id):
+    if encounter.opened_by_owner_id is None or encounter.opened_by_owner_id != owner_id:
+        return "Only a draft this app opened can be changed; this one was opened by the clinic or another app."
+    if encounter.signed_at is not None:
+        return "The note has been signed."
+    return "A clinician has edited this note; the app can no longer change it."
+
+
+def encounter_service_factory(context, request):
+    return EncounterService(request)

@@ -1,0 +1,47 @@
+from pyramid.traversal import find_interface
+from pyramid.view import view_config
+
+from clinicrecords.access.permissions import Permission
+from clinicrecords.api.representations import render_one
+from clinicrecords.clinics.resources import ClinicResource
+from clinicrecords.patients.imports.resources import PatientImportCollection, PatientImportResource
+from clinicrecords.patients.imports.schemas import MAX_BYTES, PatientImportCreate
+
+
+def _answer(request, collection, job, finished_status):
+    """The finished job, or 202 with the job still validating when the wait bound passed."""
+    status = 202 if job.status == "validating" else finished_status
+    location = request.resource_url(collection, str(job.id))
+    return render_one(request, "patient_import", job, status=status, headers={"Location": location},
+                      plain_only=True)
+
+
+@view_config(context=PatientImportCollection, request_method="POST", permission=Permission.PatientsWrite,
+             body_schema=PatientImportCreate, body_limit=MAX_BYTES,
+             openapi={"summary": "Import patients (1 to 100 rows); answers the finished job", "status": 201,
+                      "kind": "patient_import", "errors": ["already_imported", "payload_too_large"]})
+def start_import(context, request):
+    service = request.find_service(name="patient_imports")
+    clinic_id = find_interface(context, ClinicResource).clinic.id
+    job = service.submit(clinic_id, request.validated["input_format"], request.validated["data"],
+                         request.identity.key_id)
+    if job.status == "validating":
+        job = service.write_and_wait(clinic_id, job)
+    return _answer(request, context, job, 201)
+
+
+@view_config(context=PatientImportResource, request_method="GET", permission=Permission.PatientsWrite,
+             openapi={"summary": "Read a patient import job", "kind": "patient_import"})
+def get_import(context, request):
+    return render_one(request, "patient_import", context.job, plain_only=True)
+
+
+@view_config(context=PatientImportResource, name="run-valid-rows", request_method="POST",
+             permission=Permission.PatientsWrite,
+             openapi={"summary": "runValidPatientImportRows: write only the rows that passed validation",
+                      "kind": "patient_import", "errors": ["import_not_runnable"]})
+def run_valid_rows(context, request):
+    service = request.find_service(name="patient_imports")
+    clinic_id = find_interface(context, ClinicResource).clinic.id
+    job = service.write_and_wait(clinic_id, service.run_valid_rows(clinic_id, context.job))
+    return _answer(request, context.__parent__, job, 200)

@@ -1,0 +1,16 @@
+"""Prescriptions, read-only: /v1/clinics/{clinic_id}/prescriptions."""
+
+from clinicrecords.prescriptions.representations import prescription_fhir, prescription_json
+from clinicrecords.prescriptions.resources import PrescriptionCollection
+from clinicrecords.prescriptions.schemas import PrescriptionOut
+from clinicrecords.prescriptions.seed import seed_prescriptions
+from clinicrecords.prescriptions.services import prescription_service_factory
+
+
+def includeme(config):
+    config.add_clinic_collection("prescriptions", PrescriptionCollection)
+    config.register_service_factory(prescription_service_factory, name="prescriptions")
+    config.add_representation("prescription", plain=prescription_json, fhir=prescription_fhir,
+                              schema=PrescriptionOut)
+    config.add_sandbox_seeder(seed_prescriptions)
+    config.scan(".views")

@@ -1,0 +1,62 @@
+"""Prescriptions of the clinic's patients; those of restricted patients are invisible to API keys."""
+
+import datetime
+import uuid
+
+from sqlalchemy import select
+
+from clinicrecords.api.pagination import keyset_page
+from clinicrecords.errors import InvalidInput
+from clinicrecords.patients.models import Patient
+from clinicrecords.prescriptions.models import Prescription
+from clinicrecords.prescriptions.schemas import SOURCES, STATUSES
+
+
+class PrescriptionService:
+    def __init__(self, request):
+        self.request = request
+        self.db = request.db
+
+    def _visible(self):
+        return (select(Prescription).join(Patient, Patient.id == Prescription.patient_id)
+                .where(Patient.restricted.is_(False)))
+
+    def get(self, prescription_id):
+        return self.db.scalar(self._visible().where(Prescription.id == prescription_id))
+
+    def list(self, query):
+        statement = self._visible()
+        if query.get("updated_since"):
+            statement = statement.where(Prescription.updated_at >= query["updated_since"])
+        if query.get("patient_id"):
+            statement = statement.where(Prescription.patient_id == query["patient_id"])
+        if query.get("status"):
+            statement = statement.where(Prescription.status == query["status"])
+        return keyset_page(self.request, self.db, statement, (Prescription.created_at, Prescription.id), query)
+
+    def add(self, patient_id, drug, dose, frequency, status="active", source="clinic", written_on=None,
+            start_date=None, end_date=None, prescription_id=None):
+        """Staff record a prescription (the clinic's prescribing system is the usual writer)."""
+        if self.db.get(Patient, patient_id) is None:
+            raise InvalidInput(f"no patient {patient_id} in this clinic")
+        for label, value, limit in (("drug", drug, 200), ("dose", dose, 100), ("frequency", frequency, 100)):
+            if not value or not value.strip() or len(value) > limit:
+                raise InvalidInput(f"the {label} must be 1 to {limit} characters")
+        if status not in STATUSES:
+            raise InvalidInput(f"status must be one of {', '.join(STATUSES)}")
+        if source not in SOURCES:
+            raise InvalidInput(f"source must be one of {', '.join(SOURCES)}")
+        if start_date and end_date and end_date < start_date:
+            raise InvalidInput("the end date is before the start date")
+        prescription = Prescription(id=prescription_id or uuid.uuid4(), patient_id=patient_id, drug=drug.strip(),
+                                    dose=dose.strip(), frequency=frequency.strip(), status=status, source=source,
+                                    written_on=written_on or datetime.date.today(), start_date=start_date,
+                                    end_date=end_date)
+        self.db.add(prescription)
+        self.db.flush()
+        self.db.refresh(prescription)
+        return prescription
+
+
+def prescription_service_factory(context, request):
+    return PrescriptionService(request)
