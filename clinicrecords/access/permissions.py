@@ -43,3 +43,8 @@ def parse_scopes(text):
     if not scopes:
         raise ValueError("at least one permission is needed")
     return frozenset(scopes)
+
+
+# Pseudo-permission, never held by a key: the change feed's ACL grants it to every key that reached the
+# clinic (spec: no single permission is needed for GET /v1/clinics/{clinic_id}/events).
+EVENTS_FEED = "events:feed"

@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "clinicrecords.clinics.cli",
     "clinicrecords.access.cli",
     "clinicrecords.sandbox.cli",
+    "clinicrecords.events.cli",
 )
 
 EXIT_BAD_INPUT = 2
