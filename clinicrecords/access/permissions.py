@@ -43,3 +43,11 @@ def parse_scopes(text):
     if not scopes:
         raise ValueError("at least one permission is needed")
     return frozenset(scopes)
+
+
+# Pseudo-permissions, never granted as scopes: resources' ACLs give them to every key that got that far.
+# KEY_HOLDER: any valid key (/v1/me, /v1/connections). EVENTS_FEED: any key that reached the clinic (spec: no
+# single permission is needed for GET /v1/clinics/{clinic_id}/events).
+KEY_HOLDER = "key_holder"
+EVENTS_FEED = "events:feed"
+PSEUDO_PERMISSIONS = frozenset({KEY_HOLDER, EVENTS_FEED})

@@ -1,9 +1,7 @@
 from pyramid.authorization import Allow, Authenticated
 
+from clinicrecords.access.permissions import KEY_HOLDER
 from clinicrecords.resources import Resource
-
-# Granted to every valid key: routes that only identify the caller need no permission of their own.
-KEY_HOLDER = "key_holder"
 
 
 class KeyHolderResource(Resource):

@@ -1,6 +1,7 @@
 from pyramid.view import view_config
 
-from clinicrecords.access.resources import KEY_HOLDER, Connections, Me
+from clinicrecords.access.permissions import KEY_HOLDER
+from clinicrecords.access.resources import Connections, Me
 from clinicrecords.api.pagination import Page
 from clinicrecords.api.representations import render_one, render_page
 

@@ -28,7 +28,7 @@ def _instance(schema):
 
 def _query_dict(request, schema):
     values, errors = {}, []
-    for name in request.GET.keys():
+    for name in dict.fromkeys(request.GET.keys()):
         found = request.GET.getall(name)
         field = schema.fields.get(name)
         if isinstance(field, fields.List):

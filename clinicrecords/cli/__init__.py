@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "clinicrecords.prescriptions.cli",
     "clinicrecords.encounters.cli",
     "clinicrecords.care_providers.cli",
+    "clinicrecords.events.cli",
 )
 
 EXIT_BAD_INPUT = 2

@@ -1,5 +1,17 @@
-"""Events: the per-clinic outbox and change feed, and webhooks."""
+"""Events: the per-clinic outbox and change feed, and signed webhooks (docs/events.md)."""
+
+from clinicrecords.events.feed import feed_factory
+from clinicrecords.events.representations import event_json
+from clinicrecords.events.resources import EventFeed
+from clinicrecords.events.schemas import EventOut
+from clinicrecords.events.settings import WebhookSettings
 
 
 def includeme(config):
-    pass
+    config.registry["events.webhook_settings"] = WebhookSettings.from_settings(config.get_settings())
+    config.add_clinic_collection("events", EventFeed)
+    config.register_service_factory(feed_factory, name="events.feed")
+    config.add_representation("event", plain=event_json, schema=EventOut)
+    config.scan(".views")
+    # Registers the Huey tasks in every process that loads the application (web, worker, CLI).
+    config.scan(".tasks")

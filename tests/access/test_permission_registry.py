@@ -3,12 +3,11 @@
 from pyramid.interfaces import IException
 from pyramid.security import NO_PERMISSION_REQUIRED
 
-from clinicrecords.access.permissions import ALL_PERMISSIONS, Permission
-from clinicrecords.access.resources import KEY_HOLDER
+from clinicrecords.access.permissions import ALL_PERMISSIONS, PSEUDO_PERMISSIONS, Permission
 from clinicrecords.resources import Root
 
 # The one permission that is not a scope: held by every valid key, for routes that only identify the caller.
-NON_SCOPE_PERMISSIONS = {KEY_HOLDER}
+NON_SCOPE_PERMISSIONS = PSEUDO_PERMISSIONS
 
 
 def _is_exception_view(intr):

@@ -75,6 +75,20 @@ class World:
         with self.db() as db:
             services.set_workspace(db, workspace_id, **kwargs)
 
+    def webhook(self, clinic_id=None, workspace_id=None, mode=None, url="http://127.0.0.1:9/webhook",
+                types=None):
+        """Register a webhook endpoint, which also switches event recording on for the clinics it reaches
+        (spec Events rule 5). Returns (endpoint_id, secret). The default URL refuses connections at once."""
+        from clinicrecords.events.settings import webhook_settings
+        from clinicrecords.events.webhooks import add_endpoint
+
+        if workspace_id is not None and mode is None:
+            mode = "live"
+        with self.request() as request:
+            endpoint, secret = add_endpoint(request.db, webhook_settings(self.registry), url, clinic_id=clinic_id,
+                                            workspace_id=workspace_id, mode=mode, event_types=types)
+            return endpoint.id, secret
+
     def connected(self, scopes=ALL_PERMISSIONS, **workspace_flags):
         """A real clinic, a workspace connected to it, and a live key of that workspace."""
         clinic_id = self.clinic()

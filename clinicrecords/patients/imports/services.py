@@ -15,6 +15,7 @@ from sqlalchemy import delete, func, or_, select
 
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.schemas import ValidationError, error_pointers
+from clinicrecords.events.outbox import emit
 from clinicrecords.patients.imports.formats import RowProblem, read_rows
 from clinicrecords.patients.imports.models import PatientImport, PatientImportRun
 from clinicrecords.patients.schemas import PatientCreate
@@ -80,6 +81,8 @@ class PatientImportService:
         if job.status == "validating":
             self.db.add(PatientImportRun(import_id=job.id, clinic_id=clinic_id))
         self.db.flush()
+        if job.status == "needs_review":
+            announce_finished(self.db, clinic_id, job)
         return job
 
     def run_valid_rows(self, clinic_id, job):
@@ -118,10 +121,17 @@ class PatientImportService:
             pause = min(pause * 2, 0.25)
 
 
-def finish(db, job, status):
+def finish(db, clinic_id, job, status):
     job.status = status
     job.rows = []
     db.execute(delete(PatientImportRun).where(PatientImportRun.import_id == job.id))
+    announce_finished(db, clinic_id, job)
+
+
+def announce_finished(db, clinic_id, job):
+    """patient_import.finished, addressed to the clinic (only its own keys import)."""
+    emit(db, clinic_id, "patient_import.finished", job.id, {"id": str(job.id), "status": job.status},
+         audience_id=clinic_id)
 
 
 def patient_import_service_factory(context, request):

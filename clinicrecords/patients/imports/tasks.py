@@ -47,11 +47,11 @@ def _commit(request):
     request.tm.begin()
 
 
-def _fail(db, job, row, reason):
+def _fail(db, clinic_id, job, row, reason):
     remaining = sum(1 for entry in job.rows if entry["row"] > job.last_processed_row)
     job.row_errors = [*job.row_errors, {"row": row, "field": "", "reason": reason}]
     job.counts = {**job.counts, "failed": job.counts["failed"] + remaining}
-    finish(db, job, "failed")
+    finish(db, clinic_id, job, "failed")
 
 
 def _write_row(request, import_id, entry):
@@ -92,7 +92,7 @@ def write_rows(request, clinic_id, import_id):
         return
     run = db.get(PatientImportRun, import_id)
     if run is not None and run.resumes > int(_setting(request, "max_resumes", 3)):
-        _fail(db, job, job.last_processed_row + 1, INTERRUPTED)
+        _fail(db, clinic_id, job, job.last_processed_row + 1, INTERRUPTED)
         _commit(request)
         return
     entries = list(job.rows)  # read once: each row's transaction below reads only the job's small columns
@@ -104,7 +104,7 @@ def write_rows(request, clinic_id, import_id):
             return
         pending = [entry for entry in entries if entry["row"] > state.last_processed_row]
         if not pending:
-            finish(db, _locked_job(db, import_id), "succeeded")
+            finish(db, clinic_id, _locked_job(db, import_id), "succeeded")
             _commit(request)
             return
         entry = pending[0]
@@ -116,7 +116,7 @@ def write_rows(request, clinic_id, import_id):
             log.warning("patient import %s: row %s refused by the database", import_id, entry["row"])
             request.tm.abort()
             request.tm.begin()
-            _fail(db, _locked_job(db, import_id), entry["row"], WRITE_REFUSED)
+            _fail(db, clinic_id, _locked_job(db, import_id), entry["row"], WRITE_REFUSED)
             _commit(request)
             return
         counts = dict(state.counts)

@@ -1,0 +1,178 @@
+"""Delivering webhooks: claim a due delivery, send it signed, record the outcome, schedule the retry.
+
+At-least-once: a delivery stays `pending` until an attempt got a 2xx. Every attempt carries the same
+`webhook-id` (the event id). A worker holds a delivery with a short claim (`locked_until`) rather than an
+open transaction, so no database connection waits on a slow receiver, and a killed worker's claim simply
+runs out; the sweep then queues the delivery again.
+
+Retry schedule (docs/events.md): after the n-th failed attempt the next one waits
+uniform(0.5, 1.0) × min(retry_cap, retry_base × 2^(n-1)), i.e. about 10 s, 20 s, 40 s, ... capped at 6 h;
+a delivery is given up (`failed`) once it is older than give_up_after (3 days); an endpoint that has failed
+continuously for disable_after (5 days) is disabled.
+"""
+
+import datetime
+import random
+from dataclasses import dataclass
+
+from sqlalchemy import and_, delete, or_, select, update
+
+from clinicrecords.api.render import json_bytes
+from clinicrecords.events import routing, signing, transport, types
+from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
+from clinicrecords.events.settings import webhook_settings
+
+
+def _now():
+    return datetime.datetime.now(datetime.UTC)
+
+
+def _seconds(value):
+    return datetime.timedelta(seconds=value)
+
+
+def backoff_seconds(settings, attempts, rng=random):
+    return rng.uniform(0.5, 1.0) * min(settings.retry_cap_seconds, settings.retry_base_seconds * 2 ** (attempts - 1))
+
+
+def signing_secrets(endpoint, now):
+    """The current secret, and the previous one while the rotation's overlap lasts."""
+    found = [endpoint.secret]
+    if endpoint.previous_secret and endpoint.previous_secret_expires_at and endpoint.previous_secret_expires_at > now:
+        found.append(endpoint.previous_secret)
+    return found
+
+
+@dataclass(frozen=True)
+class Outcome:
+    status: str                 # delivered, retry, failed, cancelled, skipped
+    retry_in: float | None = None
+    status_code: int | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class _Claimed:
+    url: str
+    body: bytes
+    headers: dict
+
+
+def _claim(db, settings, delivery_id, now):
+    claimed = db.execute(
+        update(WebhookDelivery)
+        .where(WebhookDelivery.id == delivery_id, WebhookDelivery.status == "pending",
+               WebhookDelivery.next_attempt_at <= now,
+               or_(WebhookDelivery.locked_until.is_(None), WebhookDelivery.locked_until < now))
+        .values(locked_until=now + _seconds(settings.claim_seconds), queued_for=None)
+        .returning(WebhookDelivery.id)
+    ).scalar()
+    if claimed is None:
+        return None
+    delivery = db.get(WebhookDelivery, delivery_id)
+    endpoint = db.get(WebhookEndpoint, delivery.endpoint_id)
+    if endpoint.disabled_at is not None and delivery.type != types.PING:
+        delivery.locked_until = None
+        return "skipped"
+    if delivery.clinic_id is not None and not _still_entitled(db, delivery, now):
+        delivery.status, delivery.locked_until, delivery.last_error = "cancelled", None, "no longer entitled"
+        return "cancelled"
+    body = json_bytes(delivery.payload)
+    headers = signing.headers(signing_secrets(endpoint, now), delivery.event_id, now.timestamp(), body)
+    return _Claimed(endpoint.url, body, headers)
+
+
+def _still_entitled(db, delivery, now):
+    """A connection revoked or narrowed since the event stops its deliveries to that organization. (The
+    audience of an addressed type was checked when the delivery was made and cannot change.)"""
+    found = routing.targets(db, delivery.clinic_id, now, endpoint_id=delivery.endpoint_id)
+    if not found:
+        return False
+    event_type = types.EVENT_TYPES.get(delivery.type)
+    return event_type is not None and event_type.permitted(found[0].granted, delivery.payload.get("data"))
+
+
+def _record(db, settings, delivery_id, result, now):
+    delivery = db.get(WebhookDelivery, delivery_id, with_for_update=True)
+    if delivery is None:  # the endpoint was deleted meanwhile
+        return Outcome("cancelled")
+    endpoint = db.get(WebhookEndpoint, delivery.endpoint_id, with_for_update=True)
+    delivery.attempts += 1
+    delivery.last_attempt_at = now
+    delivery.last_status_code = result.status_code
+    delivery.last_error = result.error
+    delivery.locked_until = None
+    if result.ok:
+        delivery.status, delivery.delivered_at = "delivered", now
+        endpoint.failing_since = None
+        if endpoint.disabled_at is not None and delivery.type == types.PING:
+            _enable(db, endpoint, now)
+        return Outcome("delivered", status_code=result.status_code)
+    endpoint.failing_since = endpoint.failing_since or now
+    if endpoint.disabled_at is None and now - endpoint.failing_since >= _seconds(settings.disable_after_seconds):
+        endpoint.disabled_at = now
+        endpoint.disabled_reason = f"failing continuously since {endpoint.failing_since.isoformat()}"
+    if now - delivery.created_at >= _seconds(settings.give_up_after_seconds) or delivery.type == types.PING:
+        delivery.status = "failed"
+        return Outcome("failed", status_code=result.status_code, error=result.error)
+    retry_in = backoff_seconds(settings, delivery.attempts)
+    delivery.next_attempt_at = now + _seconds(retry_in)
+    delivery.queued_for = delivery.next_attempt_at
+    return Outcome("retry", retry_in, result.status_code, result.error)
+
+
+def _enable(db, endpoint, now):
+    """A successful ping re-enables an endpoint; its pending deliveries become due again."""
+    endpoint.disabled_at = endpoint.disabled_reason = None
+    db.execute(update(WebhookDelivery)
+               .where(WebhookDelivery.endpoint_id == endpoint.id, WebhookDelivery.status == "pending")
+               .values(next_attempt_at=now, queued_for=None))
+
+
+def attempt(registry, delivery_id):
+    """One attempt of one delivery, if it is due and nobody else holds it."""
+    settings = webhook_settings(registry)
+    session_factory = registry["db.session_factory"]
+    now = _now()
+    with session_factory.begin() as db:
+        claimed = _claim(db, settings, delivery_id, now)
+    if claimed is None:
+        return Outcome("skipped")
+    if isinstance(claimed, str):
+        return Outcome(claimed)
+    result = transport.post(claimed.url, claimed.body, claimed.headers, settings.timeout_seconds,
+                            settings.allow_private_addresses, settings.require_https)
+    with session_factory.begin() as db:
+        return _record(db, settings, delivery_id, result, _now())
+
+
+def sweep(db, settings, now=None, limit=1000):
+    """Deliveries that are due, not held and not expected by a queued task: mark them queued and return
+    their ids for the caller to enqueue after commit. A lost queue or a killed worker loses nothing."""
+    now = now or _now()
+    grace = now - _seconds(settings.sweep_grace_seconds)
+    due = (
+        select(WebhookDelivery.id)
+        .join(WebhookEndpoint, WebhookEndpoint.id == WebhookDelivery.endpoint_id)
+        .where(WebhookDelivery.status == "pending", WebhookEndpoint.disabled_at.is_(None),
+               WebhookDelivery.next_attempt_at <= now,
+               or_(WebhookDelivery.locked_until.is_(None), WebhookDelivery.locked_until < now),
+               or_(WebhookDelivery.queued_for.is_(None), WebhookDelivery.queued_for < grace))
+        .order_by(WebhookDelivery.next_attempt_at)
+        .limit(limit)
+        .with_for_update(of=WebhookDelivery, skip_locked=True)
+    )
+    ids = list(db.scalars(due))
+    if ids:
+        db.execute(update(WebhookDelivery).where(WebhookDelivery.id.in_(ids)).values(queued_for=now))
+    give_up = now - _seconds(settings.give_up_after_seconds)
+    db.execute(update(WebhookDelivery)
+               .where(and_(WebhookDelivery.status == "pending", WebhookDelivery.created_at < give_up,
+                           WebhookDelivery.endpoint_id.in_(select(WebhookEndpoint.id)
+                                                           .where(WebhookEndpoint.disabled_at.is_not(None)))))
+               .values(status="failed", last_error="given up while the endpoint was disabled"))
+    return ids
+
+
+def prune_deliveries(db, older_than):
+    return db.execute(delete(WebhookDelivery).where(WebhookDelivery.created_at < older_than)).rowcount

@@ -1,0 +1,48 @@
+"""Huey tasks: deliver one webhook, sweep for deliveries a lost queue or a killed worker left behind, and
+prune events and deliveries past the retention."""
+
+import datetime
+import logging
+import uuid
+
+from huey import crontab
+from sqlalchemy import select
+
+from clinicrecords.clinics.models import Clinic
+from clinicrecords.events import delivery, feed
+from clinicrecords.events.outbox import queue_after_commit
+from clinicrecords.events.settings import webhook_settings
+from clinicrecords.tasks import periodic_task, task
+
+log = logging.getLogger(__name__)
+
+
+@task()
+def deliver(request, delivery_id):
+    outcome = delivery.attempt(request.registry, uuid.UUID(delivery_id))
+    if outcome.status == "retry":
+        try:
+            deliver.schedule(args=(delivery_id,), delay=outcome.retry_in)
+        except Exception:  # the row says when it is due: the sweep queues it if this is lost
+            log.exception("could not schedule the retry of webhook delivery %s", delivery_id)
+    return outcome.status
+
+
+@periodic_task(crontab(minute="*"))
+def sweep_deliveries(request):
+    ids = delivery.sweep(request.db, webhook_settings(request.registry))
+    queue_after_commit(request.db, ids)
+    return len(ids)
+
+
+@periodic_task(crontab(minute="23"))
+def prune_events(request):
+    """Hourly: one task per clinic (each its own transaction), and old deliveries."""
+    for clinic_id in request.db.scalars(select(Clinic.id)):
+        request.enqueue(prune_clinic_events, str(clinic_id))
+    delivery.prune_deliveries(request.db, datetime.datetime.now(datetime.UTC) - feed.RETENTION)
+
+
+@task()
+def prune_clinic_events(request, clinic_id):
+    return feed.prune(request.db, uuid.UUID(clinic_id))

@@ -1,0 +1,112 @@
+"""One HTTP POST to a webhook address: bounded time, no redirects followed, and no private addresses.
+
+The address is resolved once, checked, and the connection is made to that checked address (the name is
+still used for Host and TLS), so DNS cannot swap in a private address between the check and the request.
+"""
+
+import http.client
+import ipaddress
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from clinicrecords.errors import InvalidInput
+
+MAX_URL_LENGTH = 2000
+USER_AGENT = "ClinicRecords-Webhooks/1.0"
+
+
+class AddressRefused(InvalidInput):
+    """The URL is not one the service will send to."""
+
+
+@dataclass(frozen=True)
+class Result:
+    ok: bool
+    status_code: int | None
+    error: str | None
+    seconds: float
+
+
+def _is_private(address):
+    ip = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    return not ip.is_global or ip.is_multicast
+
+
+def check_url(url, allow_private=False, require_https=True):
+    """(scheme, host, port, path, address) for an acceptable URL, else AddressRefused."""
+    if not isinstance(url, str) or not url or len(url) > MAX_URL_LENGTH:
+        raise AddressRefused(f"the URL must be 1 to {MAX_URL_LENGTH} characters")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise AddressRefused(f"not a valid URL: {exc}") from None
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        raise AddressRefused("the URL must be http(s)://host/...")
+    if parts.scheme == "http" and require_https:
+        raise AddressRefused("the URL must use https")
+    if parts.username or parts.password:
+        raise AddressRefused("the URL may not carry credentials")
+    port = port or (443 if parts.scheme == "https" else 80)
+    try:
+        infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise AddressRefused(f"the host {parts.hostname!r} does not resolve: {exc}") from None
+    addresses = [info[4][0] for info in infos]
+    if not allow_private and any(_is_private(a) for a in addresses):
+        raise AddressRefused(f"the host {parts.hostname!r} resolves to a private, loopback or link-local "
+                             "address")
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return parts.scheme, parts.hostname, port, path, addresses[0]
+
+
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, address, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._address = address
+
+    def connect(self):
+        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    def __init__(self, address, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._address = address
+
+    def connect(self):
+        sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
+
+
+def post(url, body, headers, timeout, allow_private=False, require_https=True):
+    """POST `body`; 2xx is success. Redirects are answers like any other non-2xx: never followed."""
+    started = time.monotonic()
+    try:
+        scheme, host, port, path, address = check_url(url, allow_private, require_https)
+    except AddressRefused as exc:
+        return Result(False, None, str(exc), time.monotonic() - started)
+    if scheme == "https":
+        connection = _PinnedHTTPSConnection(address, host, port, timeout=timeout,
+                                            context=ssl.create_default_context())
+    else:
+        connection = _PinnedHTTPConnection(address, host, port, timeout=timeout)
+    try:
+        connection.request("POST", path, body=body, headers={
+            **headers, "Content-Type": "application/json", "User-Agent": USER_AGENT})
+        response = connection.getresponse()
+        response.read(65536)
+        status = response.status
+    except TimeoutError:
+        return Result(False, None, f"no answer within {timeout:g} s", time.monotonic() - started)
+    except (OSError, http.client.HTTPException) as exc:
+        return Result(False, None, f"{type(exc).__name__}: {exc}"[:500], time.monotonic() - started)
+    finally:
+        connection.close()
+    error = None if 200 <= status < 300 else f"HTTP {status}"
+    return Result(200 <= status < 300, status, error, time.monotonic() - started)

@@ -1,0 +1,109 @@
+"""Helpers for the events tests: emitting through the outbox, a real HTTP receiver on 127.0.0.1, and the
+operator CLI run in-process."""
+
+import datetime
+import io
+import json
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from sqlalchemy import update
+
+from clinicrecords import tasks
+from clinicrecords.cli import run
+from clinicrecords.db.tenancy import bind_to_clinic
+from clinicrecords.events.models import WebhookDelivery
+from clinicrecords.events.outbox import emit
+from tests.conftest import TESTING_INI
+
+
+def emit_events(world, clinic_id, count=1, type_="inventory.item.created", data=None, **kwargs):
+    """Emit `count` events in one committed transaction; returns the recorded events (None when not)."""
+    with world.db() as db:
+        bind_to_clinic(db, clinic_id)
+        return [emit(db, clinic_id, type_, uuid.uuid4(), data if data is not None else {"id": str(uuid.uuid4())},
+                     **kwargs) for _ in range(count)]
+
+
+def admin(*argv, ini=TESTING_INI):
+    """Run an operator command in-process: (exit status, parsed stdout or None, stderr text)."""
+    out, err = io.StringIO(), io.StringIO()
+    saved = dict(tasks._state)
+    try:
+        status = run([ini, *argv], stdout=out, stderr=err)
+    except SystemExit as exc:  # argparse refuses malformed arguments itself
+        status = exc.code
+    finally:
+        tasks._state.update(saved)
+    text = out.getvalue()
+    if status == 0:
+        assert text.count("\n") == 1, "exactly one JSON object on stdout"
+    return status, (json.loads(text) if status == 0 else None), err.getvalue()
+
+
+def make_due(engine, endpoint_id=None):
+    """Let time pass for pending deliveries: each is due now and no queued task is expected to run it."""
+    past = datetime.datetime.now(datetime.UTC) - datetime.timedelta(hours=1)
+    statement = update(WebhookDelivery).where(WebhookDelivery.status == "pending").values(
+        next_attempt_at=past, queued_for=None, locked_until=None)
+    if endpoint_id is not None:
+        statement = statement.where(WebhookDelivery.endpoint_id == endpoint_id)
+    with engine.begin() as connection:
+        connection.execute(statement)
+
+
+class Receiver:
+    """A webhook receiver on 127.0.0.1. `answers` is consumed one status per request (then `default`).
+    A status of None makes the handler wait for `release` before answering 200 (a slow receiver)."""
+
+    def __init__(self, answers=(), default=204, delay=0.0):
+        self.answers = list(answers)
+        self.default = default
+        self.delay = delay
+        self.requests = []
+        self.arrived = threading.Event()
+        self.release = threading.Event()
+        self.lock = threading.Lock()
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with receiver.lock:
+                    receiver.requests.append((self.path, dict(self.headers), body))
+                    status = receiver.answers.pop(0) if receiver.answers else receiver.default
+                receiver.arrived.set()
+                if status is None:
+                    receiver.release.wait(60)
+                    status = 200
+                if receiver.delay:
+                    receiver.release.wait(receiver.delay)
+                try:
+                    self.send_response(status)
+                    if 300 <= status < 400:
+                        self.send_header("Location", "/redirected")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                except OSError:
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.server.server_address[1]}/hooks/clinic-records"
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
