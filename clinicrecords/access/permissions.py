@@ -34,6 +34,14 @@ class Permission(StrEnum):
 ALL_PERMISSIONS = frozenset(p.value for p in Permission)
 
 
+class DerivedPermission(StrEnum):
+    """Not grantable: a resource's ACL derives them from granted permissions (never in a key's scopes)."""
+
+    # A submission is read with the read or write permission of the kind sent; withdrawn with its write one.
+    SubmissionsOfKind = "derived:submissions_of_kind"
+    SubmissionWithdraw = "derived:submission_withdraw"
+
+
 def parse_scopes(text):
     """`a:read,b:write` → a frozenset of known permissions; ValueError naming any unknown one."""
     scopes = {part.strip() for part in text.split(",") if part.strip()}

@@ -17,6 +17,8 @@ COMMAND_MODULES = (
     "clinicrecords.clinics.cli",
     "clinicrecords.access.cli",
     "clinicrecords.sandbox.cli",
+    "clinicrecords.review.cli",
+    "clinicrecords.clinical.cli",
 )
 
 EXIT_BAD_INPUT = 2
