@@ -48,6 +48,6 @@ def seed_clinical(db, clinic):
         review_status="pending", target_id=sandbox_id("allergy:pending-1"), accepted_automatically=False,
         source="api", client_reference="seed-allergy-pending-1", origin_assistant_name="Intake Assistant",
         payload=payload,
-        content_hash=content_hash("allergy", "create", str(sandbox_id("allergy:pending-1")), payload,
+        content_hash=content_hash("allergy", "create", None, payload,
                                   "Intake Assistant"),
         api_key_id=SEED_KEY_ID, workspace_id=clinic.sandbox_of_workspace_id, sender_owner_id=sender))

@@ -109,7 +109,9 @@ class SubmissionService:
                client_reference=None, origin_assistant_name=None):
         """A new submission (or, for a client_reference already used with the same content, the existing
         one). Automatic acceptance may decide it at once; the caller cannot tell but by reading it."""
-        digest = content_hash(resource_type, action, str(target_id), payload, origin_assistant_name)
+        # A new item's target id is minted per send, so only changes name their target in the content.
+        changed = str(target_id) if action in ("update", "retract") else None
+        digest = content_hash(resource_type, action, changed, payload, origin_assistant_name)
         if client_reference is not None:
             existing = self._by_reference(identity.owner_id, client_reference)
             if existing is not None:
