@@ -99,3 +99,17 @@ def test_every_example_works_as_is_in_any_sandbox(sandbox, testapp, path, schema
     response = send(f"/v1/clinics/{clinic_id}/{path}", schema.EXAMPLE,
                     headers={**headers, "Idempotency-Key": str(uuid.uuid4())}, status=202)
     assert response.json["data"]["review_status"] == "pending"
+
+
+def test_fhir_reads_validate_against_the_r4_models(sandbox, testapp):
+    from fhir.resources.R4B.bundle import Bundle
+    from fhir.resources.R4B.patient import Patient
+
+    _, clinic_id, headers = sandbox
+    fhir = {**headers, "Accept": "application/fhir+json"}
+    base = f"/v1/clinics/{clinic_id}"
+    Patient.model_validate(testapp.get(f"{base}/patients/{sandbox_id('patient:1')}", headers=fhir).json)
+    for path in ("patients", "allergies", "conditions", "medication-statements", "referrals"):
+        bundle = testapp.get(f"{base}/{path}", headers=fhir).json
+        Bundle.model_validate(bundle)
+        assert bundle["entry"]
