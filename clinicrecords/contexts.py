@@ -19,13 +19,14 @@ CONTEXTS = (
     "clinicrecords.prescriptions",
     "clinicrecords.encounters",
     "clinicrecords.care_providers",
+    "clinicrecords.review",
+    "clinicrecords.clinical",
 )
 
 
 def load_models():
     """Import every context's models so both metadata objects are complete (migrations, schema builds)."""
     import importlib
-
     for name in PLATFORM + CONTEXTS:
         try:
             importlib.import_module(name + ".models")

@@ -34,6 +34,14 @@ class Permission(StrEnum):
 ALL_PERMISSIONS = frozenset(p.value for p in Permission)
 
 
+class DerivedPermission(StrEnum):
+    """Not grantable: a resource's ACL derives them from granted permissions (never in a key's scopes)."""
+
+    # A submission is read with the read or write permission of the kind sent; withdrawn with its write one.
+    SubmissionsOfKind = "derived:submissions_of_kind"
+    SubmissionWithdraw = "derived:submission_withdraw"
+
+
 def parse_scopes(text):
     """`a:read,b:write` → a frozenset of known permissions; ValueError naming any unknown one."""
     scopes = {part.strip() for part in text.split(",") if part.strip()}
@@ -50,4 +58,15 @@ def parse_scopes(text):
 # single permission is needed for GET /v1/clinics/{clinic_id}/events).
 KEY_HOLDER = "key_holder"
 EVENTS_FEED = "events:feed"
-PSEUDO_PERMISSIONS = frozenset({KEY_HOLDER, EVENTS_FEED})
+PSEUDO_PERMISSIONS = frozenset({KEY_HOLDER, EVENTS_FEED, *DerivedPermission})
+
+# What a refusal names when the missing permission is not itself grantable.
+REFUSAL_NAMES = {
+    DerivedPermission.SubmissionsOfKind: "the read or write permission of the submission's kind "
+                                         "(e.g. allergies:read)",
+    DerivedPermission.SubmissionWithdraw: "the write permission of the submission's kind (e.g. allergies:write)",
+}
+
+
+def refusal_name(permission):
+    return REFUSAL_NAMES.get(permission, permission)

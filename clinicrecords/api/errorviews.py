@@ -12,6 +12,7 @@ from pyramid.httpexceptions import HTTPException
 from pyramid.view import exception_view_config, forbidden_view_config, notfound_view_config
 from sqlalchemy.exc import DBAPIError, OperationalError
 
+from clinicrecords.access.permissions import refusal_name
 from clinicrecords.api.problems import Problem, problem_response
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,7 @@ def forbidden_view(exc, request):
     if request.identity is None:
         return problem_response(request, Problem("invalid_key"))
     permission = getattr(exc.result, "permission", None)
-    detail = f"This key lacks the permission {permission}." if permission else None
+    detail = f"This key lacks the permission {refusal_name(permission)}." if permission else None
     return problem_response(request, Problem("scope_missing", detail))
 
 

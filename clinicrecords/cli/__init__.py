@@ -22,6 +22,8 @@ COMMAND_MODULES = (
     "clinicrecords.encounters.cli",
     "clinicrecords.care_providers.cli",
     "clinicrecords.events.cli",
+    "clinicrecords.review.cli",
+    "clinicrecords.clinical.cli",
 )
 
 EXIT_BAD_INPUT = 2
@@ -45,7 +47,6 @@ def run(argv=None, stdout=None, stderr=None):
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     args = build_parser().parse_args(argv)
     from pyramid.paster import bootstrap
-
     try:
         with bootstrap(args.config_uri) as env:
             try:

@@ -1,0 +1,34 @@
+"""Clinical items outside software may propose: allergies, conditions, reported medicines (medication
+statements) and referrals. Sends become submissions of the review queue (clinicrecords.review)."""
+
+from clinicrecords.clinical import representations as rep
+from clinicrecords.clinical import resources, schemas
+from clinicrecords.clinical.codes import RxNormList
+from clinicrecords.clinical.kinds import KINDS
+from clinicrecords.clinical.seed import seed_clinical
+from clinicrecords.clinical.services import item_service_factory, proposal_service_factory
+
+
+def includeme(config):
+    settings = config.get_settings()
+    config.registry["clinical.rxnorm"] = RxNormList(settings.get("clinical.rxnorm_extra_file"))
+    for name, collection in (("allergies", resources.AllergyCollection),
+                             ("conditions", resources.ConditionCollection),
+                             ("medication-statements", resources.MedicationStatementCollection),
+                             ("referrals", resources.ReferralCollection)):
+        config.add_clinic_collection(name, collection)
+    for name, kind in (("allergies", "allergy"), ("conditions", "condition"),
+                       ("medication_statements", "medication_statement"), ("referrals", "referral")):
+        config.register_service_factory(item_service_factory(kind), name=name)
+    config.register_service_factory(proposal_service_factory, name="proposals")
+    config.add_representation("allergy", plain=rep.allergy_json, fhir=rep.allergy_fhir, schema=schemas.AllergyOut)
+    config.add_representation("condition", plain=rep.condition_json, fhir=rep.condition_fhir,
+                              schema=schemas.ConditionOut)
+    config.add_representation("medication_statement", plain=rep.medication_statement_json,
+                              fhir=rep.medication_statement_fhir, schema=schemas.MedicationStatementOut)
+    config.add_representation("referral", plain=rep.referral_json, fhir=rep.referral_fhir,
+                              schema=schemas.ReferralOut)
+    for kind in KINDS:
+        config.add_review_kind(kind)
+    config.add_sandbox_seeder(seed_clinical)
+    config.scan(".views")

@@ -1,0 +1,141 @@
+"""Reading chart items, and proposing new items and changes (which become submissions for review).
+
+Items of a restricted patient are invisible to every API key: absent from lists, 404 when read or changed,
+and a send naming the patient is refused like one naming no patient (docs/decisions.md).
+"""
+
+import datetime
+import uuid
+
+from sqlalchemy import select
+
+from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.problems import invalid
+from clinicrecords.clinical import codes
+from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
+from clinicrecords.clinical.schemas import RETRACTED
+from clinicrecords.patients.models import Patient
+
+_SENT_FIELDS = ("client_reference", "origin_assistant_name")
+
+
+def jsonable(value):
+    if isinstance(value, dict):
+        return {name: jsonable(item) for name, item in value.items()}
+    if isinstance(value, list):
+        return [jsonable(item) for item in value]
+    if isinstance(value, (datetime.date, uuid.UUID)):
+        return str(value)
+    return value
+
+
+class ItemService:
+    """Reads of one kind of chart item for API callers."""
+
+    def __init__(self, request, model):
+        self.request = request
+        self.db = request.db
+        self.model = model
+
+    def _visible(self):
+        statement = (select(self.model).join(Patient, Patient.id == self.model.patient_id)
+                     .where(Patient.restricted.is_(False)))
+        return statement
+
+    def get(self, item_id):
+        """The item, or None when absent or its patient is restricted. Legacy allergy names have no id."""
+        statement = self._visible().where(self.model.id == item_id)
+        if self.model is Allergy:
+            statement = statement.where(Allergy.entry != "legacy_text")
+        return self.db.scalar(statement)
+
+    def list(self, query):
+        statement = self._visible()
+        if query.get("patient_id"):
+            statement = statement.where(self.model.patient_id == query["patient_id"])
+        if query.get("updated_since"):
+            statement = statement.where(self.model.updated_at >= query["updated_since"])
+        return keyset_page(self.request, self.db, statement, (self.model.created_at, self.model.id), query)
+
+
+class ProposalService:
+    """Turns a validated send into a submission: checks what needs the clinic's data or the code lists."""
+
+    def __init__(self, request):
+        self.request = request
+        self.db = request.db
+        self.rxnorm = request.registry["clinical.rxnorm"]
+        self.submissions = request.find_service(name="submissions")
+
+    def _visible_patient(self, patient_id):
+        patient = self.db.scalar(select(Patient).where(Patient.id == patient_id, Patient.restricted.is_(False)))
+        if patient is None:
+            raise invalid([{"pointer": "/patient_id", "message": "No such patient in this clinic."}])
+        return patient
+
+    def _coded(self, data, field):
+        """Fill or check the RxNorm-coded object at `field` ({text, rxnorm})."""
+        coded = data.get(field)
+        if not coded or "rxnorm" not in coded:
+            return
+        name = self.rxnorm.name(coded["rxnorm"])
+        if name is None:
+            raise invalid([{"pointer": f"/{field}/rxnorm", "message": "This RxNorm code is not on the verified "
+                            "list; send the name as text without a code."}])
+        coded.setdefault("text", name)
+
+    def _send(self, clinic, resource_type, action, patient_id, target_id, data):
+        payload = jsonable({name: value for name, value in data.items() if name not in _SENT_FIELDS})
+        return self.submissions.submit(
+            clinic, self.request.identity, resource_type=resource_type, action=action, patient_id=patient_id,
+            target_id=target_id, payload=payload, client_reference=data.get("client_reference"),
+            origin_assistant_name=data.get("origin_assistant_name"))
+
+    def propose(self, clinic, resource_type, data):
+        """A new item (or a statement of no known allergies)."""
+        self._visible_patient(data["patient_id"])
+        action = "create"
+        if resource_type == "allergy":
+            if data.pop("no_known_allergies", False):
+                action = "no_known_allergies"
+            self._coded(data, "substance")
+        elif resource_type == "medication_statement":
+            self._coded(data, "medication")
+        elif resource_type == "condition":
+            data["icd10_code"] = codes.icd10(data["icd10_code"])
+            data.setdefault("display", codes.icd10_description(data["icd10_code"])[:200])
+        elif resource_type == "referral":
+            data["reason_code"] = codes.icd10(data["reason_code"])
+        return self._send(clinic, resource_type, action, data["patient_id"], uuid.uuid4(), data)
+
+    def propose_change(self, clinic, resource_type, record, data, status_field):
+        if resource_type == "referral":
+            self._referral_changeable(record)
+            if "reason_code" in data:
+                data["reason_code"] = codes.icd10(data["reason_code"])
+        action = "retract" if data.get(status_field) == RETRACTED else "update"
+        return self._send(clinic, resource_type, action, record.patient_id, record.id, data)
+
+    def _referral_changeable(self, referral):
+        if referral.sender_owner_id != self.request.identity.owner_id:
+            raise invalid([{"pointer": "", "message": "Only the sender of a referral may change or take it "
+                            "back."}], "This referral was sent by someone else.")
+        if referral.acted_at is not None or referral.status != "received":
+            raise invalid([{"pointer": "", "message": f"The clinic has acted on this referral (status "
+                            f"{referral.status}); it can no longer be changed or taken back."}],
+                          "The clinic has acted on this referral.")
+
+
+MODELS = {"allergy": Allergy, "condition": Condition, "medication_statement": MedicationStatement,
+          "referral": Referral}
+
+
+def item_service_factory(resource_type):
+    def factory(context, request):
+        return ItemService(request, MODELS[resource_type])
+    return factory
+
+
+def proposal_service_factory(context, request):
+    return ProposalService(request)
+

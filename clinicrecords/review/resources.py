@@ -1,0 +1,40 @@
+from pyramid.authorization import DENY_ALL, Allow
+
+from clinicrecords.access.permissions import DerivedPermission
+from clinicrecords.access.security_policy import permission_principal
+from clinicrecords.resources import Resource, parse_uuid
+
+
+def _kind_permissions(kind):
+    return (kind.read_permission, kind.write_permission)
+
+
+class SubmissionCollection(Resource):
+    """/v1/clinics/{clinic_id}/submissions: the caller's own submissions of the kinds it may read or send."""
+
+    @property
+    def __acl__(self):
+        kinds = self.request.registry["review.kinds"].values()
+        return [(Allow, permission_principal(p), DerivedPermission.SubmissionsOfKind)
+                for kind in kinds for p in _kind_permissions(kind)]
+
+    def __getitem__(self, name):
+        submission = self.request.find_service(name="submissions").get_own(self.request.identity, parse_uuid(name))
+        if submission is None:
+            raise KeyError(name)
+        return SubmissionResource(self, name, submission)
+
+
+class SubmissionResource(Resource):
+    """One submission: readable with the read or write permission of its kind."""
+
+    def __init__(self, parent, name, submission):
+        super().__init__(parent, name)
+        self.submission = submission
+        self.kind = self.request.registry["review.kinds"][submission.resource_type]
+
+    @property
+    def __acl__(self):
+        return [(Allow, permission_principal(p), DerivedPermission.SubmissionsOfKind)
+                for p in _kind_permissions(self.kind)] + [
+                (Allow, permission_principal(self.kind.write_permission), DerivedPermission.SubmissionWithdraw), DENY_ALL]

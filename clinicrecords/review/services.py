@@ -1,0 +1,352 @@
+"""The review queue: submissions from outside software, automatic acceptance, and clinicians' decisions.
+
+API callers send (`submit`), follow and withdraw their own submissions; clinic staff (operator CLI, the
+clinic's own screens) accept, decline, review automatically accepted items and switch automatic acceptance.
+"""
+
+import datetime
+import hashlib
+import json
+import uuid
+
+from sqlalchemy import func, select
+
+from clinicrecords.access.models import ApiKey, Connection
+from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.problems import Problem
+from clinicrecords.errors import InvalidInput
+from clinicrecords.events.outbox import emit
+from clinicrecords.patients.models import Patient
+from clinicrecords.review.models import AutoAcceptPause, AutoAcceptSetting, Submission
+
+DECIDED_EVENT = "submission.decided"
+NEVER_AUTOMATIC_ACTIONS = ("update", "retract", "no_known_allergies")
+DEFAULT_PAUSE_THRESHOLD = 100
+DEFAULT_PAUSE_WINDOW_MINUTES = 60
+
+
+class ReviewError(InvalidInput):
+    """A staff decision that cannot be made; nothing was written."""
+
+
+def _now():
+    return datetime.datetime.now(datetime.UTC)
+
+
+def content_hash(resource_type, action, target_id, payload, origin_assistant_name):
+    """The identity of what was sent, for the client_reference rule: same reference, same content."""
+    canonical = json.dumps({"resource_type": resource_type, "action": action, "target_id": target_id,
+                            "payload": payload, "origin_assistant_name": origin_assistant_name},
+                           sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def pause_settings(settings):
+    """(threshold, window minutes): automatic acceptance pauses once a sender had `threshold` items accepted
+    automatically in the clinic within the window (settings `review.auto_accept_pause_threshold`,
+    `review.auto_accept_pause_window_minutes`)."""
+    threshold = int(settings.get("review.auto_accept_pause_threshold", DEFAULT_PAUSE_THRESHOLD))
+    window = int(settings.get("review.auto_accept_pause_window_minutes", DEFAULT_PAUSE_WINDOW_MINUTES))
+    return threshold, window
+
+
+class Decisions:
+    """Moving a submission out of pending: shared by automatic acceptance and clinicians."""
+
+    def __init__(self, db, registry, clinic_id):
+        self.db = db
+        self.kinds = registry["review.kinds"]
+        self.clinic_id = clinic_id
+
+    def kind(self, resource_type):
+        return self.kinds[resource_type]
+
+    def confirm(self, submission, accepted_by, staff_id=None):
+        kind = self.kind(submission.resource_type)
+        if submission.action == "create" or submission.action == "no_known_allergies":
+            duplicate = kind.duplicate_of(self.db, submission)
+            if duplicate is not None:
+                # A duplicate is never added to the chart: the decision points at the item already there.
+                record = duplicate
+                submission.decision_reason = submission.decision_reason or "Duplicate of an item on the chart."
+            else:
+                record = kind.create(self.db, submission, accepted_by)
+        else:
+            record = kind.change(self.db, submission)
+        submission.review_status = "confirmed"
+        submission.accepted_automatically = accepted_by == "automatic"
+        submission.result_record_id = record.id
+        submission.decided_by_staff_id = staff_id
+        self._decided(submission)
+        return submission
+
+    def reject(self, submission, reason=None, staff_id=None):
+        submission.review_status = "rejected"
+        submission.decision_reason = reason
+        submission.decided_by_staff_id = staff_id
+        self._decided(submission)
+        return submission
+
+    def _decided(self, submission):
+        submission.decided_at = _now()
+        self.db.flush()
+        emit(self.db, self.clinic_id, DECIDED_EVENT, submission.id,
+             {"submission_id": str(submission.id), "resource_type": submission.resource_type,
+              "review_status": submission.review_status})
+
+
+class SubmissionService:
+    """The API side: what a key sends and may follow."""
+
+    def __init__(self, request):
+        self.request = request
+        self.db = request.db
+        self.registry = request.registry
+
+    # Sending
+
+    def submit(self, clinic, identity, *, resource_type, action, patient_id, target_id, payload,
+               client_reference=None, origin_assistant_name=None):
+        """A new submission (or, for a client_reference already used with the same content, the existing
+        one). Automatic acceptance may decide it at once; the caller cannot tell but by reading it."""
+        # A new item's target id is minted per send, so only changes name their target in the content.
+        changed = str(target_id) if action in ("update", "retract") else None
+        digest = content_hash(resource_type, action, changed, payload, origin_assistant_name)
+        if client_reference is not None:
+            existing = self._by_reference(identity.owner_id, client_reference)
+            if existing is not None:
+                if existing.content_hash != digest:
+                    raise Problem("client_reference_conflict", "This client_reference was sent before with "
+                                  "different content; use a new reference for new content.",
+                                  errors=[{"pointer": "/client_reference",
+                                           "message": "Already used for different content."}])
+                return existing
+        submission = Submission(
+            id=uuid.uuid4(), patient_id=patient_id, resource_type=resource_type, action=action,
+            review_status="pending", target_id=target_id, accepted_automatically=False, source="api",
+            client_reference=client_reference, origin_assistant_name=origin_assistant_name, payload=payload,
+            content_hash=digest, api_key_id=identity.id, workspace_id=identity.workspace_id,
+            sender_owner_id=identity.owner_id,
+        )
+        self.db.add(submission)
+        self.db.flush()
+        AutoAcceptance(self.db, self.registry, clinic).consider(submission, identity)
+        self.db.refresh(submission)
+        return submission
+
+    def _by_reference(self, owner_id, client_reference):
+        # Two sends with one reference at once: the second waits for the first, then sees it.
+        self.db.execute(select(func.pg_advisory_xact_lock(
+            func.hashtextextended(f"client_reference:{owner_id}:{client_reference}", 0))))
+        return self.db.scalar(select(Submission).where(Submission.sender_owner_id == owner_id,
+                                                       Submission.client_reference == client_reference))
+
+    # Following
+
+    def _own(self, identity, kinds):
+        return (select(Submission).join(Patient, Patient.id == Submission.patient_id)
+                .where(Patient.restricted.is_(False), Submission.sender_owner_id == identity.owner_id,
+                       Submission.resource_type.in_(kinds)))
+
+    def get_own(self, identity, submission_id):
+        """The caller's own submission, or None (absent, another sender's, or a restricted patient's)."""
+        return self.db.scalar(self._own(identity, list(self.registry["review.kinds"]))
+                              .where(Submission.id == submission_id))
+
+    def list_own(self, identity, kinds, query):
+        statement = self._own(identity, kinds)
+        if query.get("review_status"):
+            statement = statement.where(Submission.review_status == query["review_status"])
+        if query.get("resource_type"):
+            statement = statement.where(Submission.resource_type == query["resource_type"])
+        return keyset_page(self.request, self.db, statement, (Submission.submitted_at, Submission.id), query)
+
+    def withdraw(self, clinic, submission):
+        """The sender takes back a pending submission: it is rejected with the reason `withdrawn`."""
+        if submission.review_status != "pending":
+            raise Problem("submission_not_pending", "This submission was already decided (or accepted "
+                          "automatically) and cannot be changed or withdrawn.")
+        Decisions(self.db, self.registry, clinic.id).reject(submission, reason="withdrawn")
+        self.db.refresh(submission)
+        return submission
+
+
+class AutoAcceptance:
+    """Per clinic, per sender (a key, or a workspace's current connection) and kind; off by default."""
+
+    def __init__(self, db, registry, clinic):
+        self.db = db
+        self.registry = registry
+        self.clinic = clinic
+
+    def _connected_at(self, workspace_id):
+        if self.clinic.is_sandbox:
+            return None
+        return self.db.scalar(select(Connection.connected_at).where(
+            Connection.workspace_id == workspace_id, Connection.clinic_id == self.clinic.id,
+            Connection.revoked_at.is_(None)))
+
+    def setting_for(self, identity, kind):
+        """The setting that switches automatic acceptance on for this caller and kind, or None."""
+        setting = self.db.scalar(select(AutoAcceptSetting).where(
+            AutoAcceptSetting.sender_type == "key", AutoAcceptSetting.sender_id == identity.id,
+            AutoAcceptSetting.kind == kind, AutoAcceptSetting.enabled.is_(True)))
+        if setting is None and identity.workspace_id is not None:
+            setting = self.db.scalar(select(AutoAcceptSetting).where(
+                AutoAcceptSetting.sender_type == "workspace", AutoAcceptSetting.sender_id == identity.workspace_id,
+                AutoAcceptSetting.kind == kind, AutoAcceptSetting.enabled.is_(True)))
+            if setting is not None and setting.connected_at != self._connected_at(identity.workspace_id):
+                return None  # switched on for an earlier connection: a new connection starts with it off
+        return setting
+
+    def consider(self, submission, identity):
+        if submission.action in NEVER_AUTOMATIC_ACTIONS:
+            return
+        setting = self.setting_for(identity, submission.resource_type)
+        if setting is None or setting.paused_at is not None:
+            return
+        decisions = Decisions(self.db, self.registry, self.clinic.id)
+        if decisions.kind(submission.resource_type).duplicate_of(self.db, submission) is not None:
+            return
+        if self._unusual_volume(setting, submission):
+            return
+        decisions.confirm(submission, "automatic")
+
+    def _unusual_volume(self, setting, submission):
+        threshold, window = pause_settings(self.registry.settings)
+        sender = (Submission.api_key_id if setting.sender_type == "key" else Submission.workspace_id)
+        accepted = self.db.scalar(select(func.count()).select_from(Submission).where(
+            sender == setting.sender_id, Submission.accepted_automatically.is_(True),
+            Submission.decided_at > _now() - datetime.timedelta(minutes=window)))
+        if accepted < threshold:
+            return False
+        setting.paused_at = _now()
+        self.db.add(AutoAcceptPause(id=uuid.uuid4(), sender_type=setting.sender_type, sender_id=setting.sender_id,
+                                    kind=setting.kind, paused_at=setting.paused_at, accepted_in_window=accepted,
+                                    threshold=threshold, window_minutes=window, submission_id=submission.id))
+        return True
+
+
+class StaffReview:
+    """The clinic's side, for one clinic (the session is bound to it)."""
+
+    def __init__(self, db, registry, clinic):
+        self.db = db
+        self.registry = registry
+        self.clinic = clinic
+        self.decisions = Decisions(db, registry, clinic.id)
+
+    def submissions(self, status=None):
+        statement = select(Submission).order_by(Submission.submitted_at, Submission.id)
+        if status:
+            statement = statement.where(Submission.review_status == status)
+        return self.db.scalars(statement).all()
+
+    def submission(self, submission_id):
+        submission = self.db.get(Submission, submission_id)
+        if submission is None:
+            raise ReviewError(f"no submission {submission_id} in this clinic")
+        return submission
+
+    def _pending(self, submission_id):
+        submission = self.submission(submission_id)
+        if submission.review_status != "pending":
+            raise ReviewError(f"submission_not_pending: submission {submission_id} is already "
+                              f"{submission.review_status}")
+        return submission
+
+    def accept(self, submission_id, staff_id=None):
+        submission = self._pending(submission_id)
+        self.decisions.kind(submission.resource_type).check_confirm(self.db, submission)
+        return self.decisions.confirm(submission, "clinic", staff_id)
+
+    def decline(self, submission_id, reason=None, staff_id=None):
+        if reason is not None and not 1 <= len(reason.strip()) <= 2000:
+            raise ReviewError("--reason must be 1 to 2000 characters")
+        return self.decisions.reject(self._pending(submission_id), reason and reason.strip(), staff_id)
+
+    def review_item(self, kind, item_id, staff_id=None):
+        """Mark an automatically accepted item reviewed: it then reads confirmed."""
+        handler = self.registry["review.kinds"].get(kind)
+        if handler is None:
+            raise ReviewError(f"unknown kind {kind}")
+        item = self.db.get(handler.model, item_id)
+        if item is None or getattr(item, "entry", None) == "legacy_text":
+            raise ReviewError(f"no {kind} {item_id} in this clinic")
+        if item.accepted_by != "automatic":
+            raise ReviewError(f"{kind} {item_id} was not accepted automatically; there is nothing to review")
+        if item.reviewed_at is not None:
+            raise ReviewError(f"{kind} {item_id} was already reviewed")
+        item.reviewed_at = _now()
+        item.reviewed_by_staff_id = staff_id
+        if item.verification_status == "unconfirmed":
+            item.verification_status = "confirmed"
+        self.db.flush()
+        return item
+
+    # Automatic acceptance settings
+
+    def set_auto_accept(self, kinds, enabled, key_id=None, workspace_id=None):
+        unknown = sorted(set(kinds) - set(self.registry["review.kinds"]))
+        if unknown or not kinds:
+            raise ReviewError(f"--kinds takes {', '.join(sorted(self.registry['review.kinds']))}"
+                              + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+        if key_id is not None:
+            sender_type, sender_id, connected_at = "key", self._key_reaching_clinic(key_id), None
+        else:
+            sender_type, sender_id = "workspace", workspace_id
+            connected_at = self._workspace_connection(workspace_id)
+        settings = []
+        for kind in sorted(set(kinds)):
+            setting = self.db.scalar(select(AutoAcceptSetting).where(AutoAcceptSetting.sender_id == sender_id,
+                                                                     AutoAcceptSetting.kind == kind))
+            if setting is None:
+                setting = AutoAcceptSetting(id=uuid.uuid4(), sender_type=sender_type, sender_id=sender_id, kind=kind)
+                self.db.add(setting)
+            setting.enabled = enabled
+            setting.connected_at = connected_at
+            if setting.paused_at is not None:
+                # Switching it again is the operator's answer to a pause: it resumes (or stays off).
+                setting.paused_at = None
+                for pause in self.db.scalars(select(AutoAcceptPause).where(
+                        AutoAcceptPause.sender_id == sender_id, AutoAcceptPause.kind == kind,
+                        AutoAcceptPause.resumed_at.is_(None))):
+                    pause.resumed_at = _now()
+            settings.append(setting)
+        self.db.flush()
+        return settings
+
+    def _key_reaching_clinic(self, key_id):
+        key = self.db.scalar(select(ApiKey).where(ApiKey.key_id == key_id))
+        if key is None or key.revoked_at is not None:
+            raise ReviewError(f"no active key {key_id}")
+        if key.clinic_id is not None and key.clinic_id != self.clinic.id:
+            raise ReviewError(f"key {key_id} belongs to another clinic")
+        if key.workspace_id is not None:
+            self._workspace_connection(key.workspace_id, for_key=(key.mode == "test"))
+        return key.id
+
+    def _workspace_connection(self, workspace_id, for_key=None):
+        """The connected_at of the workspace's connection to this clinic (None for its own sandbox)."""
+        if self.clinic.is_sandbox:
+            if self.clinic.sandbox_of_workspace_id != workspace_id or for_key is False:
+                raise ReviewError("only that workspace's test keys reach this sandbox clinic")
+            return None
+        if for_key:
+            raise ReviewError("a test key reaches only its workspace's sandbox clinic")
+        connected_at = self.db.scalar(select(Connection.connected_at).where(
+            Connection.workspace_id == workspace_id, Connection.clinic_id == self.clinic.id,
+            Connection.revoked_at.is_(None)))
+        if connected_at is None:
+            raise ReviewError(f"workspace {workspace_id} is not connected to this clinic")
+        return connected_at
+
+    def auto_accept_state(self):
+        settings = self.db.scalars(select(AutoAcceptSetting).order_by(AutoAcceptSetting.sender_id,
+                                                                      AutoAcceptSetting.kind)).all()
+        pauses = self.db.scalars(select(AutoAcceptPause).order_by(AutoAcceptPause.paused_at)).all()
+        return settings, pauses
+
+
+def submission_service_factory(context, request):
+    return SubmissionService(request)
