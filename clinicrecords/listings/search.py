@@ -65,13 +65,11 @@ def bounding_box(near):
     return lat_min, lat_max, ((lng_min, lng_max),)
 
 
+# control.listing_term_matches (revision c08_listings) reads the vocabulary through its trigram index only:
+# the planner prices the similarity operator as cheap and would otherwise scan every term.
 _MATCHED = """
 WITH matched AS MATERIALIZED (
-    SELECT t.term, extensions.word_similarity(CAST(:q AS text), t.term) AS score
-    FROM control.listing_terms t
-    WHERE t.term OPERATOR(extensions.%>) CAST(:q AS text)
-    ORDER BY score DESC, t.term
-    LIMIT :max_terms
+    SELECT term, score FROM control.listing_term_matches(CAST(:q AS text), :max_terms)
 )"""
 
 _CONDITION = {

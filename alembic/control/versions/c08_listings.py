@@ -68,9 +68,31 @@ def upgrade():
     schema='control'
     )
     op.create_index('ix_listing_terms_term_trgm', 'listing_terms', ['term'], unique=False, schema='control', postgresql_using='gin', postgresql_ops={'term': 'extensions.gin_trgm_ops'})
+    op.execute(TERM_MATCHES)
+
+
+# The closest names to a query, always through the trigram index: the planner prices pg_trgm's operator as
+# cheap and would rather evaluate word_similarity on every term (60 times slower on 2,000 terms).
+TERM_MATCHES = """
+CREATE FUNCTION control.listing_term_matches(query text, max_terms integer)
+RETURNS TABLE (term text, score real)
+LANGUAGE sql STABLE
+SET search_path = ''
+SET enable_seqscan = off
+SET enable_indexscan = off
+SET enable_indexonlyscan = off
+AS $$
+    SELECT t.term, extensions.word_similarity(query, t.term)
+    FROM control.listing_terms t
+    WHERE t.term OPERATOR(extensions.%>) query
+    ORDER BY 2 DESC, t.term
+    LIMIT max_terms
+$$
+"""
 
 
 def downgrade():
+    op.execute("DROP FUNCTION control.listing_term_matches(text, integer)")
     op.drop_index('ix_listing_terms_term_trgm', table_name='listing_terms', schema='control')
     op.drop_table('listing_terms', schema='control')
     op.drop_index('ix_listing_items_terms', table_name='listing_items', schema='control')
