@@ -21,6 +21,8 @@ CONTEXTS = (
     "clinicrecords.care_providers",
     "clinicrecords.review",
     "clinicrecords.clinical",
+    "clinicrecords.inventory",
+    "clinicrecords.listings",
 )
 
 

@@ -24,6 +24,8 @@ COMMAND_MODULES = (
     "clinicrecords.events.cli",
     "clinicrecords.review.cli",
     "clinicrecords.clinical.cli",
+    "clinicrecords.inventory.cli",
+    "clinicrecords.listings.cli",
 )
 
 EXIT_BAD_INPUT = 2
@@ -70,6 +72,14 @@ def _run_handler(args, request):
 
 def main(argv=None):
     sys.exit(run(argv))
+
+
+def command_group(commands, name, help):
+    """The subcommands of a top-level command; contexts that share a name (`item`) share one group."""
+    groups = vars(commands).setdefault("_clinicrecords_groups", {})
+    if name not in groups:
+        groups[name] = commands.add_parser(name, help=help).add_subparsers(dest="action", required=True)
+    return groups[name]
 
 
 def not_transactional(handler):

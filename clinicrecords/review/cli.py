@@ -1,3 +1,4 @@
+from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.errors import InvalidInput
@@ -71,7 +72,7 @@ def submission_decline(request, args):
 
 
 def _register_item(commands):
-    item = commands.add_parser("item", help="chart items").add_subparsers(dest="action", required=True)
+    item = command_group(commands, "item", help="inventory items and chart items")
     review = item.add_parser("review", help="mark an automatically accepted item reviewed")
     _clinic_arg(review)
     review.add_argument("--kind", required=True, choices=KINDS)

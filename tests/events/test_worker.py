@@ -37,9 +37,10 @@ def _consumer(ini, env):
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
 
-def _queued_deliveries():
-    # Only delivery tasks: a starting worker also re-queues any interrupted patient import it finds.
-    return sum(1 for task in tasks.huey.pending() if task.name == "deliver")
+def _queued(delivery_id):
+    """Tasks queued for this delivery. The queue also carries other work: a starting worker re-queues
+    interrupted imports, and its sweep re-queues other tests' due deliveries."""
+    return sum(1 for task in tasks.huey.pending() if task.name == "deliver" and task.args == (str(delivery_id),))
 
 
 def _wait_for(predicate, timeout=45):
@@ -69,7 +70,8 @@ def test_a_worker_killed_mid_delivery_loses_nothing(world, engine, make_receiver
     clinic_id = world.clinic()
     endpoint_id, secret = world.webhook(clinic_id=clinic_id, url=receiver.url)
     [event] = emit_events(world, clinic_id)
-    assert _queued_deliveries() == 1
+    delivery_id = _row(engine, endpoint_id).id
+    assert _queued(delivery_id) == 1
 
     first = _consumer(ini, env)
     try:
@@ -82,7 +84,7 @@ def test_a_worker_killed_mid_delivery_loses_nothing(world, engine, make_receiver
     receiver.release.set()
     killed = _row(engine, endpoint_id)
     assert (killed.status, killed.attempts) == ("pending", 0) and killed.locked_until is not None
-    assert _queued_deliveries() == 0, "the consumer had taken the task: only the database remembers"
+    assert _queued(delivery_id) == 0, "the consumer had taken the task: only the database remembers"
 
     second = _consumer(ini, env)
     try:

@@ -215,3 +215,13 @@ def test_console_script_speaks_the_contract(app):
     assert bad.returncode == 2
     assert bad.stdout == ""
     assert "kind" in bad.stderr
+
+
+def test_contexts_share_a_command_group():
+    """`item review` (review queue) and `item create|link|unlink` (inventory) live under one `item`."""
+    from clinicrecords.cli import build_parser
+
+    parser = build_parser()
+    for argv in (["x.ini", "item", "review", "--clinic", str(uuid.uuid4()), "--kind", "allergy", str(uuid.uuid4())],
+                 ["x.ini", "item", "link", "--clinic", str(uuid.uuid4()), str(uuid.uuid4())]):
+        assert callable(parser.parse_args(argv).handler)

@@ -1,0 +1,12 @@
+"""The worker announces tills that fell silent (listing.freshness.changed) once a minute."""
+
+from huey import crontab
+
+from clinicrecords.inventory import bands
+from clinicrecords.inventory.services import sweep_stale_tills
+from clinicrecords.tasks import periodic_task
+
+
+@periodic_task(crontab(minute="*"))
+def sweep_tills(request):
+    return [str(clinic_id) for clinic_id in sweep_stale_tills(request.db, bands.max_age(request.registry.settings))]

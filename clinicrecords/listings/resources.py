@@ -1,0 +1,53 @@
+from pyramid.authorization import DENY_ALL, Allow
+
+from clinicrecords.access.permissions import Permission
+from clinicrecords.access.security_policy import permission_principal
+from clinicrecords.resources import Resource
+
+_LISTING_PERMISSIONS = (Permission.ListingProfileRead, Permission.ListingAvailabilityRead)
+
+
+class Listings(Resource):
+    """/v1/listings: not under a clinic, so the key's own scopes are its principals."""
+
+    __acl__ = tuple((Allow, permission_principal(p), p) for p in _LISTING_PERMISSIONS) + (DENY_ALL,)
+
+    def __getitem__(self, name):
+        child = {"pharmacies": ListedPharmacies, "search": ListingSearch}.get(name)
+        if child is None:
+            raise KeyError(name)
+        return child(self, name)
+
+
+class ListedPharmacies(Resource):
+    """/v1/listings/pharmacies"""
+
+
+class ListingSearch(Resource):
+    """/v1/listings/search"""
+
+
+class ClinicListing(Resource):
+    """/v1/clinics/{clinic_id}/listing: a pharmacy's own listing (or a sandbox's), through a connection."""
+
+    def __init__(self, parent, name):
+        super().__init__(parent, name)
+        from clinicrecords.listings.projection import listable
+
+        if not listable(parent.clinic):
+            raise KeyError(name)
+        self.clinic = parent.clinic
+
+    def __getitem__(self, name):
+        child = {"profile": ListingProfile, "items": ListingItems}.get(name)
+        if child is None:
+            raise KeyError(name)
+        return child(self, name)
+
+
+class ListingProfile(Resource):
+    """/v1/clinics/{clinic_id}/listing/profile"""
+
+
+class ListingItems(Resource):
+    """/v1/clinics/{clinic_id}/listing/items"""

@@ -1,0 +1,103 @@
+import datetime
+import io
+import json
+
+import pytest
+
+from clinicrecords import tasks
+from clinicrecords.cli import run
+from clinicrecords.clinics.services import open_clinic
+from clinicrecords.inventory import bands, services
+from tests.common.world import Connected
+from tests.conftest import TESTING_INI
+
+AGE = datetime.timedelta(minutes=bands.DEFAULT_MAX_AGE_MINUTES)
+
+
+def admin(*argv):
+    """Run a command in-process: (exit status, parsed stdout or None, stderr text)."""
+    out, err = io.StringIO(), io.StringIO()
+    saved = dict(tasks._state)
+    try:
+        status = run([TESTING_INI, *argv], stdout=out, stderr=err)
+    except SystemExit as exc:
+        status = exc.code
+    finally:
+        tasks._state.update(saved)
+    text = out.getvalue()
+    if status == 0:
+        assert text.count("\n") == 1, "exactly one JSON object on stdout"
+    return status, (json.loads(text) if status == 0 else None), err.getvalue()
+
+
+def ok(*argv):
+    status, result, err = admin(*argv)
+    assert status == 0, err
+    return result
+
+
+class Till:
+    """Staff actions on one clinic through the same services as the CLI, with a chosen clock."""
+
+    def __init__(self, world, clinic_id):
+        self.world = world
+        self.clinic_id = clinic_id
+
+    def _run(self, action):
+        with self.world.db() as db:
+            return action(db, open_clinic(db, self.clinic_id))
+
+    def item(self, name="Amoxicillin 500 mg capsules", quantity=None, linked=True, **kwargs):
+        item_id = self._run(lambda db, clinic: services.create_item(db, clinic, name=name, linked=linked,
+                                                                    **kwargs).id)
+        if quantity is not None:
+            self.stock(item_id, quantity)
+        return item_id
+
+    def stock(self, item_id, quantity, now=None):
+        self._run(lambda db, clinic: services.set_stock(db, clinic, item_id, quantity, AGE, now=now))
+
+    def link(self, item_id, linked=True):
+        self._run(lambda db, clinic: services.set_linked(db, clinic, item_id, linked))
+
+    def report(self, now=None):
+        self._run(lambda db, clinic: services.report_till(db, clinic, AGE, now=now))
+
+    def stale(self, now=None):
+        self._run(lambda db, clinic: services.mark_till_stale(db, clinic, AGE, now=now))
+
+    def events(self, types=None):
+        from sqlalchemy import select
+
+        from clinicrecords.events.models import Event
+
+        with self.world.db() as db:
+            open_clinic(db, self.clinic_id)
+            rows = db.scalars(select(Event).order_by(Event.seq)).all()
+            return [(e.type, e.subject_id, e.data) for e in rows if types is None or e.type in types]
+
+
+def _pharmacy(world, recording):
+    clinic_id = world.clinic("Harbour Pharmacy", kind="pharmacy", lat=51.5072, lng=-0.1276)
+    workspace_id, sandbox_id = world.workspace()
+    world.grant(workspace_id, clinic_id)
+    if recording:
+        world.webhook(clinic_id=clinic_id)
+    connected = Connected(clinic_id, workspace_id, sandbox_id, world.key(workspace_id=workspace_id, mode="live"))
+    till = Till(world, connected.clinic_id)
+    till.report()
+    connected.till = till
+    return connected
+
+
+@pytest.fixture
+def pharmacy(world):
+    """A pharmacy whose till has just reported, with a connected live key holding every permission."""
+    return _pharmacy(world, recording=False)
+
+
+@pytest.fixture
+def recording_pharmacy(world):
+    """THE clinic of every assertion about events: it has a webhook endpoint, so its events are recorded
+    (spec, Events rule 5) from before its till's first report."""
+    return _pharmacy(world, recording=True)
