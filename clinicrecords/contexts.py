@@ -15,6 +15,8 @@ CONTEXTS = (
     "clinicrecords.access",
     "clinicrecords.events",
     "clinicrecords.patients",
+    "clinicrecords.insurance",
+    "clinicrecords.dispensing",
 )
 
 

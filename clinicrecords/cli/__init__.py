@@ -17,6 +17,8 @@ COMMAND_MODULES = (
     "clinicrecords.clinics.cli",
     "clinicrecords.access.cli",
     "clinicrecords.sandbox.cli",
+    "clinicrecords.insurance.cli",
+    "clinicrecords.dispensing.cli",
 )
 
 EXIT_BAD_INPUT = 2
