@@ -13,10 +13,15 @@ class PayerError(InvalidInput):
     """Bad input for a payer; nothing was written."""
 
 
+# Letters with a stroke or ligatures that Unicode does not decompose into a base letter and a mark.
+_UNDECOMPOSED = str.maketrans({"ø": "o", "đ": "d", "ð": "d", "ł": "l", "ħ": "h", "ı": "i", "æ": "ae", "œ": "oe",
+                               "þ": "th"})
+
+
 def fold(text):
     """Case- and accent-insensitive form: NFKD, combining marks dropped, casefolded."""
     decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold().translate(_UNDECOMPOSED)
 
 
 def _like_escape(text):

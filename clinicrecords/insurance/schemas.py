@@ -18,6 +18,15 @@ RELATIONSHIPS = ("self", "spouse", "child", "other")
 CONFIRMATION_STATUSES = ("unconfirmed", "confirmed")
 
 
+class StrictBoolean(fields.Boolean):
+    """JSON true or false only (no "yes", 1 or "true")."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
 # Payers
 
 class PayerListQuery(ListQuery):
@@ -60,7 +69,7 @@ class CoverageCreate(RequestSchema):
     subscriber = fields.Nested(SubscriberSchema)
     period = fields.Nested(PeriodSchema, allow_none=True)
     # Accepted only to refuse `true` with 409 activation_requires_staff: only staff activate.
-    coverage_active = fields.Boolean()
+    coverage_active = StrictBoolean()
 
 
 class CoverageUpdate(RequestSchema):
@@ -71,7 +80,7 @@ class CoverageUpdate(RequestSchema):
     group_number = fields.String(validate=validate.Length(1, 64), allow_none=True)
     subscriber = fields.Nested(SubscriberSchema)
     period = fields.Nested(PeriodSchema, allow_none=True)
-    coverage_active = fields.Boolean()
+    coverage_active = StrictBoolean()
 
 
 class CoverageListQuery(UpdatedSinceListQuery):
