@@ -3,6 +3,8 @@
 import decimal
 import json
 
+from pyramid.request import Request
+
 from clinicrecords.api.problems import Problem, invalid
 
 JSON = "application/json"
@@ -36,5 +38,16 @@ def _json_object(request):
     return value
 
 
+# pyramid_retry copies every body so a retry can read it again; webob puts a copy larger than its default
+# 10 KiB limit in a temporary file that nobody closes. Bodies up to 10 MiB (the largest the spec allows)
+# are copied in memory instead.
+BODY_COPY_IN_MEMORY_LIMIT = 10 * 1024 * 1024
+
+
+class ApiRequest(Request):
+    request_body_tempfile_limit = BODY_COPY_IN_MEMORY_LIMIT
+
+
 def includeme(config):
+    config.set_request_factory(ApiRequest)
     config.add_request_method(_json_object, "json_object", reify=True)
