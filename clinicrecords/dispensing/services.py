@@ -15,7 +15,7 @@ import uuid
 from sqlalchemy import select
 
 from clinicrecords.access.services import get_workspace
-from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.pagination import Page, keyset_page
 from clinicrecords.dispensing.models import Dispensing, DispensingEnrollment
 from clinicrecords.dispensing.schemas import REASON_CODES
 from clinicrecords.errors import InvalidInput
@@ -35,7 +35,11 @@ class DispensingFlagService:
         self.db = request.db
 
     def list(self, workspace_id, query):
-        """Flags of the caller's enrolled, unrestricted patients dispensed within the query's window."""
+        """Flags of the caller's enrolled, unrestricted patients dispensed within the query's window.
+
+        A clinic-owned key (no workspace) has no enrollees: its list is always empty."""
+        if workspace_id is None:
+            return Page([], False, None)
         start = datetime.datetime.combine(query["from_"], datetime.time(), datetime.UTC)
         end = datetime.datetime.combine(query["to"] + datetime.timedelta(days=1), datetime.time(), datetime.UTC)
         statement = (

@@ -159,3 +159,27 @@ def test_staff_confirm_then_activate(world, testapp, caller):
     read = testapp.get(caller.url(f"coverages/{created['id']}"), headers=caller.headers).json["data"]
     assert (read["confirmation_status"], read["coverage_active"]) == ("confirmed", True)
     assert admin("coverage", "confirm", "--clinic", caller.clinic_id, SANDBOX_PAYER_IDS[0])[0] == 2
+
+
+def test_concurrent_creates_for_the_same_patient_and_payer_make_one_coverage(app, world, caller):
+    import threading
+
+    import webtest
+
+    barrier, results = threading.Barrier(2), []
+
+    def send():
+        client = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+        barrier.wait()
+        results.append(client.post_json(caller.url("coverages"), CoverageCreate.EXAMPLE,
+                                        headers=caller.write_headers(), expect_errors=True))
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(r.status_int for r in results) == [201, 409]
+    created = next(r for r in results if r.status_int == 201).json["data"]["id"]
+    conflict = next(r for r in results if r.status_int == 409).json
+    assert conflict["code"] == "coverage_exists" and created in conflict["detail"]

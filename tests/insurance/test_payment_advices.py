@@ -283,3 +283,9 @@ def test_a_staff_payment_reduces_what_an_advice_may_allocate(world, testapp, cal
     assert admin("claim", "pay", "--clinic", caller.clinic_id, CLAIM_1, "--amount", "200")[0] == 0
     response = _post(testapp, caller, EXAMPLE, status=400)
     assert [e["pointer"] for e in response.json["errors"]] == ["/allocations/0/amount"]
+
+
+def test_payment_advices_are_only_sent(testapp, caller):
+    response = testapp.get(caller.url("insurance/payment-advices"), headers=caller.headers, status=405)
+    assert response.headers["Allow"] == "POST"
+    assert testapp.get(caller.url("insurance"), headers=caller.headers, status=404).json["code"] == "not_found"
