@@ -6,8 +6,13 @@
 from clinicrecords.insurance.advices import payment_advice_service_factory
 from clinicrecords.insurance.coverages import coverage_service_factory
 from clinicrecords.insurance.payers import payer_service_factory
-from clinicrecords.insurance.representations import (coverage_fhir, coverage_json, payer_fhir, payer_json,
-                                                     payment_advice_json)
+from clinicrecords.insurance.representations import (
+    coverage_fhir,
+    coverage_json,
+    payer_fhir,
+    payer_json,
+    payment_advice_json,
+)
 from clinicrecords.insurance.resources import CoverageCollection, Insurance, PayerCollection
 from clinicrecords.insurance.schemas import CoverageOut, PayerOut, PaymentAdviceOut
 from clinicrecords.insurance.seed import seed_insurance

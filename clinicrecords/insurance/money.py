@@ -2,7 +2,7 @@
 
 from decimal import Decimal
 
-from marshmallow import ValidationError, fields
+from marshmallow import fields
 
 # ISO 4217 minor units where they differ from 2.
 _MINOR_UNITS = {
@@ -11,7 +11,7 @@ _MINOR_UNITS = {
     **dict.fromkeys(("BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"), 3),
 }
 # NUMERIC(18, 4) holds 14 integer digits.
-MAX_AMOUNT = Decimal("99999999999999")
+MAX_AMOUNT = Decimal(99999999999999)
 
 
 def minor_units(currency):
@@ -60,6 +60,3 @@ def plain_amount(amount, currency):
     if amount is None:
         return None
     return amount.quantize(Decimal(1).scaleb(-minor_units(currency)))
-
-
-__all__ = ["Money", "ValidationError", "fits_minor_units", "minor_units", "plain_amount"]

@@ -4,10 +4,20 @@ from pyramid.view import view_config
 from clinicrecords.access.permissions import Permission
 from clinicrecords.api.representations import render_one, render_page
 from clinicrecords.clinics.resources import ClinicResource
-from clinicrecords.insurance.resources import (CoverageCollection, CoverageResource, PayerCollection,
-                                               PayerResource, PaymentAdviceCollection)
-from clinicrecords.insurance.schemas import (CoverageCreate, CoverageListQuery, CoverageUpdate, PayerListQuery,
-                                             PaymentAdviceCreate)
+from clinicrecords.insurance.resources import (
+    CoverageCollection,
+    CoverageResource,
+    PayerCollection,
+    PayerResource,
+    PaymentAdviceCollection,
+)
+from clinicrecords.insurance.schemas import (
+    CoverageCreate,
+    CoverageListQuery,
+    CoverageUpdate,
+    PayerListQuery,
+    PaymentAdviceCreate,
+)
 
 
 def _clinic(context):

@@ -1,6 +1,11 @@
 import pytest
 
-from clinicrecords.insurance.schemas import SANDBOX_COVERAGE_IDS, SANDBOX_PAYER_IDS, CoverageCreate, CoverageUpdate
+from clinicrecords.insurance.schemas import (
+    SANDBOX_COVERAGE_IDS,
+    SANDBOX_PAYER_IDS,
+    CoverageCreate,
+    CoverageUpdate,
+)
 from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
 from tests.insurance.helpers import admin, restrict, sandbox_caller
 

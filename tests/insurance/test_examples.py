@@ -1,6 +1,11 @@
 """Every insurance body EXAMPLE works as-is against a fresh sandbox of any workspace."""
 
-from clinicrecords.insurance.schemas import SANDBOX_COVERAGE_IDS, CoverageCreate, CoverageUpdate, PaymentAdviceCreate
+from clinicrecords.insurance.schemas import (
+    SANDBOX_COVERAGE_IDS,
+    CoverageCreate,
+    CoverageUpdate,
+    PaymentAdviceCreate,
+)
 from tests.insurance.helpers import sandbox_caller
 
 
