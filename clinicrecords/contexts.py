@@ -23,6 +23,8 @@ CONTEXTS = (
     "clinicrecords.clinical",
     "clinicrecords.inventory",
     "clinicrecords.listings",
+    "clinicrecords.insurance",
+    "clinicrecords.dispensing",
 )
 
 

@@ -27,6 +27,7 @@ CODES = {
     "ip_not_allowed": Code(403, "Requests from this address are not allowed for this key"),
     "plan_feature_missing": Code(403, "The clinic's plan does not include this feature"),
     "browser_not_allowed": Code(403, "The API is server-to-server; browser requests are refused"),
+    "insurer_not_linked": Code(403, "The clinic has not linked an insurer to the caller's organization"),
     # 404, 405
     "not_found": Code(404, "Not found"),
     "method_not_allowed": Code(405, "The method is not allowed on this resource"),

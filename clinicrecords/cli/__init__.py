@@ -26,6 +26,8 @@ COMMAND_MODULES = (
     "clinicrecords.clinical.cli",
     "clinicrecords.inventory.cli",
     "clinicrecords.listings.cli",
+    "clinicrecords.insurance.cli",
+    "clinicrecords.dispensing.cli",
 )
 
 EXIT_BAD_INPUT = 2

@@ -1,0 +1,146 @@
+"""Coverages: added unconfirmed and inactive through the API; staff confirm and activate.
+
+Changing a confirmed coverage's payer, member id or subscriber returns it to unconfirmed (and inactive:
+staff activate only confirmed coverages).
+"""
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.problems import Problem, invalid
+from clinicrecords.errors import InvalidInput
+from clinicrecords.insurance.models import Coverage, Payer
+from clinicrecords.patients.models import Patient
+
+# Changing any of these on a confirmed coverage needs staff to confirm it again.
+_IDENTIFYING = ("payer_id", "member_id", "subscriber_relationship", "subscriber_name", "subscriber_birth_date")
+
+
+class CoverageError(InvalidInput):
+    """Bad input for a coverage staff command; nothing was written."""
+
+
+def _columns(data):
+    """Body fields → model columns (subscriber and period are nested in the body)."""
+    columns = {name: data[name] for name in ("patient_id", "payer_id", "member_id", "group_number") if name in data}
+    if "subscriber" in data:
+        subscriber = data["subscriber"]
+        columns.update(subscriber_relationship=subscriber["relationship"],
+                       subscriber_name=subscriber.get("name"), subscriber_birth_date=subscriber.get("birth_date"))
+    if "period" in data:
+        period = data["period"] or {}
+        columns.update(period_start=period.get("start"), period_end=period.get("end"))
+    return columns
+
+
+class CoverageService:
+    def __init__(self, request):
+        self.request = request
+        self.db = request.db
+
+    def _visible(self):
+        """Coverages of patients the API may see: a restricted patient's coverages are hidden."""
+        return select(Coverage).join(Patient, Patient.id == Coverage.patient_id).where(Patient.restricted.is_(False))
+
+    def get(self, coverage_id):
+        return self.db.scalar(self._visible().where(Coverage.id == coverage_id))
+
+    def list(self, query):
+        statement = self._visible()
+        if query.get("patient_id"):
+            statement = statement.where(Coverage.patient_id == query["patient_id"])
+        if query.get("updated_since"):
+            statement = statement.where(Coverage.updated_at >= query["updated_since"])
+        return keyset_page(self.request, self.db, statement, (Coverage.created_at, Coverage.id), query)
+
+    def _enabled_payer(self, payer_id):
+        payer = self.db.get(Payer, payer_id)
+        if payer is None:
+            raise invalid([{"pointer": "/payer_id", "message": "No payer with this id in the clinic's directory."}])
+        if not payer.enabled:
+            raise Problem("payer_not_enabled", "The clinic has not enabled this payer; GET /payers lists the "
+                          "payers it accepts.")
+        return payer
+
+    def _exists(self, patient, payer_id, reveal):
+        existing = self.db.scalar(select(Coverage.id).where(Coverage.patient_id == patient.id,
+                                                            Coverage.payer_id == payer_id))
+        if existing is None:
+            return None
+        detail = "The patient already has a coverage for that payer."
+        if reveal and not patient.restricted:
+            detail += f" Existing coverage: {existing}."
+        return Problem("coverage_exists", detail)
+
+    def _save(self, coverage, patient, reveal):
+        try:
+            with self.db.begin_nested():
+                self.db.add(coverage)
+                self.db.flush()
+        except IntegrityError:
+            # A concurrent request added the same patient and payer between our check and our insert.
+            raise self._exists(patient, coverage.payer_id, reveal) or Problem("coverage_exists") from None
+        self.db.refresh(coverage)
+        return coverage
+
+    def create(self, data, reveal_existing):
+        """`reveal_existing`: the caller may read patients, so coverage_exists may name the existing id."""
+        if data.get("coverage_active"):
+            raise Problem("activation_requires_staff", "Coverages added through the API start inactive; "
+                          "clinic staff activate them after confirming.")
+        self._enabled_payer(data["payer_id"])
+        # Restricted patients are accepted (the caller learns nothing of their records, see coverage_exists).
+        patient = self.db.get(Patient, data["patient_id"])
+        if patient is None:
+            raise invalid([{"pointer": "/patient_id", "message": "No patient with this id in the clinic."}])
+        conflict = self._exists(patient, data["payer_id"], reveal_existing)
+        if conflict:
+            raise conflict
+        coverage = Coverage(**_columns(data), confirmation_status="unconfirmed", coverage_active=False)
+        return self._save(coverage, patient, reveal_existing)
+
+    def update(self, coverage, data, reveal_existing):
+        if "coverage_active" in data and data["coverage_active"] != coverage.coverage_active:
+            raise Problem("activation_requires_staff", "Only clinic staff activate or deactivate a coverage.")
+        columns = _columns(data)
+        patient = self.db.get(Patient, coverage.patient_id)
+        if "payer_id" in columns and columns["payer_id"] != coverage.payer_id:
+            self._enabled_payer(columns["payer_id"])
+            conflict = self._exists(patient, columns["payer_id"], reveal_existing)
+            if conflict:
+                raise conflict
+        changed = any(name in columns and columns[name] != getattr(coverage, name) for name in _IDENTIFYING)
+        for name, value in columns.items():
+            setattr(coverage, name, value)
+        if changed and coverage.confirmation_status == "confirmed":
+            coverage.confirmation_status = "unconfirmed"
+            coverage.coverage_active = False
+        return self._save(coverage, patient, reveal_existing)
+
+
+def coverage_service_factory(context, request):
+    return CoverageService(request)
+
+
+def _get(db, coverage_id):
+    coverage = db.get(Coverage, coverage_id)
+    if coverage is None:
+        raise CoverageError(f"no coverage {coverage_id} in this clinic")
+    return coverage
+
+
+def confirm_coverage(db, coverage_id):
+    coverage = _get(db, coverage_id)
+    coverage.confirmation_status = "confirmed"
+    db.flush()
+    return coverage
+
+
+def activate_coverage(db, coverage_id):
+    coverage = _get(db, coverage_id)
+    if coverage.confirmation_status != "confirmed":
+        raise CoverageError("only a confirmed coverage can be activated: run `coverage confirm` first")
+    coverage.coverage_active = True
+    db.flush()
+    return coverage
