@@ -1,6 +1,7 @@
 from pyramid.view import view_config
 
 from clinicrecords.access.resources import KEY_HOLDER, Connections, Me
+from clinicrecords.access.schemas import ConnectionOut, MeOut
 from clinicrecords.api.render import iso
 
 
@@ -15,7 +16,8 @@ def _owner(request, identity):
             "name": request.db.get(Workspace, identity.workspace_id).name}
 
 
-@view_config(context=Me, request_method="GET", permission=KEY_HOLDER, renderer="json")
+@view_config(context=Me, request_method="GET", permission=KEY_HOLDER, renderer="json",
+             openapi={"summary": "Identify the calling key", "schema": MeOut})
 def me(context, request):
     identity = request.identity
     return {"data": {
@@ -27,7 +29,8 @@ def me(context, request):
     }}
 
 
-@view_config(context=Connections, request_method="GET", permission=KEY_HOLDER, renderer="json")
+@view_config(context=Connections, request_method="GET", permission=KEY_HOLDER, renderer="json",
+             openapi={"summary": "List the clinics this key reaches", "schema": ConnectionOut, "many": True})
 def connections(context, request):
     reach = request.find_service(name="reach")
     entries = []
