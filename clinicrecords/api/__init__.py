@@ -15,4 +15,5 @@ def includeme(config):
     config.include(".representations")
     config.include(".openapi")
     config.include(".request_log")
+    config.include(".request_text")
     config.scan(".errorviews")

@@ -9,7 +9,7 @@ from apispec.ext.marshmallow.common import resolve_schema_cls
 from clinicrecords.access.permissions import ALL_PERMISSIONS
 from clinicrecords.api.codes import CODES, problem_type
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
-from clinicrecords.api.idempotency import MAX_KEY_LENGTH, REPLAYED_HEADER
+from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
 from clinicrecords.api.render import json_bytes
 from clinicrecords.api.representations import FHIR_JSON, JSON
 from clinicrecords.api.routes import operations
@@ -192,7 +192,7 @@ class _Builder:
             parameters.append({
                 "in": "header", "name": IDEMPOTENCY_HEADER, "required": mode == "required",
                 "description": "Makes a retry safe: the first answer is replayed for 24 hours.",
-                "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH}})
+                "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH, "pattern": KEY_PATTERN}})
         return parameters
 
     def _success(self, operation):
