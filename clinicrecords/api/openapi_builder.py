@@ -52,7 +52,7 @@ FHIR_RESOURCE_SCHEMA = {
 }
 
 FHIR_BUNDLE_SCHEMA = {
-    "type": "object", "required": ["resourceType", "type", "link", "entry"],
+    "type": "object", "required": ["resourceType", "type", "link"],
     "description": "A FHIR R4 searchset Bundle; the `next` link carries the cursor (`starting_after`).",
     "properties": {
         "resourceType": {"const": "Bundle"},

@@ -12,8 +12,13 @@ import pytest
 import schemathesis
 from schemathesis import checks
 
+from tests.common.fhir import assert_valid_fhir
+
+FHIR = "application/fhir+json"
+
 CONTRACT_CHECKS = [checks.not_a_server_error, checks.status_code_conformance, checks.content_type_conformance,
                    checks.response_headers_conformance, checks.response_schema_conformance]
+FHIR_ANSWERS = []  # proves the FHIR validation ran
 MAX_EXAMPLES = int(os.environ.get("CLINICRECORDS_CONTRACT_EXAMPLES", "5"))
 
 
@@ -43,13 +48,23 @@ def _describe(exc):
     return f"{type(exc).__name__}: {exc}"
 
 
-def _run(operation, mode, sandbox_clinic_id, key):
+def _answers_fhir(operation):
+    success = [r for status, r in operation.definition.raw["responses"].items() if status.startswith("2")]
+    return any(FHIR in response.get("content", {}) for response in success)
+
+
+def _run(operation, mode, sandbox_clinic_id, key, accept=None):
+    headers = {"Authorization": f"Bearer {key}", **({"Accept": accept} if accept else {})}
+
     @hypothesis.given(case=operation.as_strategy(generation_mode=mode))
     @hypothesis.settings(max_examples=MAX_EXAMPLES, deadline=None, database=None, derandomize=True,
                          suppress_health_check=list(hypothesis.HealthCheck), print_blob=True)
     def run(case):
         _fill_path(case, sandbox_clinic_id)
-        case.call_and_validate(headers={"Authorization": f"Bearer {key}"}, checks=CONTRACT_CHECKS)
+        response = case.call_and_validate(headers=headers, checks=CONTRACT_CHECKS)
+        if response.headers.get("content-type", [""])[0].startswith(FHIR):
+            assert_valid_fhir(response.json())
+            FHIR_ANSWERS.append(operation.label)
 
     run()
 
@@ -62,13 +77,17 @@ def test_every_answer_is_documented(app, sandbox):
         operation = result.ok()
         labels.append(operation.label)
         # Valid requests (answered 2xx or a documented refusal) and invalid ones (a documented 4xx).
-        for mode in schemathesis.GenerationMode:
+        runs = [(mode, None) for mode in schemathesis.GenerationMode]
+        if _answers_fhir(operation):  # and every FHIR answer validates against the R4 models
+            runs.append((schemathesis.GenerationMode.POSITIVE, FHIR))
+        for mode, accept in runs:
             try:
-                _run(operation, mode, sandbox_clinic_id, key)
+                _run(operation, mode, sandbox_clinic_id, key, accept)
             except Exception as exc:  # every operation runs; all failures are reported together
-                failures.append(f"{operation.label} ({mode.value}): {_describe(exc)}")
+                failures.append(f"{operation.label} ({mode.value}, {accept or 'json'}): {_describe(exc)}")
     assert not failures, "\n\n".join(failures)
     # schemathesis leaves out the operation its schema was loaded from (tests/api/test_openapi.py covers it).
     documented = [f"{m.upper()} {p}" for p, ms in schema.raw_schema["paths"].items() for m in ms]
     assert sorted(labels) == sorted(set(documented) - {"GET /v1/openapi.json"})
+    assert "GET /v1/clinics/{clinic_id}/patients" in FHIR_ANSWERS
     assert not failures, "\n\n".join(failures)
