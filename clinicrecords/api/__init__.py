@@ -17,3 +17,5 @@ def includeme(config):
     config.include(".request_log")
     config.include(".request_text")
     config.scan(".errorviews")
+    # Registers the periodic pruning with the Huey instance of whichever process runs the application.
+    from clinicrecords.api import tasks  # noqa: F401

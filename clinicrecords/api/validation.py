@@ -51,7 +51,7 @@ def _text_errors(value, pointer=""):
 
 def _query_dict(request, schema):
     values, errors = {}, []
-    for name in request.GET.keys():
+    for name in dict.fromkeys(request.GET.keys()):  # a MultiDict lists a repeated name repeatedly
         found = request.GET.getall(name)
         field = schema.fields.get(name)
         if isinstance(field, fields.List):
