@@ -163,3 +163,46 @@ def test_malformed_keys_are_400_naming_the_header(testapp, connected, url, key):
     response = testapp.post_json(url, PatientCreate.EXAMPLE, headers={**connected.headers, "Idempotency-Key": key},
                                  status=400)
     assert response.json["errors"][0]["location"] == "header"
+
+
+def test_two_concurrent_requests_with_one_key(app, world, connected, url, engine):
+    """The first request really runs (its insert waits on a table lock held here); the second, sent with the
+    same key meanwhile, is refused at once; the first then completes and its answer is what a retry gets."""
+    import time
+
+    import webtest
+    from sqlalchemy import text
+
+    from clinicrecords.db.tenancy import schema_name
+
+    headers = {**connected.headers, "Idempotency-Key": "concurrent"}
+    results = {}
+
+    def first():
+        client = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+        results["first"] = client.post_json(url, PatientCreate.EXAMPLE, headers=headers, expect_errors=True)
+
+    with engine.connect() as holder:
+        holder.begin()
+        holder.execute(text(f'LOCK TABLE "{schema_name(connected.clinic_id)}".patients IN ACCESS EXCLUSIVE MODE'))
+        thread = threading.Thread(target=first)
+        thread.start()
+        # Wait until the first request is blocked on the table lock (it already holds the key).
+        for _ in range(200):
+            waiting = holder.execute(text("SELECT count(*) FROM pg_locks WHERE NOT granted AND relation = "
+                                          "CAST(:table AS regclass)"),
+                                     {"table": f'"{schema_name(connected.clinic_id)}".patients'}).scalar()
+            if waiting:
+                break
+            time.sleep(0.05)
+        assert waiting
+        second = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"}).post_json(
+            url, PatientCreate.EXAMPLE, headers=headers, status=409)
+        holder.rollback()
+    thread.join(30)
+    assert second.json["code"] == "idempotency_key_reused"
+    assert results["first"].status_int == 201
+    retry = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"}).post_json(
+        url, PatientCreate.EXAMPLE, headers=headers, status=201)
+    assert retry.body == results["first"].body and retry.headers["Idempotent-Replayed"] == "true"
+    assert _count(world, connected.clinic_id) == 1
