@@ -8,8 +8,9 @@ Each view documents itself with the `openapi=` view option:
 
 - `kind` names the representation the success answer carries under `data` (its `schema`, registered with
   `config.add_representation(..., schema=...)`, documents it; its `fhir` adds the FHIR alternative on reads);
-  `schema` gives a marshmallow schema instead, for answers without a representation; `answer` gives a raw
-  JSON Schema of the whole body (no envelope). `many` marks a page envelope. `status` defaults to 200.
+  `schema` gives a marshmallow schema instead, for answers without a representation; `answer` gives the
+  whole body without an envelope (a marshmallow schema, or a JSON Schema dict), e.g. the change feed's
+  `{events, next_after}`. `many` marks a page envelope. `status` defaults to 200.
 - `errors` lists the codes the route can answer beyond those the generator derives itself: the key gate
   (401, 403, 429), the clinic's reach (403, 404), the permission (403 scope_missing), item lookups (404),
   validation (400, 415, unknown_field), idempotency (409), content negotiation (406) and 5xx.

@@ -219,7 +219,8 @@ class _Builder:
                 fhir = "FhirSearchsetBundle" if many else "FhirResource"
                 content[FHIR_JSON] = {"schema": {"$ref": f"#/components/schemas/{fhir}"}}
         elif doc.get("answer") is not None:
-            content[JSON] = {"schema": doc["answer"]}
+            answer = doc["answer"]
+            content[JSON] = {"schema": answer if isinstance(answer, dict) else self.ref(answer)}
         if content:
             response["content"] = content
         headers = {}

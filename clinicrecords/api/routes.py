@@ -81,7 +81,7 @@ def nodes(registry):
     return found
 
 
-def _views(registry):
+def registered_views(registry):
     """(introspectable, permission) of every ordinary view registered for a resource class."""
     introspector = registry.introspector
     for entry in introspector.get_category("views"):
@@ -103,7 +103,7 @@ def _methods(intr):
 def operations(registry):
     """Every (route, method) answered by a view, ordered by path then method. The most specific context
     wins, as in Pyramid's own view lookup."""
-    views = list(_views(registry))
+    views = list(registered_views(registry))
     result = []
     for node in nodes(registry):
         if not isinstance(node.resource, type):

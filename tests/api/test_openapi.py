@@ -50,6 +50,21 @@ def test_collections_declare_their_items(registry):
             assert getattr(node.resource, "item_parameter", None), f"{node.path}: declare item_parameter"
 
 
+def test_every_view_context_is_reachable_from_v1(registry):
+    """A view on a resource class the tree never reaches (an item not declared on its collection) would be
+    missing from the document and the contract tests."""
+    from clinicrecords.api.routes import registered_views
+    from clinicrecords.resources import Root
+
+    resources = [node.resource for node in nodes(registry)]
+    for intr, _ in registered_views(registry):
+        context = intr["context"]
+        if context is Root:  # /healthz, outside the API
+            continue
+        assert any(issubclass(resource, context) for resource in resources), (
+            f"{context.__name__} is not reachable: declare it as some collection's item_resource")
+
+
 def test_operations_carry_parameters_bodies_answers_and_errors(registry):
     paths = document(registry)["paths"]
     create = paths["/v1/clinics/{clinic_id}/patients"]["post"]
