@@ -103,6 +103,8 @@ def error_codes(operation, registry):
         codes |= {"unsupported_media_type", "invalid_request"}
         if body_schema.FORBIDDEN_FIELDS or body_schema.REFUSE_UNDERSCORE_FIELDS:
             codes.add("unknown_field")
+    if options.get("body_limit"):
+        codes.add("payload_too_large")
     if options.get("idempotency"):
         codes |= {"idempotency_key_conflict", "idempotency_key_reused"}
     unknown = codes - CODES.keys()

@@ -18,7 +18,7 @@ from pyramid.security import NO_PERMISSION_REQUIRED
 from clinicrecords.resources import ClinicChildren
 
 METHODS = ("GET", "POST", "PATCH", "PUT", "DELETE")
-_VIEW_OPTIONS = ("openapi", "body_schema", "query_schema", "idempotency", "idempotent_replay_field")
+_VIEW_OPTIONS = ("openapi", "body_schema", "query_schema", "idempotency", "idempotent_replay_field", "body_limit")
 
 
 @dataclass(frozen=True)
