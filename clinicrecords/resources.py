@@ -27,6 +27,37 @@ class Resource:
         self.request = parent.request
 
 
+class Collection(Resource):
+    """Records found by id through a service: `<collection>/{<item_parameter>}`.
+
+    Declare `service` (the name of a service whose `get(id)` returns the record, or None when it is absent,
+    restricted or outside the key's reach: one 404 for all), `item_resource` (constructed as
+    `item_resource(parent, name, record)`) and `item_parameter` (the path parameter's name in the docs).
+    """
+
+    service = None
+    item_resource = None
+    item_parameter = None
+
+    def __getitem__(self, name):
+        record = self.request.find_service(name=self.service).get(parse_uuid(name))
+        if record is None:
+            raise KeyError(name)
+        return self.item_resource(self, name, record)
+
+
+class Branch(Resource):
+    """A fixed grouping of resources: `children` maps each path segment to its resource class."""
+
+    children = {}
+
+    def __getitem__(self, name):
+        child = self.children.get(name)
+        if child is None:
+            raise KeyError(name)
+        return child(self, name)
+
+
 class Root:
     __name__ = ""
     __parent__ = None

@@ -13,6 +13,7 @@
 import datetime
 import hashlib
 import json
+import re
 
 from pyramid.response import Response
 from sqlalchemy import delete, func, select
@@ -25,6 +26,7 @@ HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
 RETENTION = datetime.timedelta(hours=24)
 MAX_KEY_LENGTH = 255
+KEY_PATTERN = "^[!-~]+$"  # visible ASCII: a UUID, a ULID, any token a client generates
 _REPLAYED_HEADERS = ("Location", "Content-Type")
 
 
@@ -63,9 +65,9 @@ def _idempotency_key(request, required):
             raise invalid([{"pointer": "", "location": "header", "message": f"The {HEADER} header is required "
                             "for this request."}], f"Send an {HEADER} header (for example a UUID).")
         return None
-    if not 1 <= len(key) <= MAX_KEY_LENGTH:
+    if not 1 <= len(key) <= MAX_KEY_LENGTH or not re.fullmatch(KEY_PATTERN, key):
         raise invalid([{"pointer": "", "location": "header",
-                        "message": f"{HEADER} must be 1 to {MAX_KEY_LENGTH} characters."}])
+                        "message": f"{HEADER} must be 1 to {MAX_KEY_LENGTH} visible ASCII characters."}])
     return key
 
 

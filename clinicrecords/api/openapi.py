@@ -1,12 +1,40 @@
-"""Documentation carried by each view, for the OpenAPI document: the `openapi=` view option.
+"""The OpenAPI 3.1 document, generated from the registrations: served at GET /v1/openapi.json (no key) and
+checked into docs/openapi.json by `scripts/openapi`.
+
+Each view documents itself with the `openapi=` view option:
 
     openapi={"summary": "Send an allergy for review", "status": 202, "kind": "submission",
              "many": False, "errors": ["client_reference_conflict"]}
 
-`kind` names the representation the success answer carries (its `schema`, registered with
-`config.add_representation(..., schema=...)`, documents it); `many` marks a page envelope; `errors` lists
-the codes the route can answer beyond the ones every route shares (401, 403 scope_missing, 404, 429, 5xx).
+- `clinic_key_only: True` marks routes only a clinic's own key may call (`x-clinic-key-only` in the document).
+`kind` names the representation the success answer carries under `data` (its `schema`, registered with
+  `config.add_representation(..., schema=...)`, documents it; its `fhir` adds the FHIR alternative on reads);
+  `schema` gives a marshmallow schema instead, for answers without a representation; `answer` gives the
+  whole body without an envelope (a marshmallow schema, or a JSON Schema dict), e.g. the change feed's
+  `{events, next_after}`. `many` marks a page envelope. `status` defaults to 200.
+- `errors` lists the codes the route can answer beyond those the generator derives itself: the key gate
+  (401, 403, 429), the clinic's reach (403, 404), the permission (403 scope_missing), item lookups (404),
+  validation (400, 415, unknown_field), idempotency (409), content negotiation (406) and 5xx.
+
+Paths, parameters, bodies and their `example`s come from `clinicrecords.api.routes` and the view options
+`body_schema`, `query_schema` and `idempotency`.
 """
+
+import importlib.metadata
+import json
+
+from pyramid.security import NO_PERMISSION_REQUIRED
+
+from clinicrecords.api.render import json_response
+from clinicrecords.resources import Resource
+
+DOCUMENT_PATH = "docs/openapi.json"
+
+
+class OpenApiDocument(Resource):
+    """/v1/openapi.json"""
+
+    public = True
 
 
 def openapi_deriver(view, info):
@@ -16,5 +44,66 @@ def openapi_deriver(view, info):
 openapi_deriver.options = ("openapi",)
 
 
+def document(registry):
+    """The document as a dict (built once per application)."""
+    if "api.openapi_document" not in registry:
+        from clinicrecords.api.openapi_builder import build_document
+
+        registry["api.openapi_document"] = build_document(registry)
+    return registry["api.openapi_document"]
+
+
+def document_text(registry):
+    """The canonical serialisation, as committed in docs/openapi.json."""
+    return json.dumps(document(registry), indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"
+
+
+def serve_document(context, request):
+    return json_response(document(request.registry))
+
+
+def version():
+    try:
+        return importlib.metadata.version("clinicrecords")
+    except importlib.metadata.PackageNotFoundError:
+        return "1.0.0"
+
+
 def includeme(config):
     config.add_view_deriver(openapi_deriver, name="openapi_doc")
+    # The traversal registry must exist before this context adds its resource to it (includes run once).
+    config.include("clinicrecords.resources")
+    config.add_api_resource("openapi.json", OpenApiDocument, public=True)
+    config.add_view(serve_document, context=OpenApiDocument, request_method="GET",
+                    permission=NO_PERMISSION_REQUIRED,
+                    openapi={"summary": "This OpenAPI document", "answer": {"type": "object"}})
+
+
+# Enough to assemble the application and read its registrations; nothing connects to a database.
+OFFLINE_SETTINGS = {
+    "database_url": "postgresql://openapi@127.0.0.1:1/unused",
+    "huey.backend": "memory",
+    "secrets.cursor": "offline",
+    "secrets.key_pepper": "offline",
+}
+
+
+def main(argv=None):
+    """`scripts/openapi [PATH]`: write the document (default docs/openapi.json)."""
+    import sys
+    from pathlib import Path
+
+    from clinicrecords import make_config
+
+    arguments = sys.argv[1:] if argv is None else argv
+    target = Path(arguments[0] if arguments else DOCUMENT_PATH)
+    app = make_config(dict(OFFLINE_SETTINGS)).make_wsgi_app()
+    try:
+        target.write_text(document_text(app.registry), encoding="utf-8")
+    finally:
+        app.registry["db.engine"].dispose()
+    print(target)
+
+
+if __name__ == "__main__":
+    main()

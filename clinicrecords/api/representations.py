@@ -65,19 +65,29 @@ def render_page(request, kind, page):
                           "next_cursor": page.next_cursor})
 
 
+def render_list(request, kind, items):
+    """`{data: [...]}` without paging (a bounded result such as a search), always in the plain shape."""
+    plain = _representation(request, kind).plain
+    return json_response({"data": [plain(item, request) for item in items]})
+
+
 def searchset_bundle(request, resources, next_cursor=None):
     links = [{"relation": "self", "url": request.url}]
     if next_cursor:
         params = [(k, v) for k, v in request.GET.items() if k != "starting_after"]
         params.append(("starting_after", next_cursor))
         links.append({"relation": "next", "url": f"{request.application_url}{request.path}?{urlencode(params)}"})
-    return {
-        "resourceType": "Bundle",
-        "type": "searchset",
-        "link": links,
-        "entry": [{"fullUrl": f"{request.application_url}{request.path}/{r['id']}" if r.get("id") else None,
-                   "resource": r, "search": {"mode": "match"}} for r in resources],
-    }
+    bundle = {"resourceType": "Bundle", "type": "searchset", "link": links}
+    if resources:  # FHIR JSON has no empty arrays: an empty page has no `entry`
+        bundle["entry"] = [_entry(request, resource) for resource in resources]
+    return bundle
+
+
+def _entry(request, resource):
+    entry = {"resource": resource, "search": {"mode": "match"}}
+    if resource.get("id"):  # FHIR JSON has no nulls: an entry without an id has no fullUrl at all
+        entry = {"fullUrl": f"{request.application_url}{request.path}/{resource['id']}", **entry}
+    return entry
 
 
 def _add_representation(config, kind, plain, fhir=None, schema=None):

@@ -40,7 +40,7 @@ def request_log_tween_factory(handler, registry):
             line = {
                 "request_id": request.request_id,
                 "method": request.method,
-                "route": route_template(request.path),
+                "route": route_template(request.environ.get("PATH_INFO", "")),
                 "status": status,
                 "duration_ms": round((time.perf_counter() - started) * 1000, 2),
             }

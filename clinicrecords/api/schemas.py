@@ -22,7 +22,7 @@ class RequestSchema(Schema):
         unknown = RAISE
 
 
-def _escape(token):
+def escape_pointer_token(token):
     return str(token).replace("~", "~0").replace("/", "~1")
 
 
@@ -32,7 +32,7 @@ def error_pointers(messages, prefix=""):
     if isinstance(messages, (list, tuple)):
         return [{"pointer": prefix, "message": str(m)} for m in messages]
     for key, value in messages.items():
-        pointer = prefix if key == "_schema" else f"{prefix}/{_escape(key)}"
+        pointer = prefix if key == "_schema" else f"{prefix}/{escape_pointer_token(key)}"
         if isinstance(value, dict):
             errors.extend(error_pointers(value, pointer))
         else:
@@ -41,4 +41,4 @@ def error_pointers(messages, prefix=""):
     return errors
 
 
-__all__ = ["RequestSchema", "ValidationError", "error_pointers"]
+__all__ = ["RequestSchema", "ValidationError", "error_pointers", "escape_pointer_token"]

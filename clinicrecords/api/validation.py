@@ -8,7 +8,7 @@ naming it. Validation runs after the permission check, so a caller without the s
 from marshmallow import Schema, ValidationError, fields
 
 from clinicrecords.api.problems import Problem, invalid
-from clinicrecords.api.schemas import error_pointers
+from clinicrecords.api.schemas import error_pointers, escape_pointer_token
 
 
 class NoQuery(Schema):
@@ -26,9 +26,32 @@ def _instance(schema):
     return _instances[schema]
 
 
+def _text_errors(value, pointer=""):
+    """Strings PostgreSQL cannot store (NUL) or that are not Unicode text (lone surrogates from JSON escapes)
+    are refused here, with pointers, so no schema or service meets them."""
+    if isinstance(value, str):
+        if "\x00" in value:
+            return [{"pointer": pointer, "message": "Text may not contain NUL characters."}]
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return [{"pointer": pointer, "message": "Text must be valid Unicode (no lone surrogates)."}]
+        return []
+    errors = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            child = f"{pointer}/{escape_pointer_token(key)}"
+            errors += [dict(error, pointer=child) for error in _text_errors(key, child)]
+            errors += _text_errors(item, child)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            errors += _text_errors(item, f"{pointer}/{index}")
+    return errors
+
+
 def _query_dict(request, schema):
     values, errors = {}, []
-    for name in dict.fromkeys(request.GET.keys()):
+    for name in dict.fromkeys(request.GET.keys()):  # a MultiDict lists a repeated name repeatedly
         found = request.GET.getall(name)
         field = schema.fields.get(name)
         if isinstance(field, fields.List):
@@ -37,6 +60,7 @@ def _query_dict(request, schema):
             errors.append({"pointer": f"/{name}", "location": "query", "message": "Give this parameter once."})
         else:
             values[name] = found[0]
+    errors += [dict(error, location="query") for error in _text_errors(values)]
     if errors:
         raise invalid(errors, "The query is not valid.")
     return values
@@ -66,6 +90,9 @@ def parse_body(request, schema_class):
         raise invalid([{"pointer": "/resourceType", "message": "FHIR resources are read-only; send the plain "
                         "JSON shape."}], "FHIR bodies are not accepted for writes.")
     _refuse_forbidden_fields(schema, body)
+    errors = _text_errors(body)
+    if errors:
+        raise invalid(errors)
     try:
         return schema.load(body)
     except ValidationError as exc:

@@ -1,19 +1,20 @@
-from clinicrecords.resources import Resource, parse_uuid
-
-
-class CareProviderCollection(Resource):
-    """/v1/clinics/{clinic_id}/care-providers"""
-
-    def __getitem__(self, name):
-        contact = self.request.find_service(name="care_providers").get(parse_uuid(name))
-        if contact is None:
-            raise KeyError(name)
-        return CareProviderResource(self, name, contact)
+from clinicrecords.care_providers.schemas import SANDBOX_APP_CARE_PROVIDER_ID
+from clinicrecords.resources import Collection, Resource
 
 
 class CareProviderResource(Resource):
     """/v1/clinics/{clinic_id}/care-providers/{care_provider_id}"""
 
+    sandbox_example_id = SANDBOX_APP_CARE_PROVIDER_ID
+
     def __init__(self, parent, name, contact):
         super().__init__(parent, name)
         self.contact = contact
+
+
+class CareProviderCollection(Collection):
+    """/v1/clinics/{clinic_id}/care-providers"""
+
+    service = "care_providers"
+    item_resource = CareProviderResource
+    item_parameter = "care_provider_id"

@@ -11,6 +11,8 @@ TYPES = ("pcp", "referring", "specialist", "dentist", "therapist", "pharmacist",
 SOURCES = ("clinic", "api")
 
 SANDBOX_CARE_PROVIDER_IDS = [sandbox_id(f"care-provider:{n}") for n in range(1, 4)]
+# Added by the sandbox's own workspace: its test keys may change or remove it.
+SANDBOX_APP_CARE_PROVIDER_ID = sandbox_id("care-provider:app-1")
 
 
 def _text(maximum):

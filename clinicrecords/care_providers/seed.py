@@ -1,7 +1,8 @@
-"""Sandbox outside care providers (fixed ids), all recorded by the clinic."""
+"""Sandbox outside care providers (fixed ids): three recorded by the clinic, one added by the sandbox's own
+workspace (so its test keys can PATCH and DELETE it)."""
 
 from clinicrecords.care_providers.models import CareProvider
-from clinicrecords.care_providers.schemas import SANDBOX_CARE_PROVIDER_IDS
+from clinicrecords.care_providers.schemas import SANDBOX_APP_CARE_PROVIDER_ID, SANDBOX_CARE_PROVIDER_IDS
 from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
 from clinicrecords.providers.npi import npi_check_digit
 
@@ -27,4 +28,8 @@ def seed_care_providers(db, clinic):
         db.add(CareProvider(id=contact_id, patient_id=SANDBOX_PATIENT_IDS[patient], type=type_, name=name,
                             is_primary=primary, source="clinic", practice_name=practice, specialty=specialty,
                             npi=npi, phone=phone, fax=fax, address=address, clinic_notes=notes))
+    db.add(CareProvider(id=SANDBOX_APP_CARE_PROVIDER_ID, patient_id=SANDBOX_PATIENT_IDS[2], type="specialist",
+                        name="Dr. Lena Vogt", source="api", added_by_owner_id=clinic.sandbox_of_workspace_id,
+                        practice_name="Riverbank Dermatology", specialty="dermatology",
+                        origin_assistant_name="Sandbox Assistant"))
     db.flush()

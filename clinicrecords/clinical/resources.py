@@ -1,16 +1,10 @@
-from clinicrecords.resources import Resource, parse_uuid
-
-
-class ItemCollection(Resource):
-    """/v1/clinics/{clinic_id}/<items>: `service` names the item service of the kind."""
-
-    service = None
-
-    def __getitem__(self, name):
-        item = self.request.find_service(name=self.service).get(parse_uuid(name))
-        if item is None:
-            raise KeyError(name)
-        return self.item_class(self, name, item)
+from clinicrecords.clinical.schemas import (
+    SANDBOX_ALLERGY_ID,
+    SANDBOX_CONDITION_ID,
+    SANDBOX_MEDICATION_STATEMENT_ID,
+    SANDBOX_REFERRAL_ID,
+)
+from clinicrecords.resources import Collection, Resource
 
 
 class ItemResource(Resource):
@@ -20,32 +14,32 @@ class ItemResource(Resource):
 
 
 class AllergyResource(ItemResource):
-    pass
+    sandbox_example_id = SANDBOX_ALLERGY_ID
 
 
 class ConditionResource(ItemResource):
-    pass
+    sandbox_example_id = SANDBOX_CONDITION_ID
 
 
 class MedicationStatementResource(ItemResource):
-    pass
+    sandbox_example_id = SANDBOX_MEDICATION_STATEMENT_ID
 
 
 class ReferralResource(ItemResource):
-    pass
+    sandbox_example_id = SANDBOX_REFERRAL_ID
 
 
-class AllergyCollection(ItemCollection):
-    service, item_class = "allergies", AllergyResource
+class AllergyCollection(Collection):
+    service, item_resource, item_parameter = "allergies", AllergyResource, "allergy_id"
 
 
-class ConditionCollection(ItemCollection):
-    service, item_class = "conditions", ConditionResource
+class ConditionCollection(Collection):
+    service, item_resource, item_parameter = "conditions", ConditionResource, "condition_id"
 
 
-class MedicationStatementCollection(ItemCollection):
-    service, item_class = "medication_statements", MedicationStatementResource
+class MedicationStatementCollection(Collection):
+    service, item_resource, item_parameter = "medication_statements", MedicationStatementResource, "medication_statement_id"
 
 
-class ReferralCollection(ItemCollection):
-    service, item_class = "referrals", ReferralResource
+class ReferralCollection(Collection):
+    service, item_resource, item_parameter = "referrals", ReferralResource, "referral_id"

@@ -74,6 +74,13 @@ class Reaction(RequestSchema):
     description = _text(200)
 
 
+class SubstanceOut(RequestSchema):
+    """The substance as answered (documentation): a legacy_text name has no RxNorm code."""
+
+    text = fields.String(allow_none=True)
+    rxnorm = fields.String(allow_none=True)
+
+
 class Substance(RequestSchema):
     text = _text(200)
     rxnorm = fields.String(validate=validate.Regexp(r"^[0-9]{1,20}$", error="An RxNorm code is an RxCUI: digits."))
@@ -287,7 +294,7 @@ class _ItemOut(RequestSchema):
 
 class AllergyOut(_ItemOut):
     entry = fields.String(validate=validate.OneOf(("recorded", "no_known_allergies", "legacy_text")))
-    substance = fields.Nested(Substance, allow_none=True)
+    substance = fields.Nested(SubstanceOut, allow_none=True)
     clinical_status = fields.String(validate=validate.OneOf(ALLERGY_CLINICAL_STATUSES))
     category = fields.List(fields.String())
     criticality = fields.String(allow_none=True)

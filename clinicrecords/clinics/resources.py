@@ -33,3 +33,8 @@ class ClinicResource(ClinicChildren, Resource):
     @property
     def __acl__(self):
         return [(Allow, permission_principal(p), p) for p in sorted(self.granted)] + [DENY_ALL]
+
+
+# /v1/clinics/{clinic_id}: the item of the clinics collection (documentation and route discovery).
+Clinics.item_resource = ClinicResource
+Clinics.item_parameter = "clinic_id"

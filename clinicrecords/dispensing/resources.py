@@ -1,14 +1,11 @@
-from clinicrecords.resources import Resource
-
-
-class Dispensing(Resource):
-    """/v1/clinics/{clinic_id}/dispensing: a grouping whose only child is flags."""
-
-    def __getitem__(self, name):
-        if name == "flags":
-            return DispensingFlagCollection(self, name)
-        raise KeyError(name)
+from clinicrecords.resources import Branch, Resource
 
 
 class DispensingFlagCollection(Resource):
     """/v1/clinics/{clinic_id}/dispensing/flags"""
+
+
+class Dispensing(Branch):
+    """/v1/clinics/{clinic_id}/dispensing: a grouping whose only child is flags."""
+
+    children = {"flags": DispensingFlagCollection}

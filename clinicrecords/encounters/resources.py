@@ -1,19 +1,20 @@
-from clinicrecords.resources import Resource, parse_uuid
-
-
-class EncounterCollection(Resource):
-    """/v1/clinics/{clinic_id}/encounters"""
-
-    def __getitem__(self, name):
-        encounter = self.request.find_service(name="encounters").get(parse_uuid(name))
-        if encounter is None:
-            raise KeyError(name)
-        return EncounterResource(self, name, encounter)
+from clinicrecords.encounters.schemas import SANDBOX_APP_DRAFT_ID
+from clinicrecords.resources import Collection, Resource
 
 
 class EncounterResource(Resource):
     """/v1/clinics/{clinic_id}/encounters/{encounter_id}"""
 
+    sandbox_example_id = SANDBOX_APP_DRAFT_ID
+
     def __init__(self, parent, name, encounter):
         super().__init__(parent, name)
         self.encounter = encounter
+
+
+class EncounterCollection(Collection):
+    """/v1/clinics/{clinic_id}/encounters"""
+
+    service = "encounters"
+    item_resource = EncounterResource
+    item_parameter = "encounter_id"

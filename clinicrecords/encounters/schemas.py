@@ -17,6 +17,8 @@ ORDER_AND_BILLING_FIELDS = frozenset({"diagnosisData", "treatment_plans", "follo
 SANDBOX_ENCOUNTER_IDS = [sandbox_id(f"encounter:{n}") for n in range(1, 5)]
 # Seeded draft opened by no app: PATCH on it answers note_not_editable.
 SANDBOX_CLINIC_DRAFT_ID = SANDBOX_ENCOUNTER_IDS[2]
+# Opened by the sandbox's own workspace and untouched: its test keys may PATCH it.
+SANDBOX_APP_DRAFT_ID = sandbox_id("encounter:app-draft-1")
 
 
 class _BlankNote(RequestSchema):

@@ -1,9 +1,10 @@
-"""Sandbox encounters (fixed ids): completed visits, a clinic-opened draft, and a sensitive note (hidden)."""
+"""Sandbox encounters (fixed ids): completed visits, a clinic-opened draft, a draft opened by the sandbox's own
+workspace (editable by its test keys), and a sensitive note (hidden)."""
 
 import datetime
 
 from clinicrecords.encounters.models import Encounter
-from clinicrecords.encounters.schemas import SANDBOX_ENCOUNTER_IDS
+from clinicrecords.encounters.schemas import SANDBOX_APP_DRAFT_ID, SANDBOX_ENCOUNTER_IDS
 from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
 from clinicrecords.providers.schemas import SANDBOX_PROVIDER_IDS
 
@@ -30,4 +31,8 @@ def seed_encounters(db, clinic):
                          provider_id=SANDBOX_PROVIDER_IDS[provider], status=status, encounter_class=cls,
                          type=type_, reason=reason, start_at=start, end_at=end, sensitive=sensitive,
                          signed_at=end if status == "completed" else None))
+    db.add(Encounter(id=SANDBOX_APP_DRAFT_ID, patient_id=SANDBOX_PATIENT_IDS[0], provider_id=SANDBOX_PROVIDER_IDS[0],
+                     status="draft", encounter_class="virtual", type="Video follow-up", reason="Medication review",
+                     start_at=_at(22, 16), end_at=None, sensitive=False,
+                     opened_by_owner_id=clinic.sandbox_of_workspace_id))
     db.flush()

@@ -1,46 +1,44 @@
-from clinicrecords.resources import Resource, parse_uuid
-
-
-class PayerCollection(Resource):
-    """/v1/clinics/{clinic_id}/payers"""
-
-    def __getitem__(self, name):
-        payer = self.request.find_service(name="payers").get(parse_uuid(name))
-        if payer is None:
-            raise KeyError(name)
-        return PayerResource(self, name, payer)
+from clinicrecords.insurance.schemas import SANDBOX_COVERAGE_IDS, SANDBOX_PAYER_IDS
+from clinicrecords.resources import Branch, Collection, Resource
 
 
 class PayerResource(Resource):
+    sandbox_example_id = SANDBOX_PAYER_IDS[0]
+
     def __init__(self, parent, name, payer):
         super().__init__(parent, name)
         self.payer = payer
 
 
-class CoverageCollection(Resource):
-    """/v1/clinics/{clinic_id}/coverages"""
+class PayerCollection(Collection):
+    """/v1/clinics/{clinic_id}/payers"""
 
-    def __getitem__(self, name):
-        coverage = self.request.find_service(name="coverages").get(parse_uuid(name))
-        if coverage is None:
-            raise KeyError(name)
-        return CoverageResource(self, name, coverage)
+    service = "payers"
+    item_resource = PayerResource
+    item_parameter = "payer_id"
 
 
 class CoverageResource(Resource):
+    sandbox_example_id = SANDBOX_COVERAGE_IDS[0]
+
     def __init__(self, parent, name, coverage):
         super().__init__(parent, name)
         self.coverage = coverage
 
 
-class Insurance(Resource):
-    """/v1/clinics/{clinic_id}/insurance: a grouping whose only child is payment-advices."""
+class CoverageCollection(Collection):
+    """/v1/clinics/{clinic_id}/coverages"""
 
-    def __getitem__(self, name):
-        if name == "payment-advices":
-            return PaymentAdviceCollection(self, name)
-        raise KeyError(name)
+    service = "coverages"
+    item_resource = CoverageResource
+    item_parameter = "coverage_id"
 
 
 class PaymentAdviceCollection(Resource):
     """/v1/clinics/{clinic_id}/insurance/payment-advices"""
+
+
+class Insurance(Branch):
+    """/v1/clinics/{clinic_id}/insurance: a grouping whose only child is payment-advices."""
+
+    children = {"payment-advices": PaymentAdviceCollection}

@@ -1,28 +1,32 @@
-from clinicrecords.resources import Resource, parse_uuid
+from clinicrecords.inventory.schemas import SANDBOX_ITEM_IDS
+from clinicrecords.resources import Branch, Collection, Resource, parse_uuid
 
 
-class Inventory(Resource):
-    """/v1/clinics/{clinic_id}/inventory"""
+class InventoryItemResource(Resource):
+    """/v1/clinics/{clinic_id}/inventory/items/{item_id}"""
 
-    def __getitem__(self, name):
-        if name == "items":
-            return InventoryItemCollection(self, name)
-        raise KeyError(name)
+    sandbox_example_id = next(iter(SANDBOX_ITEM_IDS.values()))
+
+    def __init__(self, parent, name, item):
+        super().__init__(parent, name)
+        self.item = item
 
 
-class InventoryItemCollection(Resource):
+class InventoryItemCollection(Collection):
     """/v1/clinics/{clinic_id}/inventory/items"""
 
+    item_resource = InventoryItemResource
+    item_parameter = "item_id"
+
     def __getitem__(self, name):
+        # The inventory service is registered for every context: it finds the clinic from this resource.
         item = self.request.find_service(name="inventory", context=self).get(parse_uuid(name))
         if item is None:
             raise KeyError(name)
         return InventoryItemResource(self, name, item)
 
 
-class InventoryItemResource(Resource):
-    """/v1/clinics/{clinic_id}/inventory/items/{item_id}"""
+class Inventory(Branch):
+    """/v1/clinics/{clinic_id}/inventory"""
 
-    def __init__(self, parent, name, item):
-        super().__init__(parent, name)
-        self.item = item
+    children = {"items": InventoryItemCollection}

@@ -2,21 +2,9 @@ from pyramid.authorization import DENY_ALL, Allow
 
 from clinicrecords.access.permissions import Permission
 from clinicrecords.access.security_policy import permission_principal
-from clinicrecords.resources import Resource
+from clinicrecords.resources import Branch, Resource
 
 _LISTING_PERMISSIONS = (Permission.ListingProfileRead, Permission.ListingAvailabilityRead)
-
-
-class Listings(Resource):
-    """/v1/listings: not under a clinic, so the key's own scopes are its principals."""
-
-    __acl__ = tuple((Allow, permission_principal(p), p) for p in _LISTING_PERMISSIONS) + (DENY_ALL,)
-
-    def __getitem__(self, name):
-        child = {"pharmacies": ListedPharmacies, "search": ListingSearch}.get(name)
-        if child is None:
-            raise KeyError(name)
-        return child(self, name)
 
 
 class ListedPharmacies(Resource):
@@ -27,22 +15,11 @@ class ListingSearch(Resource):
     """/v1/listings/search"""
 
 
-class ClinicListing(Resource):
-    """/v1/clinics/{clinic_id}/listing: a pharmacy's own listing (or a sandbox's), through a connection."""
+class Listings(Branch):
+    """/v1/listings: not under a clinic, so the key's own scopes are its principals."""
 
-    def __init__(self, parent, name):
-        super().__init__(parent, name)
-        from clinicrecords.listings.projection import listable
-
-        if not listable(parent.clinic):
-            raise KeyError(name)
-        self.clinic = parent.clinic
-
-    def __getitem__(self, name):
-        child = {"profile": ListingProfile, "items": ListingItems}.get(name)
-        if child is None:
-            raise KeyError(name)
-        return child(self, name)
+    __acl__ = tuple((Allow, permission_principal(p), p) for p in _LISTING_PERMISSIONS) + (DENY_ALL,)
+    children = {"pharmacies": ListedPharmacies, "search": ListingSearch}
 
 
 class ListingProfile(Resource):
@@ -51,3 +28,17 @@ class ListingProfile(Resource):
 
 class ListingItems(Resource):
     """/v1/clinics/{clinic_id}/listing/items"""
+
+
+class ClinicListing(Branch):
+    """/v1/clinics/{clinic_id}/listing: a pharmacy's own listing (or a sandbox's), through a connection."""
+
+    children = {"profile": ListingProfile, "items": ListingItems}
+
+    def __init__(self, parent, name):
+        super().__init__(parent, name)
+        from clinicrecords.listings.projection import listable
+
+        if not listable(parent.clinic):
+            raise KeyError(name)
+        self.clinic = parent.clinic

@@ -2,8 +2,7 @@ from pyramid.view import view_config
 
 from clinicrecords.access.permissions import Permission
 from clinicrecords.api.pagination import ListQuery
-from clinicrecords.api.render import json_response
-from clinicrecords.api.representations import render_one, render_page
+from clinicrecords.api.representations import render_list, render_one, render_page
 from clinicrecords.listings.resources import ListedPharmacies, ListingItems, ListingProfile, ListingSearch
 from clinicrecords.listings.schemas import ListingSearchRequest
 from clinicrecords.listings.search import Near, SearchQuery
@@ -18,12 +17,12 @@ def _search_query(validated):
 @view_config(context=ListingSearch, request_method="POST", permission=Permission.ListingAvailabilityRead,
              body_schema=ListingSearchRequest,
              openapi={"summary": "Search listed pharmacies' stock by medicine name or code, optionally nearby",
-                      "kind": "listing_match", "many": False, "errors": ["not_verified", "workspace_plan_required"]})
+                      "kind": "listing_match", "many": True, "envelope": "list",
+                      "errors": ["not_verified", "workspace_plan_required"]})
 def search_listings(context, request):
     query = _search_query(request.validated)
     rows = request.find_service(name="listings").search(query)
-    plain = request.registry["api.representations"]["listing_match"].plain
-    return json_response({"data": [plain(dict(row, match=query.match), request) for row in rows]})
+    return render_list(request, "listing_match", [dict(row, match=query.match) for row in rows])
 
 
 @view_config(context=ListedPharmacies, request_method="GET", permission=Permission.ListingProfileRead,

@@ -1,19 +1,20 @@
-from clinicrecords.resources import Resource, parse_uuid
-
-
-class PrescriptionCollection(Resource):
-    """/v1/clinics/{clinic_id}/prescriptions"""
-
-    def __getitem__(self, name):
-        prescription = self.request.find_service(name="prescriptions").get(parse_uuid(name))
-        if prescription is None:
-            raise KeyError(name)
-        return PrescriptionResource(self, name, prescription)
+from clinicrecords.prescriptions.schemas import SANDBOX_PRESCRIPTION_IDS
+from clinicrecords.resources import Collection, Resource
 
 
 class PrescriptionResource(Resource):
     """/v1/clinics/{clinic_id}/prescriptions/{prescription_id}"""
 
+    sandbox_example_id = SANDBOX_PRESCRIPTION_IDS[0]
+
     def __init__(self, parent, name, prescription):
         super().__init__(parent, name)
         self.prescription = prescription
+
+
+class PrescriptionCollection(Collection):
+    """/v1/clinics/{clinic_id}/prescriptions"""
+
+    service = "prescriptions"
+    item_resource = PrescriptionResource
+    item_parameter = "prescription_id"

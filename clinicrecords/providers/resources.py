@@ -1,19 +1,20 @@
-from clinicrecords.resources import Resource, parse_uuid
-
-
-class ProviderCollection(Resource):
-    """/v1/clinics/{clinic_id}/providers"""
-
-    def __getitem__(self, name):
-        provider = self.request.find_service(name="providers").get(parse_uuid(name))
-        if provider is None:
-            raise KeyError(name)
-        return ProviderResource(self, name, provider)
+from clinicrecords.providers.schemas import SANDBOX_PROVIDER_IDS
+from clinicrecords.resources import Collection, Resource
 
 
 class ProviderResource(Resource):
     """/v1/clinics/{clinic_id}/providers/{provider_id}"""
 
+    sandbox_example_id = SANDBOX_PROVIDER_IDS[0]
+
     def __init__(self, parent, name, provider):
         super().__init__(parent, name)
         self.provider = provider
+
+
+class ProviderCollection(Collection):
+    """/v1/clinics/{clinic_id}/providers"""
+
+    service = "providers"
+    item_resource = ProviderResource
+    item_parameter = "provider_id"

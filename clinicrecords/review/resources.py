@@ -2,27 +2,11 @@ from pyramid.authorization import DENY_ALL, Allow
 
 from clinicrecords.access.permissions import DerivedPermission
 from clinicrecords.access.security_policy import permission_principal
-from clinicrecords.resources import Resource, parse_uuid
+from clinicrecords.resources import Collection, Resource, parse_uuid
 
 
 def _kind_permissions(kind):
     return (kind.read_permission, kind.write_permission)
-
-
-class SubmissionCollection(Resource):
-    """/v1/clinics/{clinic_id}/submissions: the caller's own submissions of the kinds it may read or send."""
-
-    @property
-    def __acl__(self):
-        kinds = self.request.registry["review.kinds"].values()
-        return [(Allow, permission_principal(p), DerivedPermission.SubmissionsOfKind)
-                for kind in kinds for p in _kind_permissions(kind)]
-
-    def __getitem__(self, name):
-        submission = self.request.find_service(name="submissions").get_own(self.request.identity, parse_uuid(name))
-        if submission is None:
-            raise KeyError(name)
-        return SubmissionResource(self, name, submission)
 
 
 class SubmissionResource(Resource):
@@ -38,3 +22,22 @@ class SubmissionResource(Resource):
         return [(Allow, permission_principal(p), DerivedPermission.SubmissionsOfKind)
                 for p in _kind_permissions(self.kind)] + [
                 (Allow, permission_principal(self.kind.write_permission), DerivedPermission.SubmissionWithdraw), DENY_ALL]
+
+
+class SubmissionCollection(Collection):
+    """/v1/clinics/{clinic_id}/submissions: the caller's own submissions of the kinds it may read or send."""
+
+    item_resource = SubmissionResource
+    item_parameter = "submission_id"
+
+    @property
+    def __acl__(self):
+        kinds = self.request.registry["review.kinds"].values()
+        return [(Allow, permission_principal(p), DerivedPermission.SubmissionsOfKind)
+                for kind in kinds for p in _kind_permissions(kind)]
+
+    def __getitem__(self, name):
+        submission = self.request.find_service(name="submissions").get_own(self.request.identity, parse_uuid(name))
+        if submission is None:
+            raise KeyError(name)
+        return SubmissionResource(self, name, submission)

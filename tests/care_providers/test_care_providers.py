@@ -4,7 +4,12 @@ import pytest
 from sqlalchemy import func, select
 
 from clinicrecords.care_providers.models import CareProvider
-from clinicrecords.care_providers.schemas import SANDBOX_CARE_PROVIDER_IDS, CareProviderCreate, CareProviderUpdate
+from clinicrecords.care_providers.schemas import (
+    SANDBOX_APP_CARE_PROVIDER_ID,
+    SANDBOX_CARE_PROVIDER_IDS,
+    CareProviderCreate,
+    CareProviderUpdate,
+)
 from tests.common.clinical import add_patient, admin, clinic_db, headers, idem, restrict, sandbox
 
 FIELDS = {"id", "patient_id", "type", "name", "is_primary", "source", "editable", "practice_name", "specialty",
@@ -23,7 +28,10 @@ def test_list_shows_every_contact_with_source_and_editable_and_never_the_clinics
     assert mine.headers["Location"].endswith(f"{url}/{mine.json['data']['id']}")
     response = testapp.get(url, headers=headers(key))
     listed = {c["id"]: c for c in response.json["data"]}
-    assert set(listed) == {*map(str, SANDBOX_CARE_PROVIDER_IDS), mine.json["data"]["id"]}
+    assert set(listed) == {*map(str, SANDBOX_CARE_PROVIDER_IDS), str(SANDBOX_APP_CARE_PROVIDER_ID),
+                           mine.json["data"]["id"]}
+    # The seeded contact the sandbox's own workspace added is editable by its test keys, like one just posted.
+    assert listed[str(SANDBOX_APP_CARE_PROVIDER_ID)]["editable"] is True
     assert all(set(c) == FIELDS for c in listed.values())
     assert {(c["source"], c["editable"]) for c in listed.values()} == {("clinic", False), ("api", True)}
     # The seeded contacts carry clinic notes; no answer ever shows them.

@@ -2,14 +2,14 @@
 
 from clinicrecords.patients.imports import tasks  # noqa: F401  (registers the task and the worker hooks)
 from clinicrecords.patients.imports.representations import patient_import_json
-from clinicrecords.patients.imports.resources import patient_import_collection
+from clinicrecords.patients.imports.resources import PatientImportCollection
 from clinicrecords.patients.imports.schemas import PatientImportOut
 from clinicrecords.patients.imports.seed import seed_patient_imports
 from clinicrecords.patients.imports.services import patient_import_service_factory
 
 
 def includeme(config):
-    config.add_clinic_collection("patient-imports", patient_import_collection)
+    config.add_clinic_collection("patient-imports", PatientImportCollection)
     config.register_service_factory(patient_import_service_factory, name="patient_imports")
     config.add_representation("patient_import", plain=patient_import_json, schema=PatientImportOut)
     config.add_sandbox_seeder(seed_patient_imports)

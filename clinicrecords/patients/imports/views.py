@@ -19,7 +19,8 @@ def _answer(request, collection, job, finished_status):
 @view_config(context=PatientImportCollection, request_method="POST", permission=Permission.PatientsWrite,
              body_schema=PatientImportCreate, body_limit=MAX_BYTES,
              openapi={"summary": "Import patients (1 to 100 rows); answers the finished job", "status": 201,
-                      "kind": "patient_import", "errors": ["already_imported", "payload_too_large"]})
+                      "kind": "patient_import", "clinic_key_only": True,
+                      "errors": ["already_imported", "payload_too_large"]})
 def start_import(context, request):
     service = request.find_service(name="patient_imports")
     clinic_id = find_interface(context, ClinicResource).clinic.id
@@ -31,7 +32,7 @@ def start_import(context, request):
 
 
 @view_config(context=PatientImportResource, request_method="GET", permission=Permission.PatientsWrite,
-             openapi={"summary": "Read a patient import job", "kind": "patient_import"})
+             openapi={"summary": "Read a patient import job", "kind": "patient_import", "clinic_key_only": True})
 def get_import(context, request):
     return render_one(request, "patient_import", context.job, plain_only=True)
 
@@ -39,7 +40,7 @@ def get_import(context, request):
 @view_config(context=PatientImportResource, name="run-valid-rows", request_method="POST",
              permission=Permission.PatientsWrite,
              openapi={"summary": "runValidPatientImportRows: write only the rows that passed validation",
-                      "kind": "patient_import", "errors": ["import_not_runnable"]})
+                      "kind": "patient_import", "clinic_key_only": True, "errors": ["import_not_runnable"]})
 def run_valid_rows(context, request):
     service = request.find_service(name="patient_imports")
     clinic_id = find_interface(context, ClinicResource).clinic.id

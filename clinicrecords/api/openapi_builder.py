@@ -1,0 +1,301 @@
+"""Builds the OpenAPI 3.1 document with apispec from `clinicrecords.api.routes` (see `api/openapi.py`)."""
+
+import json
+
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.common import resolve_schema_cls
+
+from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.api.codes import CODES, problem_type
+from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
+from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
+from clinicrecords.api.render import json_bytes
+from clinicrecords.api.representations import FHIR_JSON, JSON
+from clinicrecords.api.routes import operations
+
+PROBLEM_JSON = "application/problem+json"
+BEARER = "bearerAuth"
+
+# Every keyed route can meet the key gate; every route can meet validation of its query and the database.
+_ALWAYS = ("invalid_request", "internal_error", "service_unavailable")
+_KEYED = ("invalid_key", "ip_not_allowed", "rate_limited")
+_IN_CLINIC = ("sandbox_only", "not_verified", "workspace_plan_required", "not_found")
+
+PROBLEM_SCHEMA = {
+    "type": "object",
+    "description": "RFC 9457 problem details with a stable `code` (see `x-error-codes`).",
+    "required": ["type", "title", "status", "code", "request_id"],
+    "properties": {
+        "type": {"type": "string", "format": "uri"},
+        "title": {"type": "string"},
+        "status": {"type": "integer"},
+        "code": {"type": "string", "enum": sorted(CODES)},
+        "request_id": {"type": "string"},
+        "detail": {"type": "string"},
+        "errors": {"type": "array", "items": {
+            "type": "object", "required": ["pointer", "message"], "additionalProperties": False,
+            "properties": {
+                "pointer": {"type": "string", "description": "RFC 6901 JSON pointer into the body, or naming "
+                            "the query parameter or header when `location` says so"},
+                "message": {"type": "string"},
+                "location": {"type": "string", "enum": ["query", "header"]},
+            }}},
+    },
+    "additionalProperties": False,
+}
+
+FHIR_RESOURCE_SCHEMA = {
+    "type": "object", "required": ["resourceType"],
+    "description": "A FHIR R4 resource (application/fhir+json; fhirVersion=4.0).",
+    "properties": {"resourceType": {"type": "string"}, "id": {"type": "string"}},
+}
+
+FHIR_BUNDLE_SCHEMA = {
+    "type": "object", "required": ["resourceType", "type", "link"],
+    "description": "A FHIR R4 searchset Bundle; the `next` link carries the cursor (`starting_after`).",
+    "properties": {
+        "resourceType": {"const": "Bundle"},
+        "type": {"const": "searchset"},
+        "link": {"type": "array", "items": {"type": "object", "required": ["relation", "url"], "properties": {
+            "relation": {"type": "string"}, "url": {"type": "string"}}}},
+        "entry": {"type": "array", "items": {"type": "object", "required": ["resource"], "properties": {
+            "fullUrl": {"type": "string"}, "resource": {"$ref": "#/components/schemas/FhirResource"},
+            "search": {"type": "object"}}}},
+    },
+}
+
+
+def _name_resolver():
+    """Component names from class names ("PatientCreate"); a clash between two contexts' classes of the
+    same name is resolved with the context's name ("InsuranceAddress") instead of a silent overwrite."""
+    taken = {}
+
+    def resolve(schema):
+        cls = resolve_schema_cls(schema)
+        name = cls.__name__.removesuffix("Schema") or cls.__name__
+        if taken.setdefault(name, cls) is not cls:
+            context = cls.__module__.split(".")[1] if cls.__module__.startswith("clinicrecords.") else "x"
+            name = context.title().replace("_", "") + name
+            taken.setdefault(name, cls)
+        return name
+
+    return resolve
+
+
+def error_codes(operation, registry):
+    """Every code this route can answer, derived from its registration plus its declared `errors`."""
+    options = operation.options
+    codes = set(_ALWAYS) | set(operation.doc.get("errors", ()))
+    if not operation.public:
+        codes |= set(_KEYED)
+        if operation.permission in ALL_PERMISSIONS:
+            codes.add("scope_missing")
+    parameters = operation.node.parameters
+    if operation.node.in_clinic:
+        codes |= set(_IN_CLINIC)
+    if parameters:
+        codes.add("not_found")
+    if operation.method == "GET" and operation.doc.get("kind"):
+        codes.add("not_acceptable")
+    body_schema = options.get("body_schema")
+    if body_schema is not None:
+        codes |= {"unsupported_media_type", "invalid_request"}
+        if body_schema.FORBIDDEN_FIELDS or body_schema.REFUSE_UNDERSCORE_FIELDS:
+            codes.add("unknown_field")
+    if options.get("body_limit"):
+        codes.add("payload_too_large")
+    if options.get("idempotency"):
+        codes |= {"idempotency_key_conflict", "idempotency_key_reused"}
+    unknown = codes - CODES.keys()
+    if unknown:
+        raise ValueError(f"{operation.method} {operation.path} declares unknown codes: {sorted(unknown)}")
+    return codes
+
+
+def _problem_responses(codes):
+    by_status = {}
+    for code in codes:
+        by_status.setdefault(CODES[code].status, []).append(code)
+    responses = {}
+    for status, found in sorted(by_status.items()):
+        found.sort()
+        response = {
+            "description": "; ".join(f"`{code}`: {CODES[code].title}" for code in found),
+            "content": {PROBLEM_JSON: {"schema": {"allOf": [
+                {"$ref": "#/components/schemas/Problem"},
+                {"properties": {"status": {"const": status}, "code": {"enum": found}}},
+            ]}}},
+        }
+        if status in (429, 503):
+            response["headers"] = {"Retry-After": {"schema": {"type": "string"},
+                                                   "description": "When to retry."}}
+        responses[str(status)] = response
+    return responses
+
+
+def _page(items):
+    return {"type": "object", "required": ["data", "has_more", "next_cursor"], "properties": {
+        "data": {"type": "array", "items": items},
+        "has_more": {"type": "boolean"},
+        "next_cursor": {"type": ["string", "null"], "description": "Send as `starting_after` for the "
+                        "next page; null on the last page."}}}
+
+
+def _list(items):
+    return {"type": "object", "required": ["data"], "properties": {"data": {"type": "array", "items": items}}}
+
+
+def _events_next_after(items):
+    return {"type": "object", "required": ["events", "next_after"], "properties": {
+        "events": {"type": "array", "items": items},
+        "next_after": {"type": "integer", "minimum": 0, "description": "Send as `after_seq` to continue."}}}
+
+
+# The shapes a `many` answer comes in (`openapi={"envelope": ...}`); "page" unless a route says otherwise.
+ENVELOPES = {"page": _page, "list": _list, "events_next_after": _events_next_after}
+
+
+def _envelope(data_schema, many, replay_field, envelope="page"):
+    if many:
+        return ENVELOPES[envelope](data_schema)
+    properties = {"data": data_schema}
+    if replay_field:
+        properties["idempotent_replay"] = {"type": "boolean", "description": "true on a replayed answer"}
+    return {"type": "object", "required": ["data"], "properties": properties}
+
+
+class _Builder:
+    def __init__(self, registry):
+        from clinicrecords.api.openapi import version
+
+        self.registry = registry
+        self.plugin = MarshmallowPlugin(schema_name_resolver=_name_resolver())
+        self.spec = APISpec(
+            title="Clinic Records API", version=version(), openapi_version="3.1.0", plugins=[self.plugin],
+            info={"description": "Server-to-server JSON REST API to a clinic's own records. Every request "
+                                 "carries `Authorization: Bearer <API_KEY>`; failures are "
+                                 "application/problem+json with a stable `code` (table: `x-error-codes`)."},
+            security=[{BEARER: []}],
+        )
+        self.spec.components.security_scheme(BEARER, {
+            "type": "http", "scheme": "bearer",
+            "description": "An API key: `ehr_live_<keyId>_<secret>` or `ehr_test_<keyId>_<secret>`."})
+        self.spec.components.schema("Problem", PROBLEM_SCHEMA)
+        self.spec.components.schema("FhirResource", FHIR_RESOURCE_SCHEMA)
+        self.spec.components.schema("FhirSearchsetBundle", FHIR_BUNDLE_SCHEMA)
+        self.operation_ids = set()
+
+    def ref(self, schema):
+        return self.plugin.converter.resolve_nested_schema(schema)
+
+    def _operation_id(self, operation):
+        name = operation.callable.__name__
+        if name in self.operation_ids:
+            name = f"{operation.callable.__module__.split('.')[1]}_{name}"
+        self.operation_ids.add(name)
+        return name
+
+    def _parameters(self, operation):
+        parameters = []
+        for parameter in operation.node.parameters:
+            entry = {"in": "path", "name": parameter.name, "required": True,
+                     "schema": {"type": "string", "format": "uuid"}}
+            if parameter.sandbox_example_id is not None:
+                entry["example"] = str(parameter.sandbox_example_id)
+            parameters.append(entry)
+        query_schema = operation.options.get("query_schema")
+        if query_schema is not None:
+            parameters.append({"in": "query", "schema": query_schema})
+        mode = operation.options.get("idempotency")
+        if mode:
+            parameters.append({
+                "in": "header", "name": IDEMPOTENCY_HEADER, "required": mode == "required",
+                "description": "Makes a retry safe: the first answer is replayed for 24 hours.",
+                "schema": {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH, "pattern": KEY_PATTERN}})
+        return parameters
+
+    def _success(self, operation):
+        doc = operation.doc
+        status = str(doc.get("status", 200))
+        response = {"description": doc.get("summary", "Success")}
+        kind = doc.get("kind")
+        representation = self.registry["api.representations"].get(kind) if kind else None
+        if kind and representation is None:
+            raise ValueError(f"{operation.method} {operation.path}: no representation registered for {kind!r}")
+        data_schema = None
+        if representation is not None and representation.schema is not None:
+            data_schema = self.ref(representation.schema)
+        elif representation is not None:
+            data_schema = {"type": "object"}
+        elif doc.get("schema") is not None:
+            data_schema = self.ref(doc["schema"])
+        content = {}
+        if data_schema is not None:
+            many = bool(doc.get("many"))
+            envelope = doc.get("envelope", "page")
+            content[JSON] = {"schema": _envelope(data_schema, many,
+                                                 operation.options.get("idempotent_replay_field"), envelope)}
+            if (representation is not None and representation.fhir is not None and operation.method == "GET"
+                    and envelope == "page"):
+                fhir = "FhirSearchsetBundle" if many else "FhirResource"
+                content[FHIR_JSON] = {"schema": {"$ref": f"#/components/schemas/{fhir}"}}
+        elif doc.get("answer") is not None:
+            answer = doc["answer"]
+            content[JSON] = {"schema": answer if isinstance(answer, dict) else self.ref(answer)}
+        if content:
+            response["content"] = content
+        headers = {}
+        if status in ("201", "202"):
+            headers["Location"] = {"schema": {"type": "string"}, "description": "Where the created record "
+                                   "(or the submission) can be read."}
+        if operation.options.get("idempotency"):
+            headers[REPLAYED_HEADER] = {"schema": {"type": "string", "enum": ["true"]},
+                                        "description": "Present on a replayed answer."}
+        if headers:
+            response["headers"] = headers
+        return status, response
+
+    def _operation(self, operation):
+        doc = operation.doc
+        status, success = self._success(operation)
+        result = {
+            "operationId": self._operation_id(operation),
+            "summary": doc.get("summary", ""),
+            "tags": [operation.callable.__module__.split(".")[1]],
+            "parameters": self._parameters(operation),
+            "responses": {status: success, **_problem_responses(error_codes(operation, self.registry))},
+        }
+        if doc.get("description"):
+            result["description"] = doc["description"]
+        if doc.get("clinic_key_only"):
+            # Only a clinic's own key may call it (organization and test keys get 404): its example is for a
+            # clinic's own data, not a sandbox.
+            result["x-clinic-key-only"] = True
+        if operation.public:
+            result["security"] = []
+        elif operation.permission in ALL_PERMISSIONS:
+            result["x-permission"] = str(operation.permission)
+        body_schema = operation.options.get("body_schema")
+        if body_schema is not None:
+            media = {"schema": body_schema}
+            if body_schema.EXAMPLE is not None:
+                media["example"] = json.loads(json_bytes(body_schema.EXAMPLE))
+            result["requestBody"] = {"required": True, "content": {JSON: media}}
+        return result
+
+    def build(self):
+        paths = {}
+        for operation in operations(self.registry):
+            paths.setdefault(operation.path, {})[operation.method.lower()] = self._operation(operation)
+        for path, methods in paths.items():
+            self.spec.path(path=path, operations=methods)
+        document = self.spec.to_dict()
+        document["x-error-codes"] = {code: {"status": known.status, "title": known.title,
+                                            "type": problem_type(code)} for code, known in CODES.items()}
+        # One canonical JSON form: what is served is exactly what is committed.
+        return json.loads(json_bytes(document))
+
+
+def build_document(registry):
+    return _Builder(registry).build()

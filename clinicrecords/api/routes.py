@@ -1,0 +1,132 @@
+"""Every documented route, derived from the registrations themselves: the traversal tree that contexts build
+with `config.add_api_resource` / `config.add_clinic_collection`, the item resources collections declare, and
+Pyramid's view introspector. The OpenAPI document, the examples test and the contract test all read this.
+
+A collection (`clinicrecords.resources.Collection`) declares its item resource and the item's path parameter,
+and a branch (`clinicrecords.resources.Branch`) its fixed children, on the class:
+
+    class PatientCollection(Collection):
+        service = "patients"
+        item_resource = PatientResource      # /v1/clinics/{clinic_id}/patients/{patient_id}
+        item_parameter = "patient_id"
+
+    class Insurance(Branch):
+        children = {"payment-advices": PaymentAdviceCollection}
+
+and an item resource may name a sandbox record that documentation examples use (`sandbox_example_id`).
+"""
+
+from dataclasses import dataclass, field
+
+from pyramid.security import NO_PERMISSION_REQUIRED
+
+from clinicrecords.resources import ClinicChildren
+
+METHODS = ("GET", "POST", "PATCH", "PUT", "DELETE")
+_VIEW_OPTIONS = ("openapi", "body_schema", "query_schema", "idempotency", "idempotent_replay_field", "body_limit")
+
+
+@dataclass(frozen=True)
+class PathParameter:
+    name: str
+    resource: type  # the item resource class the parameter selects
+
+    @property
+    def sandbox_example_id(self):
+        return getattr(self.resource, "sandbox_example_id", None)
+
+
+@dataclass(frozen=True)
+class Node:
+    path: str
+    resource: type
+    parameters: tuple = ()
+    public: bool = False
+
+    @property
+    def in_clinic(self):
+        return any(issubclass(p.resource, ClinicChildren) for p in self.parameters)
+
+
+@dataclass(frozen=True)
+class Operation:
+    node: Node
+    method: str
+    path: str
+    view_name: str
+    permission: object
+    callable: object
+    options: dict = field(default_factory=dict)
+
+    @property
+    def doc(self):
+        return self.options.get("openapi") or {}
+
+    @property
+    def public(self):
+        return self.node.public or self.permission == NO_PERMISSION_REQUIRED
+
+
+def nodes(registry):
+    """Every resource class reachable under /v1, with its URL template, in a stable order."""
+    found = []
+
+    def visit(resource, path, parameters, public):
+        found.append(Node(path, resource, tuple(parameters), public))
+        if isinstance(resource, type) and issubclass(resource, ClinicChildren):
+            for name, factory in sorted(registry["resources.clinic"].items()):
+                visit(factory, f"{path}/{name}", parameters, public)
+        for name, child in sorted(getattr(resource, "children", {}).items()):
+            visit(child, f"{path}/{name}", parameters, public)
+        item = getattr(resource, "item_resource", None)
+        if item is not None:
+            parameter = resource.item_parameter
+            visit(item, f"{path}/{{{parameter}}}", [*parameters, PathParameter(parameter, item)], public)
+
+    for name, (factory, public) in sorted(registry["resources.api"].items()):
+        visit(factory, f"/v1/{name}", [], public)
+    return found
+
+
+def registered_views(registry):
+    """(introspectable, permission) of every ordinary view registered for a resource class."""
+    introspector = registry.introspector
+    for entry in introspector.get_category("views"):
+        intr = entry["introspectable"]
+        context = intr["context"]
+        if intr["exception_only"] or not isinstance(context, type) or issubclass(context, BaseException):
+            continue
+        permissions = [related["value"] for related in entry["related"] if related.category_name == "permissions"]
+        yield intr, (permissions[0] if permissions else None)
+
+
+def _methods(intr):
+    declared = intr["request_methods"]
+    if declared is None:
+        return ()
+    return (declared,) if isinstance(declared, str) else tuple(declared)
+
+
+def operations(registry):
+    """Every (route, method) answered by a view, ordered by path then method. The most specific context
+    wins, as in Pyramid's own view lookup."""
+    views = list(registered_views(registry))
+    result = []
+    for node in nodes(registry):
+        if not isinstance(node.resource, type):
+            continue
+        chosen = {}
+        for intr, permission in views:
+            context = intr["context"]
+            if not issubclass(node.resource, context):
+                continue
+            rank = node.resource.__mro__.index(context)
+            for method in _methods(intr):
+                key = (intr["name"], method)
+                if key not in chosen or rank < chosen[key][0]:
+                    chosen[key] = (rank, intr, permission)
+        for (view_name, method), (_, intr, permission) in chosen.items():
+            path = f"{node.path}/{view_name}" if view_name else node.path
+            options = {name: intr.get(name) for name in _VIEW_OPTIONS if intr.get(name) is not None}
+            result.append(Operation(node, method, path, view_name, permission, intr["callable"], options))
+    return sorted(result, key=lambda op: (op.path, METHODS.index(op.method) if op.method in METHODS else 99))
