@@ -115,7 +115,7 @@ def record(db, clinic, item, *, kind, change, age, source, lot=None, expires_on=
     return movement
 
 
-def delete_item(db, clinic, item_id):
+def delete_item(db, clinic, item_id, origin_id=None):
     """Delete an item that never moved. Refusals: item_has_stock, then item_has_history."""
     item = lock_item(db, item_id)
     if item is None:
@@ -126,7 +126,7 @@ def delete_item(db, clinic, item_id):
         raise Problem("item_has_history", "The item has ledger movements; its history is kept.")
     projection.remove_item(db, clinic, item.id)
     db.execute(delete(InventoryItem).where(InventoryItem.id == item.id))
-    emit(db, clinic.id, ITEM_DELETED, item.id, {"id": str(item.id)})
+    emit(db, clinic.id, ITEM_DELETED, item.id, {"id": str(item.id)}, origin_id=origin_id)
     return True
 
 

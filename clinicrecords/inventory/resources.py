@@ -10,7 +10,7 @@ class ItemMovements(Resource):
         return self.__parent__.item
 
 
-class InventoryItemResource(Resource):
+class InventoryItemResource(Branch):
     """/v1/clinics/{clinic_id}/inventory/items/{item_id}"""
 
     sandbox_example_id = next(iter(SANDBOX_ITEM_IDS.values()))
@@ -19,12 +19,6 @@ class InventoryItemResource(Resource):
     def __init__(self, parent, name, item):
         super().__init__(parent, name)
         self.item = item
-
-    def __getitem__(self, name):
-        child = self.children.get(name)
-        if child is None:
-            raise KeyError(name)
-        return child(self, name)
 
 
 class StockBatches(Resource):

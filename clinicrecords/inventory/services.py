@@ -210,7 +210,7 @@ class InventoryService:
         return self.db.scalar(statement)
 
     def delete(self, item_id):
-        return ledger.delete_item(self.db, self.clinic, item_id)
+        return ledger.delete_item(self.db, self.clinic, item_id, origin_id=self.request.identity.owner_id)
 
     def movements(self, item_id, query):
         return keyset_page(self.request, self.db, ledger.movements_of(item_id), ledger.SORT, query)

@@ -5,7 +5,12 @@ from clinicrecords.access.permissions import Permission
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.pagination import ListQuery, UpdatedSinceListQuery
 from clinicrecords.api.representations import render_one, render_page
-from clinicrecords.inventory.resources import InventoryItemCollection, InventoryItemResource, ItemMovements, StockBatches
+from clinicrecords.inventory.resources import (
+    InventoryItemCollection,
+    InventoryItemResource,
+    ItemMovements,
+    StockBatches,
+)
 from clinicrecords.inventory.schemas import MovementCreate, StockBatchCreate
 
 
