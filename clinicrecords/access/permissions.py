@@ -19,6 +19,7 @@ class Permission(StrEnum):
     InventoryAvailabilityRead = "inventory.availability:read"
     InventoryItemsRead = "inventory.items:read"
     InventoryStockRead = "inventory.stock:read"
+    InventoryStockWrite = "inventory.stock:write"
     ListingAvailabilityRead = "listing.availability:read"
     ListingProfileRead = "listing.profile:read"
     MedicationsRead = "medications:read"

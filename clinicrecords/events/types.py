@@ -41,6 +41,7 @@ EVENT_TYPES = {t.name: t for t in (
     EventType("listing.freshness.changed", Permission.InventoryAvailabilityRead),
     EventType("inventory.item.created", Permission.InventoryItemsRead, echo=True),
     EventType("inventory.item.updated", Permission.InventoryItemsRead, echo=True),
+    EventType("inventory.item.deleted", Permission.InventoryItemsRead, echo=True),
     EventType("submission.decided", by_resource_type=SUBMISSION_KIND_PERMISSIONS, addressed=True),
     EventType("patient_import.finished", Permission.PatientsWrite, addressed=True),
 )}

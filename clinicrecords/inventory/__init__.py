@@ -3,9 +3,9 @@
 
 def includeme(config):
     # Imported here: the package is imported by its sibling context before the configuration runs.
-    from clinicrecords.inventory.representations import item_json
+    from clinicrecords.inventory.representations import batch_json, item_json, movement_json
     from clinicrecords.inventory.resources import Inventory
-    from clinicrecords.inventory.schemas import InventoryItemOut
+    from clinicrecords.inventory.schemas import InventoryItemOut, MovementOut, StockBatchOut
     from clinicrecords.inventory.seed import seed_inventory
     from clinicrecords.inventory.services import inventory_service_factory
 
@@ -15,6 +15,8 @@ def includeme(config):
     # Per context: the factory finds the clinic above the resource it is asked from.
     config.register_service_factory(inventory_service_factory, name="inventory", context=Interface)
     config.add_representation("inventory_item", plain=item_json, schema=InventoryItemOut)
+    config.add_representation("stock_movement", plain=movement_json, schema=MovementOut)
+    config.add_representation("stock_batch", plain=batch_json, schema=StockBatchOut)
     config.add_sandbox_seeder(seed_inventory)
     config.scan(".views")
     config.scan(".tasks")

@@ -31,3 +31,35 @@ def item_json(item, request):
     if Permission.InventoryStockRead in scopes:
         document["quantity"] = item.quantity
     return document
+
+
+def movement_json(movement, request):
+    """`quantity_after` reveals the exact stock: only with inventory.stock:read."""
+    document = {
+        "id": str(movement.id),
+        "item_id": str(movement.item_id),
+        "kind": movement.kind,
+        "quantity": abs(movement.change),
+        "change": movement.change,
+        "lot": movement.lot,
+        "expires_on": movement.expires_on.isoformat() if movement.expires_on else None,
+        "reason": movement.reason,
+        "reference": movement.reference,
+        "source": movement.source,
+        "batch_id": str(movement.batch_id) if movement.batch_id else None,
+        "created_at": iso(movement.created_at),
+    }
+    if Permission.InventoryStockRead in granted(request):
+        document["quantity_after"] = movement.quantity_after
+    return document
+
+
+def batch_json(accepted, request):
+    return {
+        "id": str(accepted.batch.id),
+        "reference": accepted.batch.reference,
+        "items": [{"item_id": str(item_id), "quantity": quantity, "change": change}
+                  for item_id, quantity, change in accepted.lines],
+        "till_was_stale": accepted.till_was_stale,
+        "created_at": iso(accepted.batch.created_at),
+    }

@@ -8,13 +8,14 @@ Functions take the session already bound to the clinic (`open_clinic`) and the `
 import datetime
 import uuid
 
+from clinicrecords.api.problems import Problem
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events.outbox import emit
-from clinicrecords.inventory import bands
+from clinicrecords.inventory import bands, ledger
 from clinicrecords.inventory.codes import gtin_input, regulator_input
 from clinicrecords.inventory.models import InventoryItem, TillState
 from clinicrecords.listings import projection
@@ -84,24 +85,17 @@ def get_item(db, item_id):
     return item
 
 
-def set_stock(db, clinic, item_id, quantity, age, now=None):
-    """The one place an item's stock changes (a later stock ledger replaces this function's body).
-
-    Emits inventory.availability.changed when the band a reader sees changes, not per unit.
+def set_stock(db, clinic, item_id, quantity, age, now=None, source="staff"):
+    """Staff (`stock set`): the item's counted quantity. Recorded as the adjustment movement that brings
+    the ledger to it (none when it already matches); bands, projection and events follow from the ledger.
     """
-    now = now or _now()
-    item = get_item(db, item_id)
-    current_till = ensure_till(db)
-    sandbox = clinic.is_sandbox
-    before = bands.effective_band(item, current_till, now, age, sandbox)
-    item.quantity = _count(quantity, "quantity")
-    item.stock_changed_at = now
-    db.flush()
-    after = bands.effective_band(item, current_till, now, age, sandbox)
-    projection.sync_item(db, clinic, item, current_till)
-    if after != before:
-        emit(db, clinic.id, AVAILABILITY_CHANGED, item.id, {"id": str(item.id), "band": after,
-                                                            "previous_band": before})
+    quantity = _count(quantity, "quantity")
+    item = ledger.lock_item(db, item_id)
+    if item is None:
+        raise InventoryError(f"no inventory item {item_id} in this clinic")
+    if quantity != item.quantity:
+        ledger.record(db, clinic, item, kind="adjustment", change=quantity - item.quantity, age=age,
+                      source=source, reason="stock count", now=now)
     return item
 
 
@@ -214,6 +208,28 @@ class InventoryService:
         if linked_only:
             statement = statement.where(InventoryItem.linked.is_(True))
         return self.db.scalar(statement)
+
+    def delete(self, item_id):
+        return ledger.delete_item(self.db, self.clinic, item_id, origin_id=self.request.identity.owner_id)
+
+    def movements(self, item_id, query):
+        return keyset_page(self.request, self.db, ledger.movements_of(item_id), ledger.SORT, query)
+
+    def record_movement(self, item_id, body):
+        item = ledger.lock_item(self.db, item_id)
+        if item is None:  # deleted since traversal found it
+            raise Problem("not_found")
+        return ledger.record(self.db, self.clinic, item, kind=body["kind"],
+                             change=ledger.signed_change(body["kind"], body["quantity"]), age=self.age,
+                             source="api", lot=body.get("lot"), expires_on=body.get("expires_on"),
+                             reason=body.get("reason"), reference=body.get("reference"), now=self.now)
+
+    def accept_batch(self, body):
+        from clinicrecords.inventory import batches
+
+        return batches.accept(self.db, self.clinic, body["items"], self.age,
+                              batches.ShrinkRule.from_settings(self.request.registry.settings),
+                              reference=body.get("reference"), now=self.now)
 
     def list(self, query, linked_only=False):
         statement = select(InventoryItem)

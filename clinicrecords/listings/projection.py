@@ -73,6 +73,11 @@ def sync_item(db, clinic, item, till):
         set_={name: statement.excluded[name] for name in values if name not in ("clinic_id", "item_id")}))
 
 
+def remove_item(db, clinic, item_id):
+    """A deleted item leaves the network at once."""
+    db.execute(delete(ListingItem).where(ListingItem.clinic_id == clinic.id, ListingItem.item_id == item_id))
+
+
 def rebuild(db, batch_size=1000):
     """Recreate the projection from every clinic's schema, one clinic at a time, in one transaction (readers
     keep the old projection until it commits). Returns counts."""
