@@ -1,0 +1,299 @@
+"""`python -m bench [--smoke]`: the service under HTTP load beside a bare reference, interleaved.
+
+Starts two waitress processes on 127.0.0.1 (8 threads, no debug, one log line per request to a file): the
+service on the embedded defaults (development.ini) in a database of its own under its own var dir, and the
+reference (bench/server.py: a bare Pyramid view, same pool, BEGIN; SELECT by primary key or N rows; COMMIT).
+Load comes from another process (`wrk`, else bench/load.py's threaded client). Each scenario runs in
+alternating pairs (scenario, reference); medians are quoted with their ratios. Server CPU per request is the
+server process's user+system time (/proc/PID/stat) over the requests it answered (PostgreSQL's own CPU is
+not in it). Then the existing bench modules (events, imports, listings) run as they are. The table goes to
+stdout, everything to bench/results/<timestamp>.json. `--smoke` (about a minute) fails on errors only.
+"""
+
+import argparse
+import contextlib
+import datetime
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import transaction
+from pyramid.paster import get_appsettings
+from pyramid.scripting import prepare
+
+from bench import load
+
+ROOT = Path(__file__).resolve().parents[1]
+DATABASE = "clinicrecords_bench_http"
+TARGETS = {  # issue 10: minimum rps ratio, maximum cpu/request ratio, maximum p99 ratio
+    "get_one_allergy": {"rps": 0.6, "cpu": 1.7, "p99": 2.0},
+    "list_100_plain": {"rps": 0.5},
+    "list_100_fhir": {"rps": 0.5},
+    "post_allergy_32c": {"rps": 0.35},
+}
+
+
+def bench_settings():
+    settings = dict(get_appsettings(str(ROOT / "development.ini"), "main"))
+    # A separate worker consumes the queue in production; nothing here needs the tasks run.
+    settings.update({"database.name": DATABASE, "huey.backend": "memory", "huey.consumer_in_process": "false",
+                     "ratelimit.live_per_minute": "100000000"})
+    return settings
+
+
+@contextlib.contextmanager
+def _request(registry):
+    env = prepare(registry=registry)
+    request = env["request"]
+    request.tm = transaction.TransactionManager(explicit=True)
+    try:
+        with request.tm:
+            yield request
+    finally:
+        env["closer"]()
+
+
+def seed(settings, allergies):
+    """A connected clinic with one patient and `allergies` accepted allergies; returns what the load needs."""
+    import webtest
+
+    from clinicrecords import make_config
+    from clinicrecords.access import services
+    from clinicrecords.access.permissions import ALL_PERMISSIONS
+    from clinicrecords.clinics.services import create_clinic, open_clinic
+    from clinicrecords.db import embedded, migrations
+    from clinicrecords.patients.services import PatientService
+    from clinicrecords.review.services import StaffReview
+    from clinicrecords.sandbox import seed_sandbox
+    from clinicrecords.settings import var_dir
+
+    if not os.environ.get("DATABASE_URL"):
+        embedded.drop_database(var_dir(settings), DATABASE)
+    app = make_config(settings).make_wsgi_app()
+    registry = app.registry
+    migrations.migrate_all(registry["db.engine"])
+    with _request(registry) as request:
+        clinic_id = create_clinic(request.db, "Bench Clinic").id
+        workspace = services.create_workspace(request.db, "Bench Workspace", verified=True, paid=True,
+                                              terms_accepted=True, seed=lambda db, c: seed_sandbox(request, c))
+        services.grant_connection(request.db, workspace.id, clinic_id, ALL_PERMISSIONS)
+        key = services.create_key(request.db, registry.settings["secrets.key_pepper"], workspace_id=workspace.id,
+                                  mode="live")[1]
+    with _request(registry) as request:
+        open_clinic(request.db, clinic_id)
+        patient_id = str(PatientService(request).create({"given_name": "Ada", "family_name": "Bench"}).id)
+    client = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+    headers = {"Authorization": f"Bearer {key}"}
+    submissions = []
+    for n in range(allergies):
+        body = {"patient_id": patient_id, "substance": {"text": f"Seed substance {n}"}, "clinical_status": "active",
+                "criticality": "high", "reactions": [{"manifestation": ["hives"], "description": "Rash"}]}
+        submissions.append(client.post_json(f"/v1/clinics/{clinic_id}/allergies", body, status=202, headers={
+            **headers, "Idempotency-Key": str(uuid.uuid4())}).json["data"]["submission_id"])
+    with _request(registry) as request:
+        clinic = open_clinic(request.db, clinic_id)
+        review = StaffReview(request.db, registry, clinic)
+        for submission_id in submissions:
+            review.accept(uuid.UUID(submission_id))
+    listed = client.get(f"/v1/clinics/{clinic_id}/allergies", params={"limit": 100}, headers=headers).json["data"]
+    assert len(listed) == min(allergies, 100), len(listed)
+    registry["db.engine"].dispose()
+    return {"clinic_id": str(clinic_id), "key": key, "patient_id": patient_id, "allergy_id": listed[0]["id"]}
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, kind, settings, var):
+        self.kind, self.port = kind, _free_port()
+        self.log = var / f"bench-{kind}.log"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "bench.server", kind, str(self.port), json.dumps(settings), str(self.log)],
+            cwd=ROOT, stdout=subprocess.PIPE, text=True)
+        if self.process.stdout.readline().strip() != "ready":
+            raise RuntimeError(f"the {kind} server did not start")
+        deadline = time.monotonic() + 30
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the {kind} server does not listen")
+            time.sleep(0.05)
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def cpu_seconds(self):
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+    def rss_mb(self):
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return None
+
+    def stop(self):
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def scenarios(seeded, service, reference):
+    clinic, allergy = seeded["clinic_id"], seeded["allergy_id"]
+    auth = {"Authorization": f"Bearer {seeded['key']}"}
+    one_ref = {"url": reference.url(f"/ref/{clinic}/allergies/{allergy}"), "connections": 16}
+    page_ref = {"url": reference.url(f"/ref/{clinic}/allergies?limit=100"), "connections": 16}
+    body = json.dumps({"patient_id": seeded["patient_id"], "substance": {"text": "Bench {{n}}"},
+                       "clinical_status": "active", "criticality": "low"})
+    return {
+        "get_one_allergy": ({"url": service.url(f"/v1/clinics/{clinic}/allergies/{allergy}"), "headers": auth,
+                             "connections": 16}, one_ref),
+        "list_100_plain": ({"url": service.url(f"/v1/clinics/{clinic}/allergies?limit=100"), "headers": auth,
+                            "connections": 16}, page_ref),
+        "list_100_fhir": ({"url": service.url(f"/v1/clinics/{clinic}/allergies?limit=100"),
+                           "headers": {**auth, "Accept": "application/fhir+json"}, "connections": 16}, page_ref),
+        "post_allergy_32c": ({"url": service.url(f"/v1/clinics/{clinic}/allergies"), "method": "POST",
+                              "headers": {**auth, "Content-Type": "application/json"}, "body": body, "unique": True,
+                              "connections": 32}, {**one_ref, "connections": 32}),
+    }
+
+
+def measure(server, spec, seconds):
+    before = server.cpu_seconds()
+    result = load.run({**spec, "seconds": seconds})
+    cpu = server.cpu_seconds() - before
+    result["cpu_ms_per_request"] = cpu * 1000 / max(result["requests"], 1)
+    return result
+
+
+def _median(runs, field):
+    return statistics.median(run[field] for run in runs)
+
+
+def summarise(runs):
+    return {field: round(_median(runs, field), 3) for field in ("rps", "p50_ms", "p99_ms", "cpu_ms_per_request")} | {
+        "errors": sum(run["errors"] for run in runs), "requests": sum(run["requests"] for run in runs)}
+
+
+def run_scenarios(seeded, service, reference, pairs, seconds, warmup):
+    report = {}
+    for name, (spec, ref_spec) in scenarios(seeded, service, reference).items():
+        measure(service, spec, warmup)
+        measure(reference, ref_spec, warmup)
+        runs = {"service": [], "reference": []}
+        for _ in range(pairs):  # alternating pairs, so drift on a shared machine hits both alike
+            runs["service"].append(measure(service, spec, seconds))
+            runs["reference"].append(measure(reference, ref_spec, seconds))
+        mine, ref = summarise(runs["service"]), summarise(runs["reference"])
+        ratios = {"rps": round(mine["rps"] / ref["rps"], 3),
+                  "cpu": round(mine["cpu_ms_per_request"] / ref["cpu_ms_per_request"], 3),
+                  "p99": round(mine["p99_ms"] / ref["p99_ms"], 3)}
+        report[name] = {"service": mine, "reference": ref, "ratios": ratios, "targets": TARGETS.get(name, {}),
+                        "runs": runs}
+        print(f"  {name}: {mine['rps']:.0f} rps vs {ref['rps']:.0f} (x{ratios['rps']}), errors {mine['errors']}",
+              flush=True)
+    return report
+
+
+MODULES = {  # the existing bench modules, called as they are: (full arguments, smoke arguments)
+    "events": (["--deliveries", "500", "--events", "20000"], ["--deliveries", "10", "--events", "400"]),
+    "imports": (["--runs", "3", "--rows", "100"], ["--runs", "1", "--rows", "10"]),
+    "listings": (["--pharmacies", "1000", "--items", "100", "--repeats", "200"],
+                 ["--pharmacies", "20", "--items", "20", "--repeats", "20"]),
+}
+
+
+def run_modules(smoke, env):
+    results = {}
+    for name, (full, small) in MODULES.items():
+        started = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", f"bench.{name}", *(small if smoke else full)], cwd=ROOT,
+                              env=env, capture_output=True, text=True)
+        results[name] = {"exit": done.returncode, "seconds": round(time.perf_counter() - started, 1),
+                         "output": done.stdout.strip(), "stderr": done.stderr.strip()[-2000:]}
+        print(f"  bench.{name}: exit {done.returncode} in {results[name]['seconds']} s", flush=True)
+    return results
+
+
+def machine():
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), platform.processor())
+    return {"cpu": model, "cores": os.cpu_count(), "python": platform.python_version(), "system": platform.platform(),
+            "load_average": os.getloadavg(), "load_generator": load.engine()}
+
+
+def table(report):
+    lines = [f"{'scenario':<18} {'rps':>8} {'ref rps':>8} {'ratio':>6} {'p50 ms':>7} {'p99 ms':>7} {'ref p99':>7} "
+             f"{'cpu ms/req':>10} {'ref cpu':>8} {'cpu x':>6} {'errors':>6}"]
+    for name, row in report.items():
+        s, r, x = row["service"], row["reference"], row["ratios"]
+        lines.append(f"{name:<18} {s['rps']:>8.0f} {r['rps']:>8.0f} {x['rps']:>6.2f} {s['p50_ms']:>7.2f} "
+                     f"{s['p99_ms']:>7.2f} {r['p99_ms']:>7.2f} {s['cpu_ms_per_request']:>10.3f} "
+                     f"{r['cpu_ms_per_request']:>8.3f} {x['cpu']:>6.2f} {s['errors']:>6}")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="about a minute; fails on errors, not on speed")
+    parser.add_argument("--pairs", type=int, help="alternating (scenario, reference) pairs (default 3)")
+    parser.add_argument("--seconds", type=int, help="seconds of load per run (default 10)")
+    parser.add_argument("--no-modules", action="store_true", help="skip bench.events/imports/listings")
+    args = parser.parse_args(argv)
+    pairs = args.pairs or (1 if args.smoke else 3)
+    seconds = args.seconds or (2 if args.smoke else 10)
+    warmup = 1 if args.smoke else 3
+
+    var = Path(os.environ.get("CLINICRECORDS_BENCH_VAR", ROOT / "var" / "bench")).resolve()
+    var.mkdir(parents=True, exist_ok=True)
+    os.environ["CLINICRECORDS_VAR"] = str(var)
+    started = time.perf_counter()
+    settings = bench_settings()
+    print(f"seeding ({DATABASE} under {var}) ...", flush=True)
+    seeded = seed(settings, 100)
+    settings["clinicrecords.var"] = str(var)
+    service, reference = Server("app", settings, var), Server("reference", settings, var)
+    try:
+        print(f"load from {load.engine()}: {pairs} pair(s) of {seconds:g} s per scenario", flush=True)
+        report = run_scenarios(seeded, service, reference, pairs, seconds, warmup)
+        memory = {"service_rss_mb": service.rss_mb(), "reference_rss_mb": reference.rss_mb()}
+    finally:
+        service.stop()
+        reference.stop()
+    modules = {} if args.no_modules else run_modules(args.smoke, dict(os.environ))
+    result = {"started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"), "smoke": args.smoke,
+              "pairs": pairs, "seconds_per_run": seconds, "machine": machine(), "scenarios": report,
+              "memory": memory, "modules": modules, "total_seconds": round(time.perf_counter() - started, 1)}
+    print()
+    print(table(report))
+    for name, module in modules.items():
+        print(f"\n== bench.{name} (exit {module['exit']})\n{module['output']}")
+    out = ROOT / "bench" / "results" / f"{datetime.datetime.now():%Y%m%dT%H%M%S}.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(result, indent=2))
+    print(f"\n{out.relative_to(ROOT)} ({result['total_seconds']} s)")
+    failures = [f"{name} ({side}): {row[side]['errors']} errors" for name, row in report.items()
+                for side in ("service", "reference") if row[side]["errors"]]
+    failures += [f"bench.{name} exited {m['exit']}:\n{m['stderr']}" for name, m in modules.items() if m["exit"]]
+    if failures:
+        print("FAILED:\n" + "\n".join(failures), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""One server process of the benchmark: `python -m bench.server {app,reference} PORT SETTINGS_JSON LOG_FILE`.
+
+Both run on waitress with the same settings (8 threads, no debug), log one line per request to LOG_FILE and
+use the same engine/pool factory (clinicrecords.db.make_engine). The reference is a bare Pyramid app whose
+views check a connection out of the pool and run BEGIN; SELECT by primary key (or N rows); COMMIT.
+"""
+
+import datetime
+import decimal
+import json
+import logging
+import sys
+import uuid
+
+import waitress
+from pyramid.config import Configurator
+from pyramid.response import Response
+from sqlalchemy import text
+
+WAITRESS = {"threads": 8, "connection_limit": 200, "channel_timeout": 30, "ident": "bench"}
+
+
+def _plain(value):
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, (uuid.UUID, decimal.Decimal)):
+        return str(value)
+    return value
+
+
+def _rows(result):
+    return [{column: _plain(value) for column, value in row.items()} for row in result.mappings()]
+
+
+def reference_app(settings):
+    from clinicrecords.db import make_engine
+    from clinicrecords.db.tenancy import schema_name
+
+    engine = make_engine(settings)
+
+    def one(request):
+        schema = schema_name(uuid.UUID(request.matchdict["clinic"]))
+        with engine.begin() as connection:  # BEGIN; SELECT ... WHERE id = ...; COMMIT
+            rows = _rows(connection.execute(text(f'SELECT * FROM "{schema}".allergies WHERE id = :id'),
+                                            {"id": uuid.UUID(request.matchdict["id"])}))
+        return Response(json.dumps({"data": rows[0]}), content_type="application/json", charset="utf-8")
+
+    def page(request):
+        schema = schema_name(uuid.UUID(request.matchdict["clinic"]))
+        limit = int(request.params.get("limit", 100))
+        with engine.begin() as connection:
+            rows = _rows(connection.execute(text(f'SELECT * FROM "{schema}".allergies ORDER BY id LIMIT :n'),
+                                            {"n": limit}))
+        return Response(json.dumps({"data": rows}), content_type="application/json", charset="utf-8")
+
+    config = Configurator()
+    config.add_route("one", "/ref/{clinic}/allergies/{id}")
+    config.add_route("page", "/ref/{clinic}/allergies")
+    config.add_view(one, route_name="one")
+    config.add_view(page, route_name="page")
+    app = config.make_wsgi_app()
+    return _logged(app)
+
+
+def _logged(app):
+    """The same kind of per-request log line as the service's request_log tween."""
+    log = logging.getLogger("clinicrecords.request")
+
+    def logged(environ, start_response):
+        status = []
+
+        def starting(code, headers, exc_info=None):
+            status.append(code)
+            return start_response(code, headers, exc_info)
+
+        try:
+            return app(environ, starting)
+        finally:
+            log.info(json.dumps({"method": environ["REQUEST_METHOD"], "route": environ["PATH_INFO"],
+                                 "status": int(status[0].split()[0]) if status else 500}))
+
+    return logged
+
+
+def service_app(settings):
+    from clinicrecords import make_config
+
+    return make_config(settings).make_wsgi_app()
+
+
+def main(argv=None):
+    kind, port, settings_json, log_file = (argv or sys.argv[1:])[:4]
+    handler = logging.FileHandler(log_file)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    # Handlers of their own, so waitress's basicConfig() fallback never sends these lines to stderr.
+    for name, level in (("clinicrecords", logging.INFO), ("waitress", logging.WARNING)):
+        logger = logging.getLogger(name)
+        logger.setLevel(level)
+        logger.addHandler(handler)
+        logger.propagate = False
+    settings = json.loads(settings_json)
+    app = reference_app(settings) if kind == "reference" else service_app(settings)
+    print("ready", flush=True)
+    waitress.serve(app, host="127.0.0.1", port=int(port), **WAITRESS)
+
+
+if __name__ == "__main__":
+    main()
