@@ -59,7 +59,9 @@ def parse_scopes(text):
 # single permission is needed for GET /v1/clinics/{clinic_id}/events).
 KEY_HOLDER = "key_holder"
 EVENTS_FEED = "events:feed"
-PSEUDO_PERMISSIONS = frozenset({KEY_HOLDER, EVENTS_FEED, *DerivedPermission})
+# TEST_HELPERS: /v1/test_helpers, granted by its resource ACL only to a test key on its own sandbox clinic.
+TEST_HELPERS = "test_helpers"
+PSEUDO_PERMISSIONS = frozenset({KEY_HOLDER, EVENTS_FEED, TEST_HELPERS, *DerivedPermission})
 
 # What a refusal names when the missing permission is not itself grantable.
 REFUSAL_NAMES = {

@@ -15,6 +15,7 @@ def includeme(config):
     config.include(".body_limit")
     config.include(".representations")
     config.include(".openapi")
+    config.include(".reference")
     config.include(".request_log")
     config.include(".request_text")
     config.scan(".errorviews")

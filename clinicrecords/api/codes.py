@@ -42,6 +42,7 @@ CODES = {
     "activation_requires_staff": Code(409, "Only clinic staff can activate a coverage"),
     "care_provider_clinic_managed": Code(409, "The contact is managed by the clinic or another app"),
     "note_not_editable": Code(409, "The note was signed or edited by a clinician"),
+    "test_helper_refused": Code(409, "Clinic staff could not do that to the sandbox record (the detail says why)"),
     "slot_taken": Code(409, "The slot is already booked"),
     "out_of_office": Code(409, "The clinician's calendar is blocked"),
     "no_provider_available": Code(409, "No eligible clinician is free"),

@@ -242,7 +242,8 @@ class _Builder:
                 content[FHIR_JSON] = {"schema": {"$ref": f"#/components/schemas/{fhir}"}}
         elif doc.get("answer") is not None:
             answer = doc["answer"]
-            content[JSON] = {"schema": answer if isinstance(answer, dict) else self.ref(answer)}
+            # `media_type`: a route answering something other than JSON (the HTML reference page).
+            content[doc.get("media_type", JSON)] = {"schema": answer if isinstance(answer, dict) else self.ref(answer)}
         if content:
             response["content"] = content
         headers = {}

@@ -80,6 +80,9 @@ def test_every_answer_is_documented(app, sandbox):
         runs = [(mode, None) for mode in schemathesis.GenerationMode]
         if _answers_fhir(operation):  # and every FHIR answer validates against the R4 models
             runs.append((schemathesis.GenerationMode.POSITIVE, FHIR))
+        raw = operation.definition.raw
+        if not raw.get("parameters") and "requestBody" not in raw:  # no input to make invalid (/v1/docs)
+            runs = [(mode, accept) for mode, accept in runs if mode != schemathesis.GenerationMode.NEGATIVE]
         for mode, accept in runs:
             try:
                 _run(operation, mode, sandbox_clinic_id, key, accept)

@@ -1,0 +1,58 @@
+"""GET /v1/docs: the reference page, served without a CDN, rendered by a real headless browser (Debian's
+chromium, installed by .ci/run) against the real application on 127.0.0.1."""
+
+import html
+import re
+import shutil
+import subprocess
+import threading
+
+import pytest
+from waitress import create_server
+
+from clinicrecords.api.openapi import document
+from clinicrecords.api.reference import CSP
+
+
+def test_the_page_and_its_script_are_served_with_a_strict_policy(testapp):
+    page = testapp.get("/v1/docs", status=200)
+    assert page.content_type == "text/html"
+    assert page.headers["Content-Security-Policy"] == CSP and "script-src 'self';" in CSP
+    assert "http://localhost/v1/docs/redoc.standalone.js" in page.text
+    assert 'spec-url="http://localhost/v1/openapi.json"' in page.text
+    assert "https://" not in page.text  # nothing from a CDN
+    script = testapp.get("/v1/docs/redoc.standalone.js", status=200)
+    assert script.content_type == "text/javascript" and len(script.body) > 100_000
+
+
+@pytest.fixture
+def served(app):
+    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.effective_port}"
+    server.close()
+    thread.join(timeout=10)
+
+
+def _chromium():
+    # Required, not skipped: .ci/run installs Debian's chromium when it is missing.
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    assert path, "install Debian's chromium (apt-get install chromium; .ci/run does it)"
+    return path
+
+
+def test_a_headless_browser_renders_a_heading_for_every_route(app, served):
+    result = subprocess.run(
+        [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+         "--no-first-run", "--virtual-time-budget=30000", "--run-all-compositor-stages-before-draw",
+         "--dump-dom", f"{served}/v1/docs"],
+        capture_output=True, text=True, timeout=180, check=True)
+    dom = result.stdout
+    headings = {html.unescape(re.sub(r"<[^>]+>", "", text)).strip()
+                for text in re.findall(r"<h2[^>]*>(.*?)</h2>", dom, flags=re.S)}
+    summaries = {operation["summary"] for methods in document(app.registry)["paths"].values()
+                 for operation in methods.values()}
+    assert len(summaries) > 20
+    missing = sorted(summaries - headings)
+    assert not missing, f"routes without a heading in the rendered page: {missing}"
