@@ -26,6 +26,7 @@ CONTEXTS = (
     "clinicrecords.insurance",
     "clinicrecords.dispensing",
     "clinicrecords.test_helpers",
+    "clinicrecords.scheduling",
 )
 
 

@@ -135,4 +135,5 @@ def usage_show(request, args):
     month = args.month or datetime.datetime.now(datetime.UTC).date().replace(day=1)
     counts = services.workspace_usage(request.db, request.registry["access.rate_limiter"], args.workspace, month)
     return {"workspace_id": str(args.workspace), "month": f"{month:%Y-%m}",
-            "requests": counts["live"] + counts["test"], "live": counts["live"], "test": counts["test"]}
+            "requests": counts["live"] + counts["test"], "live": counts["live"], "test": counts["test"],
+            "connected_clinics": services.connected_clinics(request.db, args.workspace, month)}

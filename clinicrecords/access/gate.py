@@ -1,5 +1,5 @@
-"""What every keyed request passes before it reaches any resource: a valid key, sent properly, from an
-allowed address. Runs once, when traversal leaves /v1 for a non-public child."""
+"""What every keyed request passes before it reaches any resource: no browser, a valid key, sent properly,
+from an allowed address. Runs once, when traversal leaves /v1 for a non-public child."""
 
 from clinicrecords.api.problems import Problem
 
@@ -11,7 +11,16 @@ def _key_in_query(request):
                for name, value in request.GET.items())
 
 
+def refuse_browsers(request):
+    """The API is server-to-server (spec, Authentication 3): a browser announces itself with `Origin` on
+    every cross-origin request and preflight. Refused before the key is even looked at, and no CORS header
+    is ever sent, so a browser never hands the answer to a page."""
+    if "Origin" in request.headers:
+        raise Problem("browser_not_allowed", "This API is called from servers only, never from a browser.")
+
+
 def require_key(request):
+    refuse_browsers(request)
     if _key_in_query(request):
         raise Problem("invalid_key", "Send the key in the Authorization header, never in the URL.")
     identity = request.identity

@@ -6,6 +6,8 @@ from enum import StrEnum
 class Permission(StrEnum):
     AllergiesRead = "allergies:read"
     AllergiesWrite = "allergies:write"
+    AppointmentsRead = "appointments:read"
+    AppointmentsWrite = "appointments:write"
     CareProvidersRead = "care_providers:read"
     CareProvidersWrite = "care_providers:write"
     ConditionsRead = "conditions:read"

@@ -51,6 +51,8 @@ CODES = {
     "insufficient_stock": Code(409, "The stock cannot cover this movement"),
     "expired_stock_not_transferable": Code(409, "Expired stock cannot be transferred"),
     "batch_rejected": Code(409, "The stock batch was rejected"),
+    "referral_not_scheduled": Code(409, "The referral has not been scheduled by the clinic"),
+    "appointment_clinic_managed": Code(409, "The appointment was booked by the clinic or another app"),
     "already_imported": Code(409, "Identical import content was already imported"),
     "import_not_runnable": Code(409, "The import cannot run its valid rows"),
     # 413, 415, 429

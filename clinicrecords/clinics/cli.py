@@ -1,6 +1,8 @@
 from clinicrecords.cli.arguments import float_arg
 from clinicrecords.clinics.models import CLINIC_KINDS
-from clinicrecords.clinics.services import create_clinic
+from clinicrecords.cli.arguments import uuid_arg
+from clinicrecords.clinics.plans import FEATURES, plan_features
+from clinicrecords.clinics.services import create_clinic, set_clinic
 
 
 def register(commands):
@@ -13,8 +15,24 @@ def register(commands):
     create.add_argument("--lng", type=float_arg)
     create.set_defaults(handler=clinic_create)
 
+    change = clinic.add_parser("set", help="change a clinic's plan features or timezone")
+    change.add_argument("clinic_id", type=uuid_arg, metavar="CLINIC_ID")
+    for name in FEATURES:
+        flag = name.replace("_", "-")
+        group = change.add_mutually_exclusive_group()
+        group.add_argument(f"--{flag}", dest=name, action="store_const", const=True, help=f"include {FEATURES[name]}")
+        group.add_argument(f"--no-{flag}", dest=name, action="store_const", const=False)
+    change.add_argument("--timezone", help="IANA name, e.g. Europe/Berlin: clinicians' working hours are in it")
+    change.set_defaults(handler=clinic_set)
+
 
 def clinic_create(request, args):
     clinic = create_clinic(request.db, args.name, kind=args.kind, currency=args.currency, lat=args.lat,
                            lng=args.lng)
     return {"clinic_id": str(clinic.id)}
+
+
+def clinic_set(request, args):
+    clinic = set_clinic(request.db, args.clinic_id, timezone=args.timezone,
+                        **{name: getattr(args, name) for name in FEATURES})
+    return {"clinic_id": str(clinic.id), **plan_features(clinic), "timezone": clinic.timezone}

@@ -2,7 +2,7 @@ import datetime
 import uuid
 from decimal import Decimal
 
-from sqlalchemy import CheckConstraint, String, func
+from sqlalchemy import CheckConstraint, String, func, true
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import ControlBase
@@ -25,6 +25,12 @@ class Clinic(ControlBase):
     # The workspace whose sandbox this clinic is; null for a real clinic.
     sandbox_of_workspace_id: Mapped[uuid.UUID | None] = mapped_column(unique=True)
     schema_revision: Mapped[str | None] = mapped_column(String(64))
+    # IANA name: clinicians' working hours are in this local time (docs/scheduling.md).
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
+    # Plan features (docs/decisions.md): on unless an operator turns them off (`clinic set`).
+    api_access: Mapped[bool] = mapped_column(default=True, server_default=true())
+    api_addon: Mapped[bool] = mapped_column(default=True, server_default=true())
+    data_agreement: Mapped[bool] = mapped_column(default=True, server_default=true())
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
 
     @property

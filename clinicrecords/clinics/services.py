@@ -1,9 +1,11 @@
 """Creating clinics: the control row and the clinic's schema, built at head in the same transaction."""
 
 import uuid
+import zoneinfo
 from decimal import Decimal
 
 from clinicrecords.clinics.models import CLINIC_KINDS, Clinic
+from clinicrecords.clinics.plans import FEATURES
 from clinicrecords.db.migrations import create_tenant_schema
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.errors import InvalidInput
@@ -43,6 +45,32 @@ def create_clinic(db, name, kind="clinic", currency="USD", lat=None, lng=None, c
     db.add(clinic)
     db.flush()
     clinic.schema_revision = create_tenant_schema(db.connection(), clinic.id)
+    return clinic
+
+
+def validate_timezone(name):
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ClinicError(f"not an IANA timezone name such as Europe/Berlin: {name!r}") from None
+    if len(name) > 64:
+        raise ClinicError("timezone names are at most 64 characters")
+    return name
+
+
+def set_clinic(db, clinic_id, timezone=None, **features):
+    """Change a clinic's timezone and plan features (None: unchanged)."""
+    clinic = db.get(Clinic, clinic_id)
+    if clinic is None:
+        raise ClinicError(f"no clinic {clinic_id}")
+    if timezone is not None:
+        clinic.timezone = validate_timezone(timezone)
+    for name, value in features.items():
+        if name not in FEATURES:
+            raise ClinicError(f"unknown plan feature {name}")
+        if value is not None:
+            setattr(clinic, name, value)
+    db.flush()
     return clinic
 
 

@@ -24,7 +24,7 @@ def test_usage_counts_each_workspace_request_per_mode(world, testapp):
     status, result, _ = admin("usage", "show", "--workspace", str(workspace_id))
     assert status == 0
     assert result == {"workspace_id": str(workspace_id), "month": _this_month(), "requests": 5, "live": 3,
-                      "test": 2}
+                      "test": 2, "connected_clinics": 0}
 
 
 def test_other_months_are_counted_apart(world, testapp):

@@ -3,6 +3,7 @@ from pyramid.view import view_config
 
 from clinicrecords.access.permissions import Permission
 from clinicrecords.api.representations import render_one
+from clinicrecords.clinics.plans import require_features
 from clinicrecords.clinics.resources import ClinicResource
 from clinicrecords.patients.imports.resources import PatientImportCollection, PatientImportResource
 from clinicrecords.patients.imports.schemas import MAX_BYTES, PatientImportCreate
@@ -20,10 +21,12 @@ def _answer(request, collection, job, finished_status):
              body_schema=PatientImportCreate, body_limit=MAX_BYTES,
              openapi={"summary": "Import patients (1 to 100 rows); answers the finished job", "status": 201,
                       "kind": "patient_import", "clinic_key_only": True,
-                      "errors": ["already_imported", "payload_too_large"]})
+                      "errors": ["already_imported", "payload_too_large", "plan_feature_missing"]})
 def start_import(context, request):
+    clinic = find_interface(context, ClinicResource).clinic
+    require_features(clinic, "api_addon", "data_agreement")
     service = request.find_service(name="patient_imports")
-    clinic_id = find_interface(context, ClinicResource).clinic.id
+    clinic_id = clinic.id
     job = service.submit(clinic_id, request.validated["input_format"], request.validated["data"],
                          request.identity.key_id)
     if job.status == "validating":
@@ -40,9 +43,11 @@ def get_import(context, request):
 @view_config(context=PatientImportResource, name="run-valid-rows", request_method="POST",
              permission=Permission.PatientsWrite,
              openapi={"summary": "runValidPatientImportRows: write only the rows that passed validation",
-                      "kind": "patient_import", "clinic_key_only": True, "errors": ["import_not_runnable"]})
+                      "kind": "patient_import", "clinic_key_only": True, "errors": ["import_not_runnable", "plan_feature_missing"]})
 def run_valid_rows(context, request):
+    clinic = find_interface(context, ClinicResource).clinic
+    require_features(clinic, "api_addon", "data_agreement")
     service = request.find_service(name="patient_imports")
-    clinic_id = find_interface(context, ClinicResource).clinic.id
+    clinic_id = clinic.id
     job = service.write_and_wait(clinic_id, service.run_valid_rows(clinic_id, context.job))
     return _answer(request, context.__parent__, job, 200)

@@ -1,0 +1,145 @@
+"""Appointment booking. Apps book free slots of clinicians' calendars and cancel what they booked; clinic
+staff set working hours and block time (operator CLI). A referral is booked by the clinic alone: an
+appointment may cite one only once the clinic has scheduled it."""
+
+import datetime
+import uuid
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+
+from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.problems import Problem, invalid
+from clinicrecords.clinical.models import Referral
+from clinicrecords.patients.models import Patient
+from clinicrecords.providers.models import Provider
+from clinicrecords.scheduling.calendar import SLOT, clinic_zone, is_aligned, overlaps, within_hours
+from clinicrecords.scheduling.models import Appointment, CalendarBlock, WorkingHours
+from clinicrecords.scheduling.representations import is_editable_by
+
+
+def _now():
+    return datetime.datetime.now(datetime.UTC)
+
+
+class AppointmentService:
+    def __init__(self, request):
+        self.request = request
+        self.db = request.db
+
+    def _visible(self):
+        return (select(Appointment).join(Patient, Patient.id == Appointment.patient_id)
+                .where(Patient.restricted.is_(False)))
+
+    def get(self, appointment_id):
+        """The appointment, or None when absent or its patient restricted (one 404 for both)."""
+        return self.db.scalar(self._visible().where(Appointment.id == appointment_id))
+
+    def list(self, query):
+        statement = self._visible()
+        for name, column in (("patient_id", Appointment.patient_id), ("provider_id", Appointment.provider_id),
+                             ("status", Appointment.status)):
+            if query.get(name):
+                statement = statement.where(column == query[name])
+        if query.get("updated_since"):
+            statement = statement.where(Appointment.updated_at >= query["updated_since"])
+        if query.get("starts_from"):
+            statement = statement.where(Appointment.starts_at >= query["starts_from"])
+        if query.get("starts_before"):
+            statement = statement.where(Appointment.starts_at < query["starts_before"])
+        return keyset_page(self.request, self.db, statement, (Appointment.starts_at, Appointment.id), query)
+
+    # Booking
+
+    def book(self, clinic, data, owner_id):
+        zone = clinic_zone(clinic)
+        start = data["starts_at"].astimezone(datetime.UTC)
+        self._check_start(start, zone)
+        self._check_patient(data["patient_id"])
+        if data.get("referral_id"):
+            self._check_referral(data["referral_id"], data["patient_id"])
+        fields = {"patient_id": data["patient_id"], "starts_at": start, "ends_at": start + SLOT,
+                  "referral_id": data.get("referral_id"), "reason": data.get("reason"),
+                  "booked_by_owner_id": owner_id}
+        if data.get("provider_id"):
+            provider = self.db.get(Provider, data["provider_id"])
+            if provider is None:
+                raise invalid([{"pointer": "/provider_id", "message": "No clinician with this id in this clinic."}])
+            if not self._at_work(provider.id, start, zone):
+                raise Problem("out_of_office", "The clinician's calendar is blocked at that time (away, or "
+                              "outside their working hours).")
+            appointment = self._insert(provider.id, fields)
+            if appointment is None:
+                raise Problem("slot_taken", "The clinician already has an appointment in that slot.")
+            return appointment
+        for provider_id in self._eligible(data.get("specialty")):
+            if self._at_work(provider_id, start, zone):
+                appointment = self._insert(provider_id, fields)
+                if appointment is not None:
+                    return appointment
+        raise Problem("no_provider_available", "No eligible clinician is free in that slot.")
+
+    def _check_start(self, start, zone):
+        if not is_aligned(start, zone):
+            raise invalid([{"pointer": "/starts_at", "message": "Slots are 30 minutes long and start on the "
+                            "hour or half hour of the clinic's local time."}])
+        if start <= _now():
+            raise invalid([{"pointer": "/starts_at", "message": "The slot has already begun."}])
+
+    def _check_patient(self, patient_id):
+        if self.db.scalar(select(Patient.id).where(Patient.id == patient_id,
+                                                   Patient.restricted.is_(False))) is None:
+            raise invalid([{"pointer": "/patient_id", "message": "No patient with this id in this clinic."}])
+
+    def _check_referral(self, referral_id, patient_id):
+        referral = self.db.get(Referral, referral_id)
+        if referral is None or referral.patient_id != patient_id:
+            raise invalid([{"pointer": "/referral_id", "message": "No referral with this id for this patient."}])
+        if referral.status != "scheduled":
+            raise Problem("referral_not_scheduled", "The clinic books referrals itself; an appointment may cite "
+                          f"a referral only once the clinic has scheduled it (this one is {referral.status}).")
+
+    def _eligible(self, specialty):
+        """Clinicians with working hours, in a stable order (family name, id), narrowed by specialty."""
+        statement = (select(Provider).where(Provider.id.in_(select(WorkingHours.provider_id)))
+                     .order_by(Provider.family_name, Provider.id))
+        return [p.id for p in self.db.scalars(statement) if specialty is None or specialty in p.specialties]
+
+    def _at_work(self, provider_id, start, zone):
+        hours = self.db.scalars(select(WorkingHours).where(WorkingHours.provider_id == provider_id)).all()
+        if not within_hours(hours, start, zone):
+            return False
+        blocks = self.db.scalars(select(CalendarBlock).where(
+            CalendarBlock.provider_id == provider_id, CalendarBlock.starts_at < start + SLOT,
+            CalendarBlock.ends_at > start)).all()
+        return not any(overlaps(block, start) for block in blocks)
+
+    def _insert(self, provider_id, fields):
+        """The new appointment, or None when the slot is already booked (also by a concurrent request, which
+        the unique index makes us wait for)."""
+        appointment = Appointment(id=uuid.uuid4(), provider_id=provider_id, status="booked", **fields)
+        try:
+            with self.db.begin_nested():
+                self.db.add(appointment)
+                self.db.flush()
+        except IntegrityError:
+            return None
+        self.db.refresh(appointment)
+        return appointment
+
+    # Cancelling
+
+    def cancel(self, appointment, owner_id):
+        if not is_editable_by(appointment, owner_id):
+            raise Problem("appointment_clinic_managed", "This appointment was booked by the clinic or another "
+                          "app; only the app that booked an appointment can cancel it.")
+        if appointment.status == "booked":
+            appointment.status = "cancelled"
+            appointment.cancelled_at = _now()
+            self.db.flush()
+            self.db.refresh(appointment)
+        return appointment
+
+
+def appointment_service_factory(context, request):
+    return AppointmentService(request)
