@@ -25,6 +25,7 @@ CONTEXTS = (
     "clinicrecords.listings",
     "clinicrecords.insurance",
     "clinicrecords.dispensing",
+    "clinicrecords.audit",
 )
 
 

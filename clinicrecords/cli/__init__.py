@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "clinicrecords.listings.cli",
     "clinicrecords.insurance.cli",
     "clinicrecords.dispensing.cli",
+    "clinicrecords.audit.cli",
 )
 
 EXIT_BAD_INPUT = 2
