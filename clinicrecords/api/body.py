@@ -34,7 +34,8 @@ def _bounded_int(text):
 def parse_json(raw):
     """Decimal for every non-integer number so money stays exact; NaN, Infinity and absurdly long or large
     numbers are refused (deep nesting ends in RecursionError, refused by the caller)."""
-    return json.loads(raw, parse_float=_bounded_float, parse_int=_bounded_int, parse_constant=_refuse_constant)
+    return json.loads(raw, parse_float=_bounded_float, parse_int=_bounded_int,
+                      parse_constant=_refuse_constant)
 
 
 def _json_object(request):
