@@ -27,6 +27,7 @@ CONTEXTS = (
     "clinicrecords.dispensing",
     "clinicrecords.test_helpers",
     "clinicrecords.scheduling",
+    "clinicrecords.audit",
 )
 
 

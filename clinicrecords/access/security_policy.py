@@ -22,6 +22,9 @@ class KeySecurityPolicy:
         identity = authenticate(request.db, self.pepper, request.headers.get("Authorization"))
         if identity is not None:
             request.environ["clinicrecords.key_id"] = identity.key_id
+            # The audit trail names the key's owner without loading the key again after the transaction.
+            request.environ["clinicrecords.key_owner"] = (
+                ("clinic", identity.clinic_id) if identity.clinic_id else ("workspace", identity.workspace_id))
         return identity
 
     def identity(self, request):

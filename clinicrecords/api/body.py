@@ -13,9 +13,29 @@ def _refuse_constant(name):
     raise ValueError(f"{name} is not valid JSON")
 
 
+# No field needs more: a longer number or an exponent like 1e999999999 would only cost CPU and memory later.
+MAX_NUMBER_CHARS = 40
+MAX_EXPONENT = 40
+
+
+def _bounded_float(text):
+    value = decimal.Decimal(text)
+    if len(text) > MAX_NUMBER_CHARS or abs(value.adjusted()) > MAX_EXPONENT:
+        raise ValueError("number out of range")
+    return value
+
+
+def _bounded_int(text):
+    if len(text) > MAX_NUMBER_CHARS:
+        raise ValueError("number out of range")
+    return int(text)
+
+
 def parse_json(raw):
-    """Decimal for every non-integer number so money stays exact; NaN and Infinity are refused."""
-    return json.loads(raw, parse_float=decimal.Decimal, parse_constant=_refuse_constant)
+    """Decimal for every non-integer number so money stays exact; NaN, Infinity and absurdly long or large
+    numbers are refused (deep nesting ends in RecursionError, refused by the caller)."""
+    return json.loads(raw, parse_float=_bounded_float, parse_int=_bounded_int,
+                      parse_constant=_refuse_constant)
 
 
 def _json_object(request):

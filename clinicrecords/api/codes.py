@@ -57,6 +57,7 @@ CODES = {
     "import_not_runnable": Code(409, "The import cannot run its valid rows"),
     # 413, 415, 429
     "payload_too_large": Code(413, "The request body is too large"),
+    "uri_too_long": Code(414, "The URL is too long"),
     "unsupported_media_type": Code(415, "The body must be application/json"),
     "rate_limited": Code(429, "Too many requests"),
     # 5xx

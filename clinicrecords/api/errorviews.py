@@ -73,7 +73,7 @@ def http_exception_view(exc, request):
     return problem_response(request, Problem(code, status=exc.status_int))
 
 
-def _is_unavailable(exc):
+def is_unavailable(exc):
     if isinstance(exc, OperationalError) or (isinstance(exc, DBAPIError) and exc.connection_invalidated):
         return True
     original = getattr(exc, "orig", None)
@@ -83,7 +83,7 @@ def _is_unavailable(exc):
 
 @exception_view_config(DBAPIError)
 def database_error_view(exc, request):
-    if _is_unavailable(exc):
+    if is_unavailable(exc):
         log.warning("database unavailable: %s", type(exc.orig).__name__, extra={"request_id": request.request_id})
         problem = Problem("service_unavailable", "The database did not answer in time. Retry shortly.",
                           headers={"Retry-After": "2"})

@@ -14,6 +14,7 @@ class CareProviderResource(Resource):
 
 class CareProviderCollection(Collection):
     """/v1/clinics/{clinic_id}/care-providers"""
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
     service = "care_providers"
     item_resource = CareProviderResource

@@ -29,6 +29,7 @@ COMMAND_MODULES = (
     "clinicrecords.insurance.cli",
     "clinicrecords.dispensing.cli",
     "clinicrecords.scheduling.cli",
+    "clinicrecords.audit.cli",
 )
 
 EXIT_BAD_INPUT = 2

@@ -30,16 +30,20 @@ class ReferralResource(ItemResource):
 
 
 class AllergyCollection(Collection):
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
     service, item_resource, item_parameter = "allergies", AllergyResource, "allergy_id"
 
 
 class ConditionCollection(Collection):
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
     service, item_resource, item_parameter = "conditions", ConditionResource, "condition_id"
 
 
 class MedicationStatementCollection(Collection):
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
     service, item_resource, item_parameter = "medication_statements", MedicationStatementResource, "medication_statement_id"
 
 
 class ReferralCollection(Collection):
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
     service, item_resource, item_parameter = "referrals", ReferralResource, "referral_id"

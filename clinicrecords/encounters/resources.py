@@ -14,6 +14,7 @@ class EncounterResource(Resource):
 
 class EncounterCollection(Collection):
     """/v1/clinics/{clinic_id}/encounters"""
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
     service = "encounters"
     item_resource = EncounterResource

@@ -28,6 +28,7 @@ class CoverageResource(Resource):
 
 class CoverageCollection(Collection):
     """/v1/clinics/{clinic_id}/coverages"""
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
     service = "coverages"
     item_resource = CoverageResource

@@ -15,6 +15,7 @@ class PatientResource(Resource):
 
 class PatientCollection(Collection):
     """/v1/clinics/{clinic_id}/patients"""
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
     service = "patients"
     item_resource = PatientResource

@@ -14,6 +14,7 @@ class PrescriptionResource(Resource):
 
 class PrescriptionCollection(Collection):
     """/v1/clinics/{clinic_id}/prescriptions"""
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
     service = "prescriptions"
     item_resource = PrescriptionResource

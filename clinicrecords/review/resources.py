@@ -26,6 +26,7 @@ class SubmissionResource(Resource):
 
 class SubmissionCollection(Collection):
     """/v1/clinics/{clinic_id}/submissions: the caller's own submissions of the kinds it may read or send."""
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
     item_resource = SubmissionResource
     item_parameter = "submission_id"

@@ -15,6 +15,7 @@ class PatientImportResource(Resource):
 class PatientImportCollection(Collection):
     """/v1/clinics/{clinic_id}/patient-imports. Only a clinic's own key may import: an organization key
     gets 404 whatever it was granted."""
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
     service = "patient_imports"
     item_resource = PatientImportResource

@@ -1,0 +1,91 @@
+"""Input limits and response hardening, applied before any of the request is read.
+
+pyramid_retry's execution policy buffers the whole body (to replay it on a retry) before any tween runs, so
+the limits wrap that policy: a body larger than its route allows (its view's `body_limit=`, else
+`api.max_body_bytes`, 1 MiB) is refused with 413 from Content-Length alone, and an over-long URL with 414.
+Every answer, refusals included, carries the security headers.
+"""
+
+import re
+
+from pyramid.interfaces import IExecutionPolicy
+
+from clinicrecords.api.problems import Problem, problem_response
+
+DEFAULT_MAX_BODY = 1024 * 1024
+DEFAULT_MAX_URL = 4096
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    # The API serves JSON only: nothing may be loaded, framed or run from an answer.
+    "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+}
+
+
+def _template_pattern(path):
+    return re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(path)) + "/?$")
+
+
+def route_body_limits(registry):
+    """(method, path pattern, limit) of every route whose view declares `body_limit=`."""
+    from clinicrecords.api.routes import operations
+
+    return [(op.method, _template_pattern(op.path), op.options["body_limit"])
+            for op in operations(registry) if op.options.get("body_limit")]
+
+
+class LimitedExecutionPolicy:
+    def __init__(self, inner, registry):
+        self.inner = inner
+        self.registry = registry
+        settings = registry.settings
+        self.max_body = int(settings.get("api.max_body_bytes", DEFAULT_MAX_BODY))
+        self.max_url = int(settings.get("api.max_url_length", DEFAULT_MAX_URL))
+        self._routes = None
+
+    def body_limit(self, method, path):
+        if self._routes is None:
+            self._routes = route_body_limits(self.registry)
+        for route_method, pattern, limit in self._routes:
+            if route_method == method and pattern.match(path):
+                return limit
+        return self.max_body
+
+    def refusal(self, environ):
+        path = environ.get("PATH_INFO", "")
+        if len(path) + len(environ.get("QUERY_STRING", "")) > self.max_url:
+            return Problem("uri_too_long", f"The URL may be at most {self.max_url} characters.")
+        declared = environ.get("CONTENT_LENGTH") or "0"
+        if not declared.isdigit():
+            return Problem("invalid_request", "The Content-Length header is not a number.")
+        limit = self.body_limit(environ.get("REQUEST_METHOD", "GET"), path)
+        if int(declared) > limit:
+            return Problem("payload_too_large", f"The body may be at most {limit} bytes.")
+        return None
+
+    def __call__(self, environ, router):
+        problem = self.refusal(environ)
+        if problem is not None:
+            with router.request_context(environ) as request:
+                response = problem_response(request, problem)
+                response.headers["X-Request-Id"] = request.request_id
+        else:
+            response = self.inner(environ, router)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        return response
+
+
+def includeme(config):
+    def wrap():
+        registry = config.registry
+        inner = registry.queryUtility(IExecutionPolicy)
+        if inner is None:
+            from pyramid.router import default_execution_policy as inner
+        registry.registerUtility(LimitedExecutionPolicy(inner, registry), IExecutionPolicy)
+
+    # After every other action, so the policy it wraps (pyramid_retry's) is already registered.
+    config.action(None, wrap, order=10)

@@ -1,0 +1,124 @@
+"""Building audit entries from a request and its answer, appending them, and listing them for operators.
+
+An entry names who (key id, its workspace or clinic), what (method, route template, record ids), the outcome
+(HTTP status), the request id and the time: never a record's content.
+"""
+
+import json
+import logging
+import uuid
+
+from sqlalchemy import insert, select
+
+from clinicrecords.api.request_log import route_template
+from clinicrecords.audit.models import AuditEntry
+from clinicrecords.db.tenancy import translate_map
+
+log = logging.getLogger(__name__)
+
+MAX_RECORD_IDS = 1000
+_PATH_PREFIX = ["v1", "clinics"]
+
+
+def audited_clinic(request):
+    """The clinic id (uuid) when the request reached an audited collection of a clinic in the key's reach."""
+    clinic_id = request.environ.get("clinicrecords.clinic_id")
+    if not clinic_id:
+        return None
+    segments = request.environ.get("PATH_INFO", "").strip("/").split("/")
+    if segments[:2] != _PATH_PREFIX or len(segments) < 4:
+        return None
+    resource = request.registry["resources.clinic"].get(segments[3])
+    rest = segments[4:]
+    while resource is not None and not getattr(resource, "audited", False):
+        children = getattr(resource, "children", None)
+        if not children or not rest:
+            return None
+        resource, rest = children.get(rest[0]), rest[1:]
+    return uuid.UUID(clinic_id) if resource is not None else None
+
+
+def _uuid_or_none(value):
+    try:
+        return str(uuid.UUID(str(value)))
+    except ValueError:
+        return None
+
+
+def _answer_ids(body):
+    """Ids of the records an answer shows: a plain object or page, or a FHIR resource or Bundle."""
+    if not isinstance(body, dict):
+        return []
+    items = [body]
+    if isinstance(body.get("data"), list):
+        items = body["data"]
+    elif isinstance(body.get("data"), dict):
+        items = [body["data"]]
+    elif isinstance(body.get("entry"), list):
+        items = [entry.get("resource") for entry in body["entry"] if isinstance(entry, dict)]
+    return [item.get("id") for item in items if isinstance(item, dict)]
+
+
+def record_ids(request, clinic_id, response):
+    found = []
+    for segment in request.environ.get("PATH_INFO", "").split("/"):
+        value = _uuid_or_none(segment) if len(segment) >= 32 else None
+        if value and value != str(clinic_id):
+            found.append(value)
+    if response is not None and response.status_int < 400 and "json" in (response.content_type or ""):
+        try:
+            body = json.loads(response.body)
+        except ValueError:
+            body = None
+        found.extend(v for v in map(_uuid_or_none, _answer_ids(body)) if v)
+    return list(dict.fromkeys(found))[:MAX_RECORD_IDS]
+
+
+def entry_values(request, clinic_id, status, response=None):
+    owner = request.environ.get("clinicrecords.key_owner")
+    owner_kind, owner_id = owner if owner else (None, None)
+    return {
+        "id": uuid.uuid4(),
+        "request_id": request.request_id,
+        "key_id": request.environ.get("clinicrecords.key_id"),
+        "owner_kind": owner_kind,
+        "owner_id": owner_id,
+        "method": request.method[:10],
+        "route": route_template(request.environ.get("PATH_INFO", ""))[:300],
+        "record_ids": record_ids(request, clinic_id, response),
+        "status": status,
+    }
+
+
+def append(connection, values):
+    connection.execute(insert(AuditEntry).values(**values))
+
+
+def append_apart(engine, clinic_id, values):
+    """In a short transaction of its own: for reads and refusals whose request transaction did not commit."""
+    with engine.begin() as connection:
+        append(connection.execution_options(schema_translate_map=translate_map(clinic_id)), values)
+
+
+def describe(entry):
+    return {
+        "id": str(entry.id),
+        "at": entry.at.isoformat(),
+        "request_id": entry.request_id,
+        "key_id": entry.key_id,
+        "owner": {"kind": entry.owner_kind, "id": str(entry.owner_id)} if entry.owner_id else None,
+        "method": entry.method,
+        "route": entry.route,
+        "record_ids": entry.record_ids,
+        "status": entry.status,
+    }
+
+
+def list_entries(db, since=None, key_id=None, limit=1000):
+    """Entries of the clinic `db` is bound to, oldest first."""
+    query = select(AuditEntry).order_by(AuditEntry.at, AuditEntry.id).limit(limit)
+    if since is not None:
+        query = query.where(AuditEntry.at >= since)
+    if key_id is not None:
+        query = query.where(AuditEntry.key_id == key_id)
+    return db.scalars(query).all()

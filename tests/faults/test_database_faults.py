@@ -1,0 +1,53 @@
+"""Database faults answer 503 problem+json with Retry-After, never a 500 with internals."""
+
+import uuid
+
+import pytest
+from sqlalchemy import text
+from webtest import TestApp
+
+from clinicrecords.db.tenancy import schema_name
+from clinicrecords.patients.schemas import PatientCreate
+
+
+def _assert_clean_503(response):
+    assert response.status_int == 503
+    assert response.content_type == "application/problem+json"
+    assert response.json["code"] == "service_unavailable"
+    assert response.headers["Retry-After"]
+    assert "psycopg" not in response.text and "SELECT" not in response.text
+
+
+def test_a_statement_timeout_becomes_503(make_app, engine, connected):
+    app = TestApp(make_app(**{"database.statement_timeout_ms": "300"}))
+    with engine.connect() as blocker:
+        # Hold the key table so the next key lookup waits past the statement timeout.
+        blocker.execute(text("LOCK TABLE control.api_keys IN ACCESS EXCLUSIVE MODE"))
+        response = app.get(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers, status="*")
+        blocker.rollback()
+    _assert_clean_503(response)
+    assert app.get(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers).status_int == 200
+
+
+@pytest.fixture
+def disk_full_on_patients(engine, connected):
+    schema = schema_name(connected.clinic_id)
+    with engine.begin() as connection:
+        connection.execute(text(f"SET LOCAL search_path = {schema}"))
+        connection.execute(text(
+            "CREATE FUNCTION fault_disk_full() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE EXCEPTION 'could not extend file' USING ERRCODE = 'disk_full'; END $$"))
+        connection.execute(text("CREATE TRIGGER fault_disk_full BEFORE INSERT ON patients "
+                                "FOR EACH ROW EXECUTE FUNCTION fault_disk_full()"))
+    yield
+    with engine.begin() as connection:
+        connection.execute(text(f"SET LOCAL search_path = {schema}"))
+        connection.execute(text("DROP TRIGGER fault_disk_full ON patients"))
+        connection.execute(text("DROP FUNCTION fault_disk_full()"))
+
+
+def test_a_disk_full_error_becomes_503_and_leaves_nothing_half_written(testapp, connected, disk_full_on_patients):
+    response = testapp.post_json(f"/v1/clinics/{connected.clinic_id}/patients", PatientCreate.EXAMPLE,
+                                 headers={**connected.headers, "Idempotency-Key": str(uuid.uuid4())}, status="*")
+    _assert_clean_503(response)
+    assert testapp.get(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers).json["data"] == []

@@ -1,0 +1,47 @@
+"""Production refuses to start without its secrets; a crafted clinic id never reaches SQL."""
+
+import configparser
+import uuid
+from pathlib import Path
+
+import pytest
+
+from clinicrecords import make_config
+from clinicrecords.db.tenancy import schema_name
+from clinicrecords.settings import SettingsError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _production_settings():
+    parser = configparser.ConfigParser(interpolation=None)
+    parser.read(ROOT / "production.ini")
+    return dict(parser["app:main"])
+
+
+@pytest.mark.parametrize("missing", ["CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER"])
+def test_production_refuses_to_start_without_a_secret(monkeypatch, missing):
+    for name in ("CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER", "DATABASE_URL", "REDIS_URL"):
+        monkeypatch.setenv(name, "postgresql://127.0.0.1:1/x" if name == "DATABASE_URL" else "set")
+    monkeypatch.delenv(missing)
+    with pytest.raises(SettingsError, match=missing):
+        make_config(_production_settings())
+
+
+@pytest.mark.parametrize("crafted", [
+    "x'; DROP SCHEMA control CASCADE; --",
+    "00000000-0000-0000-0000-000000000000; DROP TABLE x",
+    "clinic_public",
+    "..",
+    "%27",
+])
+def test_a_crafted_clinic_id_is_a_plain_404(testapp, connected, crafted):
+    response = testapp.get(f"/v1/clinics/{crafted}/patients", headers=connected.headers, status=404)
+    assert response.json["code"] == "not_found"
+    assert testapp.get(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers).status_int == 200
+
+
+@pytest.mark.parametrize("value", ["public", "x; DROP SCHEMA control", uuid.uuid4().hex, None])
+def test_schema_names_are_built_from_uuids_only(value):
+    with pytest.raises(TypeError):
+        schema_name(value)
