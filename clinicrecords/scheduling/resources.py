@@ -15,6 +15,7 @@ class AppointmentResource(Resource):
 class AppointmentCollection(Collection):
     """/v1/clinics/{clinic_id}/appointments"""
 
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
     service = "appointments"
     item_resource = AppointmentResource
     item_parameter = "appointment_id"

@@ -86,7 +86,7 @@ def test_refusals_are_recorded_in_their_own_transaction(testapp, world, connecte
 def test_every_audited_collection_is_recorded_and_other_routes_are_not(testapp, world, connected):
     clinic = connected.clinic_id
     for path in ("allergies", "conditions", "medication-statements", "referrals", "submissions", "encounters",
-                 "prescriptions", "care-providers", "coverages", "dispensing/flags", "patients"):
+                 "prescriptions", "care-providers", "coverages", "dispensing/flags", "patients", "appointments"):
         testapp.get(f"/v1/clinics/{clinic}/{path}", headers=connected.headers, status="*")
     testapp.get(f"/v1/clinics/{clinic}/providers", headers=connected.headers)
     testapp.get(f"/v1/clinics/{clinic}/inventory/items", headers=connected.headers, status="*")
@@ -95,7 +95,7 @@ def test_every_audited_collection_is_recorded_and_other_routes_are_not(testapp, 
     routes = [e["route"].removeprefix("/v1/clinics/{id}/") for e in entries(clinic)]
     assert routes == ["allergies", "conditions", "medication-statements", "referrals", "submissions",
                       "encounters", "prescriptions", "care-providers", "coverages", "dispensing/flags",
-                      "patients", "patient-imports"]
+                      "patients", "appointments", "patient-imports"]
     assert entries(clinic)[-1]["owner"] == {"kind": "clinic", "id": str(clinic)}
 
 
