@@ -1,7 +1,6 @@
 """The audit trail: every request reaching patient data is appended, whatever its outcome; nothing else."""
 
 import datetime
-import io
 import json
 import uuid
 
@@ -9,28 +8,11 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from clinicrecords import tasks
-from clinicrecords.cli import run
 from clinicrecords.db.tenancy import schema_name
 from clinicrecords.patients.schemas import PatientCreate
+from tests.common.cli import admin
 
 TESTING_INI = "testing.ini"
-
-
-def admin(*argv):
-    """Run a command in-process: (exit status, parsed stdout or None, stderr text)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = dict(tasks._state)
-    try:
-        status = run([TESTING_INI, *argv], stdout=out, stderr=err)
-    except SystemExit as exc:
-        status = exc.code
-    finally:
-        tasks._state.update(saved)
-    text_out = out.getvalue()
-    if status == 0:
-        assert text_out.count("\n") == 1
-    return status, (json.loads(text_out) if status == 0 else None), err.getvalue()
 
 
 def entries(clinic_id, *extra):

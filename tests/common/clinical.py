@@ -2,15 +2,11 @@
 
 import contextlib
 import datetime
-import io
-import json
 import uuid
 
-from clinicrecords import tasks
-from clinicrecords.cli import run
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.patients.models import Patient
-from tests.conftest import TESTING_INI
+from tests.common.cli import admin
 
 
 def headers(key, **extra):
@@ -48,17 +44,3 @@ def restrict(world, clinic_id, patient_id):
         db.get(Patient, patient_id).restricted = True
 
 
-def admin(*argv):
-    """Run an operator command in-process: (exit status, parsed stdout or None, stderr text)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = dict(tasks._state)
-    try:
-        status = run([TESTING_INI, *map(str, argv)], stdout=out, stderr=err)
-    except SystemExit as exc:  # argparse refuses malformed arguments itself
-        status = exc.code
-    finally:
-        tasks._state.update(saved)
-    text = out.getvalue()
-    if status == 0:
-        assert text.count("\n") == 1, "exactly one JSON object on stdout"
-    return status, (json.loads(text) if status == 0 else None), err.getvalue()

@@ -2,20 +2,16 @@
 operator CLI run in-process."""
 
 import datetime
-import io
-import json
 import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from sqlalchemy import update
 
-from clinicrecords import tasks
-from clinicrecords.cli import run
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.events.models import WebhookDelivery
 from clinicrecords.events.outbox import emit
-from tests.conftest import TESTING_INI
+from tests.common.cli import admin
 
 
 def emit_events(world, clinic_id, count=1, type_="inventory.item.created", data=None, **kwargs):
@@ -24,22 +20,6 @@ def emit_events(world, clinic_id, count=1, type_="inventory.item.created", data=
         bind_to_clinic(db, clinic_id)
         return [emit(db, clinic_id, type_, uuid.uuid4(), data if data is not None else {"id": str(uuid.uuid4())},
                      **kwargs) for _ in range(count)]
-
-
-def admin(*argv, ini=TESTING_INI):
-    """Run an operator command in-process: (exit status, parsed stdout or None, stderr text)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = dict(tasks._state)
-    try:
-        status = run([ini, *argv], stdout=out, stderr=err)
-    except SystemExit as exc:  # argparse refuses malformed arguments itself
-        status = exc.code
-    finally:
-        tasks._state.update(saved)
-    text = out.getvalue()
-    if status == 0:
-        assert text.count("\n") == 1, "exactly one JSON object on stdout"
-    return status, (json.loads(text) if status == 0 else None), err.getvalue()
 
 
 def make_due(engine, endpoint_id=None):

@@ -9,8 +9,9 @@ from sqlalchemy import func, select
 from standardwebhooks.webhooks import Webhook
 
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
+from tests.common.cli import admin, refused
 from tests.conftest import ROOT, TESTING_INI
-from tests.events.support import admin, emit_events
+from tests.events.support import emit_events
 
 
 @pytest.fixture
@@ -20,12 +21,6 @@ def counts(engine):
             return tuple(connection.execute(select(func.count()).select_from(model)).scalar()
                          for model in (WebhookEndpoint, WebhookDelivery))
     return count
-
-
-def refused(*argv, ini=TESTING_INI):
-    status, result, err = admin(*argv, ini=ini)
-    assert status == 2 and result is None  # argparse's own refusals print to the process's stderr
-    return err
 
 
 def test_add_list_deliveries_delete(world, receiver, engine):

@@ -1,14 +1,10 @@
 """Small helpers for the insurance and dispensing tests: sandbox callers, staff actions, the CLI."""
 
 import contextlib
-import io
-import json
 import uuid
 
-from clinicrecords import tasks
-from clinicrecords.cli import run
 from clinicrecords.clinics.services import open_clinic
-from tests.conftest import TESTING_INI
+from tests.common.cli import admin
 
 
 class Caller:
@@ -39,22 +35,6 @@ def staff(world, clinic_id):
     """(db, clinic) bound to the clinic, committed at the end, as a staff command runs."""
     with world.request() as request:
         yield request.db, open_clinic(request.db, clinic_id)
-
-
-def admin(*argv):
-    """Run a CLI command in-process: (exit status, parsed stdout or None, stderr text)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = dict(tasks._state)
-    try:
-        status = run([TESTING_INI, *map(str, argv)], stdout=out, stderr=err)
-    except SystemExit as exc:
-        status = exc.code
-    finally:
-        tasks._state.update(saved)
-    text = out.getvalue()
-    if status == 0:
-        assert text.count("\n") == 1
-    return status, (json.loads(text) if status == 0 else None), err.getvalue()
 
 
 def restrict(world, clinic_id, patient_id):

@@ -1,39 +1,13 @@
 import datetime
-import io
-import json
 
 import pytest
 
-from clinicrecords import tasks
-from clinicrecords.cli import run
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.inventory import bands, services
+from tests.common.cli import admin, ok
 from tests.common.world import Connected
-from tests.conftest import TESTING_INI
 
 AGE = datetime.timedelta(minutes=bands.DEFAULT_MAX_AGE_MINUTES)
-
-
-def admin(*argv):
-    """Run a command in-process: (exit status, parsed stdout or None, stderr text)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = dict(tasks._state)
-    try:
-        status = run([TESTING_INI, *argv], stdout=out, stderr=err)
-    except SystemExit as exc:
-        status = exc.code
-    finally:
-        tasks._state.update(saved)
-    text = out.getvalue()
-    if status == 0:
-        assert text.count("\n") == 1, "exactly one JSON object on stdout"
-    return status, (json.loads(text) if status == 0 else None), err.getvalue()
-
-
-def ok(*argv):
-    status, result, err = admin(*argv)
-    assert status == 0, err
-    return result
 
 
 class Till:

@@ -1,6 +1,5 @@
 """The operator CLI's contract: one JSON object on stdout and exit 0; bad input → stderr, exit 2, no change."""
 
-import io
 import json
 import subprocess
 import sys
@@ -10,32 +9,10 @@ import pytest
 from sqlalchemy import func, select
 
 from clinicrecords.access.models import ApiKey, Connection, Workspace
-from clinicrecords import tasks
 from clinicrecords.cli import run
 from clinicrecords.clinics.models import Clinic
+from tests.common.cli import admin, refused
 from tests.conftest import TESTING_INI
-
-
-def admin(*argv):
-    """Run a command in-process: (exit status, parsed stdout or None, stderr text)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = dict(tasks._state)
-    try:
-        status = run([TESTING_INI, *argv], stdout=out, stderr=err)
-    except SystemExit as exc:  # argparse refuses malformed arguments itself
-        status = exc.code
-    finally:
-        tasks._state.update(saved)
-    text = out.getvalue()
-    if status == 0:
-        assert text.count("\n") == 1, "exactly one JSON object on stdout"
-    return status, (json.loads(text) if status == 0 else None), err.getvalue()
-
-
-def refused(*argv):
-    status, result, _ = admin(*argv)
-    assert status != 0
-    assert result is None
 
 
 @pytest.fixture

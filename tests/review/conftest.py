@@ -1,41 +1,9 @@
-import io
-import json
 import uuid
 
 import pytest
 
-from clinicrecords import tasks
-from clinicrecords.cli import run
 from clinicrecords.patients.services import PatientService
-from tests.conftest import TESTING_INI
-
-
-def admin(*argv):
-    """Run an operator command in-process: (exit status, parsed stdout or None, stderr text)."""
-    out, err = io.StringIO(), io.StringIO()
-    saved = dict(tasks._state)
-    try:
-        status = run([TESTING_INI, *[str(a) for a in argv]], stdout=out, stderr=err)
-    except SystemExit as exc:
-        status = exc.code
-    finally:
-        tasks._state.update(saved)
-    text = out.getvalue()
-    if status == 0:
-        assert text.count("\n") == 1, "exactly one JSON object on stdout"
-    return status, (json.loads(text) if status == 0 else None), err.getvalue()
-
-
-def ok(*argv):
-    status, result, err = admin(*argv)
-    assert status == 0, err
-    return result
-
-
-def refused(*argv):
-    status, result, err = admin(*argv)
-    assert status == 2 and result is None, (status, err)
-    return err
+from tests.common.cli import admin, ok, refused
 
 
 class Clinic:
