@@ -18,8 +18,9 @@ PROBLEM_JSON = "application/problem+json"
 BEARER = "bearerAuth"
 
 # Every keyed route can meet the key gate; every route can meet validation of its query and the database.
-_ALWAYS = ("invalid_request", "internal_error", "service_unavailable")
-_KEYED = ("invalid_key", "ip_not_allowed", "rate_limited")
+# Every route: a malformed query, a URL over the length limit (api.max_url_length), and server failures.
+_ALWAYS = ("invalid_request", "uri_too_long", "internal_error", "service_unavailable")
+_KEYED = ("invalid_key", "browser_not_allowed", "ip_not_allowed", "rate_limited")
 _IN_CLINIC = ("sandbox_only", "not_verified", "workspace_plan_required", "not_found")
 
 PROBLEM_SCHEMA = {
@@ -100,11 +101,10 @@ def error_codes(operation, registry):
         codes.add("not_acceptable")
     body_schema = options.get("body_schema")
     if body_schema is not None:
-        codes |= {"unsupported_media_type", "invalid_request"}
+        # Every body is capped (1 MiB unless the route's body_limit= says otherwise).
+        codes |= {"unsupported_media_type", "invalid_request", "payload_too_large"}
         if body_schema.FORBIDDEN_FIELDS or body_schema.REFUSE_UNDERSCORE_FIELDS:
             codes.add("unknown_field")
-    if options.get("body_limit"):
-        codes.add("payload_too_large")
     if options.get("idempotency"):
         codes |= {"idempotency_key_conflict", "idempotency_key_reused"}
     unknown = codes - CODES.keys()
