@@ -7,10 +7,12 @@ Every answer, refusals included, carries the security headers.
 """
 
 import re
+import time
 
 from pyramid.interfaces import IExecutionPolicy
 
 from clinicrecords.api.problems import Problem, problem_response
+from clinicrecords.api.request_log import log_request
 
 DEFAULT_MAX_BODY = 1024 * 1024
 DEFAULT_MAX_URL = 4096
@@ -67,11 +69,14 @@ class LimitedExecutionPolicy:
         return None
 
     def __call__(self, environ, router):
+        started = time.perf_counter()
         problem = self.refusal(environ)
         if problem is not None:
             with router.request_context(environ) as request:
                 response = problem_response(request, problem)
                 response.headers["X-Request-Id"] = request.request_id
+                # Refused before the tweens run, so the request-log tween never sees this answer.
+                log_request(request, response.status_int, started)
         else:
             response = self.inner(environ, router)
         for name, value in SECURITY_HEADERS.items():

@@ -23,6 +23,23 @@ def route_template(path):
     return _KEY_LIKE.sub("{key}", _ID_SEGMENT.sub("/{id}", path))
 
 
+def log_request(request, status, started):
+    line = {
+        "request_id": request.request_id,
+        "method": request.method,
+        "route": route_template(request.environ.get("PATH_INFO", "")),
+        "status": status,
+        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+    }
+    clinic_id = request.environ.get("clinicrecords.clinic_id")
+    if clinic_id:
+        line["clinic_id"] = clinic_id
+    key_id = request.environ.get("clinicrecords.key_id")
+    if key_id:
+        line["key_id"] = key_id
+    log.info(json.dumps(line))
+
+
 def request_log_tween_factory(handler, registry):
     def request_log_tween(request):
         started = time.perf_counter()
@@ -37,20 +54,7 @@ def request_log_tween_factory(handler, registry):
             response.headers["X-Request-Id"] = request.request_id
             return response
         finally:
-            line = {
-                "request_id": request.request_id,
-                "method": request.method,
-                "route": route_template(request.environ.get("PATH_INFO", "")),
-                "status": status,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-            }
-            clinic_id = request.environ.get("clinicrecords.clinic_id")
-            if clinic_id:
-                line["clinic_id"] = clinic_id
-            key_id = request.environ.get("clinicrecords.key_id")
-            if key_id:
-                line["key_id"] = key_id
-            log.info(json.dumps(line))
+            log_request(request, status, started)
 
     return request_log_tween
 

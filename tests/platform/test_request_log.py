@@ -44,3 +44,15 @@ def test_no_secret_query_body_or_patient_data_in_the_log(testapp, connected, cap
     for forbidden in (secret, connected.key, PatientCreate.EXAMPLE["family_name"], "api_key", "log-test"):
         assert forbidden not in text
     assert len(log_lines()) == 2
+
+
+def test_requests_refused_before_the_tweens_run_are_logged_too(testapp, log_lines):
+    too_long = testapp.get("/v1/me?" + "x" * 5000, status=414)
+    too_large = testapp.post("/v1/me", b"{}", headers={"Content-Type": "application/json",
+                                                       "Content-Length": str(2 * 1024 * 1024)},
+                             status=413, expect_errors=True)
+    lines = log_lines()
+    assert [(line["status"], line["route"]) for line in lines] == [(414, "/v1/me"), (413, "/v1/me")]
+    assert [line["request_id"] for line in lines] == [too_long.headers["X-Request-Id"],
+                                                      too_large.headers["X-Request-Id"]]
+    assert "x" * 50 not in json.dumps(lines)
