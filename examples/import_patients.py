@@ -1,4 +1,4 @@
-"""Example (c): import patients from an NDJSON file, show the row errors, run only the valid rows, read the result.
+"""Example (c): import patients from NDJSON, show the row errors, run only the valid rows, read the result.
 
 Patient import is for a clinic's own key (an organization's key gets not_found). With the service running
 (`scripts/serve` prints a "clinic-owned key"):
@@ -7,8 +7,8 @@ Patient import is for a clinic's own key (an organization's key gets not_found).
         --file examples/data/patients.ndjson
 
 The sample file has deliberate mistakes: an impossible birth date, a row carrying allergies (they go through
-the review queue, never through an import), a row without a family name and a malformed e-mail address. Nothing
-is written while any row is invalid; the example then asks for only the valid rows to be written.
+the review queue, never through an import), a row without a family name and a malformed e-mail address.
+Nothing is written while any row is invalid; the example then asks for only the valid rows to be written.
 Importing the same file again is refused with `already_imported`, which makes retrying a timed-out call safe:
 the example then reads the earlier import instead.
 """

@@ -1,4 +1,4 @@
-"""Example (b): keep a local copy of a clinic's inventory stock bands in sync from the change feed and webhooks.
+"""Example (b): keep a local copy of a clinic's stock bands in sync from the change feed and webhooks.
 
 The copy is a JSON file: every item's band, the till's freshness and `after_seq`, the last feed position
 applied. A run takes a snapshot the first time, then catches up from the change feed (`after_seq` /
@@ -77,14 +77,15 @@ class BandSync:
         position = 0
         for event in self.api.events(self.clinic_id, after_seq=0):
             position = event["seq"]
-        self.copy.data = {"clinic_id": self.clinic_id, "after_seq": position, "till_stale": False, "items": {}}
+        self.copy.data = {"clinic_id": self.clinic_id, "after_seq": position, "till_stale": False,
+                          "items": {}}
         self._reread_all()
         self.log(f"snapshot: {len(self.items)} items at seq {position}")
 
     def _reread_all(self):
         items = {item["id"]: self._entry(item) for item in self.clinic.inventory_items.iterate()}
         self.copy.data["items"] = items
-        self.copy.data["till_stale"] = bool(items) and all(entry["band"] == "unknown" for entry in items.values())
+        self.copy.data["till_stale"] = bool(items) and all(e["band"] == "unknown" for e in items.values())
 
     @staticmethod
     def _entry(item):
@@ -107,7 +108,8 @@ class BandSync:
             self.log(f"{source} seq {seq} {event['type']}: already applied, skipped")
             return
         if seq > self.after_seq + 1 and source == "webhook":
-            self.log(f"webhook seq {seq} skips ahead of seq {self.after_seq}: catching up from the feed first")
+            self.log(f"webhook seq {seq} skips ahead of seq {self.after_seq}: "
+                     "catching up from the feed first")
             self.catch_up()
             if seq <= self.after_seq:
                 return
@@ -224,7 +226,8 @@ class NoClinic(Exception):
     pass
 
 
-def run(api, state, listen=None, secret=None, change=False, follow=False, poll=30.0, settle=2.0, clinic_id=None):
+def run(api, state, listen=None, secret=None, change=False, follow=False, poll=30.0, settle=2.0,
+        clinic_id=None):
     if clinic_id is None:
         reached = api.connections()
         if not reached:
@@ -263,7 +266,8 @@ def run(api, state, listen=None, secret=None, change=False, follow=False, poll=3
           f"duplicates skipped: {sync.duplicates}")
     for entry in sorted(sync.items.values(), key=lambda entry: entry["name"]):
         print(f"  {entry['name']}: {entry['band']}")
-    print(f"local copy {state} at seq {sync.after_seq}; matches the service: {'yes' if sync.compare() else 'no'}")
+    matches = "yes" if sync.compare() else "no"
+    print(f"local copy {state} at seq {sync.after_seq}; matches the service: {matches}")
     return sync
 
 
@@ -275,11 +279,13 @@ def main(argv=None):
     parser.add_argument("--state", default="inventory_bands.json", help="the local copy (a JSON file)")
     parser.add_argument("--listen", help="HOST:PORT for the webhook receiver, e.g. 127.0.0.1:8787")
     parser.add_argument("--webhook-secret", help="the endpoint's signing secret (whsec_...)")
-    parser.add_argument("--change-stock", action="store_true", help="sandbox only: move stock with the test helpers")
+    parser.add_argument("--change-stock", action="store_true",
+                        help="sandbox only: move stock with the test helpers")
     parser.add_argument("--clinic", help="the clinic to sync (default: the first the key reaches; a test key "
                                          "reaches only its sandbox)")
     parser.add_argument("--follow", action="store_true", help="keep syncing until Ctrl-C")
-    parser.add_argument("--poll", type=float, default=30.0, help="seconds between feed catch-ups with --follow")
+    parser.add_argument("--poll", type=float, default=30.0,
+                        help="seconds between feed catch-ups with --follow")
     args = parser.parse_args(argv)
     if args.listen and not args.webhook_secret:
         parser.error("--listen needs --webhook-secret: unsigned webhooks are never applied")

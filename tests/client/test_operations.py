@@ -35,7 +35,7 @@ def _arguments(method):
     return [RECORD if name.endswith("_id") and name != "clinic_id" else CLINIC if name == "clinic_id"
             else placeholders[name]
             for name, parameter in inspect.signature(method).parameters.items()
-            if parameter.default is inspect.Parameter.empty and parameter.kind is parameter.POSITIONAL_OR_KEYWORD]
+            if parameter.default is parameter.empty and parameter.kind is parameter.POSITIONAL_OR_KEYWORD]
 
 
 def test_every_operation_has_a_dedicated_client_method():
@@ -52,8 +52,8 @@ def test_the_method_calls_its_route(operation_id, route):
 
     def answer(request):
         sent.append((request.method, request.url.path, request.headers.get("Idempotency-Key")))
-        return httpx.Response(200, json={"data": {"result": {}}, "events": [], "next_after": 0, "has_more": False,
-                                         "next_cursor": None})
+        return httpx.Response(200, json={"data": {"result": {}}, "events": [], "next_after": 0,
+                                         "has_more": False, "next_cursor": None})
 
     with Client("http://localhost", "ehr_test_x_y", transport=httpx.MockTransport(answer)) as api:
         method = _resolve(api, OPERATIONS[operation_id])
@@ -62,7 +62,8 @@ def test_the_method_calls_its_route(operation_id, route):
         if inspect.isgenerator(result):
             list(result)
     expected_method, template = route
-    expected_path = re.sub(r"\{[a-z_]+\}", lambda m: CLINIC if m.group() == "{clinic_id}" else RECORD, template)
+    expected_path = re.sub(r"\{[a-z_]+\}", lambda m: CLINIC if m.group() == "{clinic_id}" else RECORD,
+                           template)
     assert [(m, p) for m, p, _ in sent] == [(expected_method, expected_path)]
     assert (sent[0][2] is not None) == (expected_method in ("POST", "PATCH", "DELETE"))
 
@@ -119,7 +120,8 @@ def test_inventory_appointments_submissions_and_the_feed_page(api, world):
     document = client.openapi()
     appointment = clinic.appointments.create(_example(document, "/v1/clinics/{clinic_id}/appointments"))
     cancelled = clinic.appointments.cancel(appointment["id"])
-    assert cancelled["status"] == "cancelled" and clinic.appointments.get(appointment["id"])["status"] == "cancelled"
+    assert cancelled["status"] == "cancelled"
+    assert clinic.appointments.get(appointment["id"])["status"] == "cancelled"
 
     sent = clinic.allergies.create(_example(document, "/v1/clinics/{clinic_id}/allergies"))
     clinic.submissions.withdraw(sent["submission_id"])

@@ -22,5 +22,5 @@ def served(app):
 
 def run_example(script, base_url, key, *extra, timeout=120):
     """The example in a separate process, as a newcomer runs it."""
-    return subprocess.run([sys.executable, str(EXAMPLES / script), "--base-url", base_url, "--key", key, *extra],
-                          capture_output=True, text=True, timeout=timeout)
+    command = [sys.executable, str(EXAMPLES / script), "--base-url", base_url, "--key", key, *extra]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout)

@@ -1,5 +1,5 @@
-"""Example (b): examples/sync_inventory_bands.py keeps a local copy of the sandbox's bands from webhooks and the
-change feed, against the real service on 127.0.0.1."""
+"""Example (b): examples/sync_inventory_bands.py keeps a local copy of the sandbox's bands from webhooks and
+the change feed, against the real service on 127.0.0.1."""
 
 import importlib.util
 import json
@@ -51,7 +51,8 @@ def test_webhooks_then_the_feed_keep_the_local_copy_in_sync(world, testapp, serv
     assert out.count("webhook seq") == 4, out  # out, restocked, stale, fresh: each applied once, in order
     assert "inventory.availability.changed" in out and "-> out" in out and "the till went stale" in out
     assert "the till reports again: bands read again" in out
-    assert "applied from webhooks: 4, from the feed: 0, duplicates skipped: 0" in out  # the feed found nothing new
+    # The final catch-up found nothing the webhooks had not brought.
+    assert "applied from webhooks: 4, from the feed: 0, duplicates skipped: 0" in out
     assert "matches the service: yes" in out
     copy = json.loads(state.read_text())
     assert {i: e["band"] for i, e in copy["items"].items()} == _bands(testapp, clinic_id, key)
@@ -65,7 +66,8 @@ def test_webhooks_then_the_feed_keep_the_local_copy_in_sync(world, testapp, serv
     assert second.returncode == 0, second.stderr
     assert "resuming at seq 4 with 5 items" in second.stdout
     assert _bands(testapp, clinic_id, key)[item] == "out"
-    assert "feed seq 5 inventory.availability.changed: Amoxicillin 500 mg capsules: in_stock -> out" in second.stdout
+    assert "feed seq 5 inventory.availability.changed: Amoxicillin 500 mg capsules: in_stock -> out" \
+        in second.stdout
     assert "applied from webhooks: 0, from the feed: 1" in second.stdout
     assert "matches the service: yes" in second.stdout
     assert json.loads(state.read_text())["items"][item]["band"] == "out"
@@ -80,18 +82,20 @@ def test_listening_needs_a_secret_and_a_live_key_cannot_move_stock(world, served
     assert refused.returncode == 2 and "--listen needs --webhook-secret" in refused.stderr
     workspace_id, _ = world.workspace()
     live_key = world.key(workspace_id=workspace_id, mode="live")
-    unconnected = run_example("sync_inventory_bands.py", served, live_key, "--state", str(tmp_path / "x.json"))
+    state = str(tmp_path / "x.json")
+    unconnected = run_example("sync_inventory_bands.py", served, live_key, "--state", state)
     assert unconnected.returncode == 1 and "failed: this key reaches no clinic yet" in unconnected.stderr
     real = world.clinic(seed=True)
     world.grant(workspace_id, real)
-    live = run_example("sync_inventory_bands.py", served, live_key, "--state", str(tmp_path / "x.json"),
-                       "--change-stock")  # a real clinic's stock is never moved by an app: no test helpers
+    # A real clinic's stock is never moved by an app: the test helpers do not exist for a live key.
+    live = run_example("sync_inventory_bands.py", served, live_key, "--state", state, "--change-stock")
     assert live.returncode == 1 and "failed: not_found" in live.stderr, live.stderr
     assert "snapshot: 5 items" in live.stdout
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("sync_inventory_bands", EXAMPLES / "sync_inventory_bands.py")
+    path = EXAMPLES / "sync_inventory_bands.py"
+    spec = importlib.util.spec_from_file_location("sync_inventory_bands", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -119,7 +123,8 @@ def test_the_receiver_refuses_unsigned_webhooks_and_duplicates_are_applied_once(
         receiver.server_close()
 
     copy = module.LocalCopy(tmp_path / "bands.json")
-    copy.data = {"clinic_id": "c", "after_seq": 0, "till_stale": False, "items": {"i": {"name": "X", "band": "low"}}}
+    copy.data = {"clinic_id": "c", "after_seq": 0, "till_stale": False,
+                 "items": {"i": {"name": "X", "band": "low"}}}
     lines = []
     sync = module.BandSync(None, "c", copy, log=lines.append)
     sync.receive(receiver.events.get_nowait(), "webhook")

@@ -101,7 +101,7 @@ class Client:
                 return
             params["starting_after"] = page["next_cursor"]
 
-    # -- keys, clinics, the reference ---------------------------------------------------------------------------
+    # -- keys, clinics, the reference ------------------------------------------------------------------------
     def me(self) -> Json:
         return self.request("GET", "/v1/me")["data"]
 
@@ -161,8 +161,8 @@ class Listings:
                near: Json | None = None, limit: int | None = None, body: Json | None = None) -> list[Json]:
         """Result entries (bands, never quantities). Give `q` (name text), or a code, or a whole `body`."""
         if body is None:
-            item = {name: value for name, value in (("q", q), ("gtin", gtin), ("regulator_number", regulator_number))
-                    if value is not None}
+            given = (("q", q), ("gtin", gtin), ("regulator_number", regulator_number))
+            item = {name: value for name, value in given if value is not None}
             body = {"item": item}
             if near is not None:
                 body["near"] = near
@@ -171,7 +171,7 @@ class Listings:
         return self._client.request("POST", "/v1/listings/search", json=body)["data"]
 
 
-# -- collections -------------------------------------------------------------------------------------------------
+# -- collections ---------------------------------------------------------------------------------------------
 class _Collection:
     def __init__(self, client, path):
         self._client = client
@@ -304,7 +304,8 @@ class PatientImports(_Get):
         """The finished job (succeeded, needs_review or failed; validating past the service's wait bound).
         The service deduplicates identical content itself (`already_imported`), so no Idempotency-Key is
         needed to retry."""
-        return self._client.request("POST", self.path, json={"input_format": input_format, "data": data})["data"]
+        body = {"input_format": input_format, "data": data}
+        return self._client.request("POST", self.path, json=body)["data"]
 
     def create(self, body: Json) -> Json:
         return self._client.request("POST", self.path, json=body)["data"]
@@ -336,8 +337,10 @@ _COLLECTIONS = {
     "care_providers": (CareProviders, "care-providers"), "submissions": (Submissions, "submissions"),
     "prescriptions": (Prescriptions, "prescriptions"), "providers": (Providers, "providers"),
     "payers": (Payers, "payers"), "appointments": (Appointments, "appointments"),
-    "inventory_items": (InventoryItems, "inventory/items"), "stock_batches": (StockBatches, "inventory/stock-batches"),
-    "dispensing_flags": (DispensingFlags, "dispensing/flags"), "patient_imports": (PatientImports, "patient-imports"),
+    "inventory_items": (InventoryItems, "inventory/items"),
+    "stock_batches": (StockBatches, "inventory/stock-batches"),
+    "dispensing_flags": (DispensingFlags, "dispensing/flags"),
+    "patient_imports": (PatientImports, "patient-imports"),
     "payment_advices": (PaymentAdvices, "insurance/payment-advices"), "listing": (Listing, "listing"),
 }
 
@@ -409,7 +412,8 @@ class TestHelpers:
         return self._post(clinic_id, "reset")
 
 
-# operationId (docs/openapi.json) -> the method, as an attribute path from a Client ("clinic." = client.clinic(id)).
+# operationId (docs/openapi.json) -> its method, as an attribute path from a Client
+# ("clinic." stands for client.clinic(clinic_id)).
 OPERATIONS = {
     "me": "me", "connections": "connections", "serve_document": "openapi", "reference_page": "reference_page",
     "redoc_bundle": "reference_script", "read_feed": "clinic.events_page",
@@ -448,10 +452,12 @@ OPERATIONS = {
     "start_import": "clinic.patient_imports.start", "get_import": "clinic.patient_imports.get",
     "run_valid_rows": "clinic.patient_imports.run_valid_rows",
     "listing_profile": "clinic.listing.profile", "listing_items": "clinic.listing.items",
-    "accept_submission": "test_helpers.accept_submission", "decline_submission": "test_helpers.decline_submission",
+    "accept_submission": "test_helpers.accept_submission",
+    "decline_submission": "test_helpers.decline_submission",
     "review_item": "test_helpers.review_item", "act_on_referral": "test_helpers.act_on_referral",
     "touch_encounter": "test_helpers.touch_encounter", "sign_encounter": "test_helpers.sign_encounter",
-    "confirm_coverage": "test_helpers.confirm_coverage", "activate_coverage": "test_helpers.activate_coverage",
+    "confirm_coverage": "test_helpers.confirm_coverage",
+    "activate_coverage": "test_helpers.activate_coverage",
     "set_stock": "test_helpers.set_stock", "report_till": "test_helpers.till_report",
     "stale_till": "test_helpers.till_stale", "reset": "test_helpers.reset",
 }
