@@ -3,7 +3,10 @@ the change feed, against the real service on 127.0.0.1."""
 
 import importlib.util
 import json
+import signal
 import socket
+import subprocess
+import sys
 import time
 
 import httpx
@@ -131,3 +134,28 @@ def test_the_receiver_refuses_unsigned_webhooks_and_duplicates_are_applied_once(
     sync.receive(receiver.events.get_nowait(), "webhook")
     assert sync.applied["webhook"] == 1 and sync.duplicates == 1 and copy.data["items"] == {}
     assert json.loads((tmp_path / "bands.json").read_text())["after_seq"] == 1
+
+
+def test_follow_applies_webhooks_as_they_come_until_interrupted(world, testapp, served, sandbox, tmp_path):
+    workspace_id, clinic_id, key = sandbox
+    port = _free_port()
+    _, secret = world.webhook(workspace_id=workspace_id, mode="test", url=f"http://127.0.0.1:{port}/webhooks")
+    command = [sys.executable, "-u", str(EXAMPLES / "sync_inventory_bands.py"), "--base-url", served, "--key", key,
+               "--state", str(tmp_path / "bands.json"), "--listen", f"127.0.0.1:{port}", "--webhook-secret", secret,
+               "--follow", "--poll", "0.5"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as follower:
+        try:
+            lines = iter(follower.stdout.readline, "")
+            assert any(line.startswith("receiving webhooks") for line in lines)
+            testapp.post_json(f"/v1/test_helpers/clinics/{clinic_id}/stock/set",
+                              {"item_id": str(SANDBOX_ITEM_IDS["amoxicillin-500"]), "quantity": 0},
+                              headers={"Authorization": f"Bearer {key}"})
+            applied = next(line for line in lines if line.startswith("webhook seq"))
+            assert applied.startswith("webhook seq 1 inventory.availability.changed: Amoxicillin")
+            follower.send_signal(signal.SIGINT)  # Ctrl-C: the copy is saved and summarised
+            rest = follower.stdout.read()
+            assert follower.wait(timeout=30) == 0, follower.stderr.read()
+        finally:
+            if follower.poll() is None:
+                follower.kill()
+    assert "applied from webhooks: 1, from the feed: 0" in rest and "matches the service: yes" in rest
