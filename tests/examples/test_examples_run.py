@@ -1,29 +1,12 @@
 """examples/ run as a newcomer runs them: a separate process against the real service on 127.0.0.1."""
 
-import subprocess
-import sys
-import threading
-from pathlib import Path
-
 import pytest
-from waitress import create_server
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-@pytest.fixture
-def served(app):
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}"
-    server.close()
-    thread.join(timeout=10)
+from tests.examples.conftest import run_example
 
 
 def _run(served, key, *extra):
-    return subprocess.run([sys.executable, str(EXAMPLES / "send_allergy.py"), "--base-url", served, "--key", key,
-                           *extra], capture_output=True, text=True, timeout=120)
+    return run_example("send_allergy.py", served, key, *extra)
 
 
 @pytest.mark.parametrize(("extra", "decided", "on_chart"), [((), "confirmed", "1 peanut allergy"),

@@ -1,10 +1,13 @@
-"""The HTTP core (auth, idempotency, retries, problems) and the resources on top of it."""
+"""The HTTP core (auth, idempotency, retries, problems) and a typed method for every route on top of it.
+
+`OPERATIONS` maps each operationId of the service's OpenAPI document to the method that calls it."""
 
 import random
 import time
 import uuid
 from collections.abc import Iterator
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 import httpx
 
@@ -12,6 +15,9 @@ from clinicrecords_client.errors import from_response
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
+
+Json = dict[str, Any]
+Id = uuid.UUID | str
 
 
 def _retry_after(response):
@@ -39,6 +45,7 @@ class Client:
         self.max_backoff = max_backoff
         self._sleep = sleep
         self.test_helpers = TestHelpers(self)
+        self.listings = Listings(self)
 
     def __enter__(self):
         return self
@@ -50,10 +57,15 @@ class Client:
         self._http.close()
 
     # -- the core -------------------------------------------------------------------------------------------
-    def request(self, method, path, *, json=None, params=None, idempotency_key=None):
+    def request(self, method, path, *, json=None, params=None, idempotency_key=None, accept=None):
         """The decoded JSON answer, or a typed ApiError. Writes carry one Idempotency-Key over all attempts,
         so a retry after a lost answer replays the first result instead of writing twice."""
-        headers = {}
+        response = self._send(method, path, json=json, params=params, idempotency_key=idempotency_key,
+                              accept=accept)
+        return response.json() if response.content else None
+
+    def _send(self, method, path, *, json=None, params=None, idempotency_key=None, accept=None):
+        headers = {"Accept": accept} if accept else {}
         if method in WRITE_METHODS:
             headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
         attempt = 0
@@ -72,14 +84,14 @@ class Client:
                 continue
             if response.status_code >= 400:
                 raise from_response(response)
-            return response.json() if response.content else None
+            return response
 
     def _pause(self, attempt, retry_after):
         if retry_after is None:
             retry_after = min(self.max_backoff, self.backoff * 2 ** attempt) * (0.5 + random.random() / 2)
         self._sleep(min(retry_after, self.max_backoff))
 
-    def paginate(self, path, params=None) -> Iterator[dict]:
+    def paginate(self, path, params=None) -> Iterator[Json]:
         """Every item of a cursor-paged list, following `next_cursor`."""
         params = dict(params or {})
         while True:
@@ -89,23 +101,39 @@ class Client:
                 return
             params["starting_after"] = page["next_cursor"]
 
-    # -- keys, clinics ----------------------------------------------------------------------------------------
-    def me(self):
+    # -- keys, clinics, the reference ------------------------------------------------------------------------
+    def me(self) -> Json:
         return self.request("GET", "/v1/me")["data"]
 
-    def connections(self):
+    def connections(self) -> list[Json]:
         return self.request("GET", "/v1/connections")["data"]
 
-    def clinic(self, clinic_id):
+    def clinic(self, clinic_id: Id) -> "Clinic":
         return Clinic(self, clinic_id)
 
-    def events(self, clinic_id, after_seq=0, limit=100, seen=None) -> Iterator[dict]:
+    def openapi(self) -> Json:
+        """The service's OpenAPI document."""
+        return self.request("GET", "/v1/openapi.json")
+
+    def reference_page(self) -> str:
+        """The browsable reference (HTML)."""
+        return self._send("GET", "/v1/docs", accept="text/html").text
+
+    def reference_script(self) -> str:
+        """The reference page's script (the vendored Redoc bundle)."""
+        return self._send("GET", "/v1/docs/redoc.standalone.js", accept="*/*").text
+
+    def events_page(self, clinic_id: Id, after_seq: int = 0, limit: int = 50) -> Json:
+        """One page of the change feed: `{"events": [...], "next_after": n}`."""
+        return self.request("GET", f"/v1/clinics/{clinic_id}/events",
+                            params={"after_seq": after_seq, "limit": limit})
+
+    def events(self, clinic_id, after_seq=0, limit=100, seen=None) -> Iterator[Json]:
         """The change feed from `after_seq` until caught up, each seq once (also across calls sharing `seen`).
         Resume later with the last event's `seq`."""
         seen = set() if seen is None else seen
         while True:
-            page = self.request("GET", f"/v1/clinics/{clinic_id}/events",
-                                params={"after_seq": after_seq, "limit": limit})
+            page = self.events_page(clinic_id, after_seq, limit)
             for event in page["events"]:
                 if event["seq"] not in seen:
                     seen.add(event["seq"])
@@ -116,39 +144,204 @@ class Client:
             after_seq = next_after
 
 
-class CollectionApi:
-    """A clinic's collection: list (one page), iterate (all pages), get, create, update, delete."""
+class Listings:
+    """`/v1/listings`: pharmacies listed to the caller's organization and the network stock search."""
 
+    def __init__(self, client):
+        self._client = client
+
+    def pharmacies(self, **params) -> Json:
+        """One page of listed pharmacies (`limit`, `starting_after`)."""
+        return self._client.request("GET", "/v1/listings/pharmacies", params=params)
+
+    def iterate_pharmacies(self, **params) -> Iterator[Json]:
+        return self._client.paginate("/v1/listings/pharmacies", params)
+
+    def search(self, q: str | None = None, *, gtin: str | None = None, regulator_number: str | None = None,
+               near: Json | None = None, limit: int | None = None, body: Json | None = None) -> list[Json]:
+        """Result entries (bands, never quantities). Give `q` (name text), or a code, or a whole `body`."""
+        if body is None:
+            given = (("q", q), ("gtin", gtin), ("regulator_number", regulator_number))
+            item = {name: value for name, value in given if value is not None}
+            body = {"item": item}
+            if near is not None:
+                body["near"] = near
+            if limit is not None:
+                body["limit"] = limit
+        return self._client.request("POST", "/v1/listings/search", json=body)["data"]
+
+
+# -- collections ---------------------------------------------------------------------------------------------
+class _Collection:
     def __init__(self, client, path):
         self._client = client
         self.path = path
 
-    def list(self, **params):
+
+class _List(_Collection):
+    def list(self, **params) -> Json:
+        """One page: `{data, has_more, next_cursor}`."""
         return self._client.request("GET", self.path, params=params)
 
-    def iterate(self, **params):
+    def iterate(self, **params) -> Iterator[Json]:
+        """Every record, page after page."""
         return self._client.paginate(self.path, params)
 
-    def get(self, record_id):
+
+class _Get(_Collection):
+    def get(self, record_id: Id, fhir: bool = False) -> Json:
+        """The record (`fhir=True`: the FHIR R4 resource, where the route offers one)."""
+        if fhir:
+            return self._client.request("GET", f"{self.path}/{record_id}", accept="application/fhir+json")
         return self._client.request("GET", f"{self.path}/{record_id}")["data"]
 
-    def create(self, body, idempotency_key=None):
+
+class _Create(_Collection):
+    def create(self, body: Json, idempotency_key: str | None = None) -> Json:
         return self._client.request("POST", self.path, json=body, idempotency_key=idempotency_key)["data"]
 
-    def update(self, record_id, body, idempotency_key=None):
+
+class _Update(_Collection):
+    def update(self, record_id: Id, body: Json, idempotency_key: str | None = None) -> Json:
         return self._client.request("PATCH", f"{self.path}/{record_id}", json=body,
                                     idempotency_key=idempotency_key)["data"]
 
-    def delete(self, record_id):
-        return self._client.request("DELETE", f"{self.path}/{record_id}")
+
+class _Delete(_Collection):
+    def delete(self, record_id: Id, idempotency_key: str | None = None) -> None:
+        self._client.request("DELETE", f"{self.path}/{record_id}", idempotency_key=idempotency_key)
+
+
+class Allergies(_List, _Get, _Create, _Update):
+    """create: send for review (a submission); update: propose a change (a new submission)."""
+
+
+class Conditions(_List, _Get, _Create, _Update):
+    pass
+
+
+class MedicationStatements(_List, _Get, _Create, _Update):
+    pass
+
+
+class Referrals(_List, _Get, _Create, _Update):
+    pass
+
+
+class Patients(_List, _Get, _Create, _Update):
+    pass
+
+
+class Encounters(_List, _Get, _Create, _Update):
+    """create opens a draft; update changes type, start, end or reason of a draft this app opened."""
+
+
+class Coverages(_List, _Get, _Create, _Update):
+    pass
+
+
+class CareProviders(_List, _Get, _Create, _Update, _Delete):
+    pass
+
+
+class Submissions(_List, _Get):
+    def withdraw(self, submission_id: Id, idempotency_key: str | None = None) -> None:
+        """Withdraw a pending submission."""
+        self._client.request("DELETE", f"{self.path}/{submission_id}", idempotency_key=idempotency_key)
+
+
+class Prescriptions(_List, _Get):
+    pass
+
+
+class Providers(_List, _Get):
+    pass
+
+
+class Payers(_List, _Get):
+    pass
+
+
+class DispensingFlags(_List):
+    pass
+
+
+class Appointments(_List, _Get, _Create):
+    """create books a slot."""
+
+    def cancel(self, appointment_id: Id, idempotency_key: str | None = None) -> Json:
+        return self._client.request("POST", f"{self.path}/{appointment_id}/cancel",
+                                    idempotency_key=idempotency_key)["data"]
+
+
+class InventoryItems(_List, _Get, _Delete):
+    def movements(self, item_id: Id, **params) -> Json:
+        """One page of the item's stock ledger, oldest first."""
+        return self._client.request("GET", f"{self.path}/{item_id}/movements", params=params)
+
+    def iterate_movements(self, item_id: Id, **params) -> Iterator[Json]:
+        return self._client.paginate(f"{self.path}/{item_id}/movements", params)
+
+    def record_movement(self, item_id: Id, body: Json, idempotency_key: str | None = None) -> Json:
+        return self._client.request("POST", f"{self.path}/{item_id}/movements", json=body,
+                                    idempotency_key=idempotency_key)["data"]
+
+
+class StockBatches(_Collection):
+    def create(self, body: Json, idempotency_key: str | None = None) -> Json:
+        """Report the till's stock snapshot."""
+        return self._client.request("POST", self.path, json=body, idempotency_key=idempotency_key)["data"]
+
+
+class PaymentAdvices(_Collection):
+    def create(self, body: Json, idempotency_key: str | None = None) -> Json:
+        """The whole answer: `{data, idempotent_replay?}` (a replay says so)."""
+        return self._client.request("POST", self.path, json=body, idempotency_key=idempotency_key)
+
+
+class PatientImports(_Get):
+    def start(self, data: list | str | Json, input_format: str = "json_array") -> Json:
+        """The finished job (succeeded, needs_review or failed; validating past the service's wait bound).
+        The service deduplicates identical content itself (`already_imported`), so no Idempotency-Key is
+        needed to retry."""
+        body = {"input_format": input_format, "data": data}
+        return self._client.request("POST", self.path, json=body)["data"]
+
+    def create(self, body: Json) -> Json:
+        return self._client.request("POST", self.path, json=body)["data"]
+
+    def run_valid_rows(self, import_id: Id) -> Json:
+        """runValidPatientImportRows: write only the rows that passed validation."""
+        return self._client.request("POST", f"{self.path}/{import_id}/run-valid-rows")["data"]
+
+
+class Listing(_Collection):
+    """A connected pharmacy's listing."""
+
+    def profile(self) -> Json:
+        return self._client.request("GET", f"{self.path}/profile")["data"]
+
+    def items(self, **params) -> Json:
+        """One page of listed items with their bands."""
+        return self._client.request("GET", f"{self.path}/items", params=params)
+
+    def iterate_items(self, **params) -> Iterator[Json]:
+        return self._client.paginate(f"{self.path}/items", params)
 
 
 _COLLECTIONS = {
-    "allergies": "allergies", "conditions": "conditions", "medication_statements": "medication-statements",
-    "referrals": "referrals", "patients": "patients", "encounters": "encounters", "coverages": "coverages",
-    "care_providers": "care-providers", "submissions": "submissions", "prescriptions": "prescriptions",
-    "providers": "providers", "payers": "payers", "inventory_items": "inventory/items",
-    "dispensing_flags": "dispensing/flags", "patient_imports": "patient-imports",
+    "allergies": (Allergies, "allergies"), "conditions": (Conditions, "conditions"),
+    "medication_statements": (MedicationStatements, "medication-statements"),
+    "referrals": (Referrals, "referrals"), "patients": (Patients, "patients"),
+    "encounters": (Encounters, "encounters"), "coverages": (Coverages, "coverages"),
+    "care_providers": (CareProviders, "care-providers"), "submissions": (Submissions, "submissions"),
+    "prescriptions": (Prescriptions, "prescriptions"), "providers": (Providers, "providers"),
+    "payers": (Payers, "payers"), "appointments": (Appointments, "appointments"),
+    "inventory_items": (InventoryItems, "inventory/items"),
+    "stock_batches": (StockBatches, "inventory/stock-batches"),
+    "dispensing_flags": (DispensingFlags, "dispensing/flags"),
+    "patient_imports": (PatientImports, "patient-imports"),
+    "payment_advices": (PaymentAdvices, "insurance/payment-advices"), "listing": (Listing, "listing"),
 }
 
 
@@ -158,11 +351,14 @@ class Clinic:
     def __init__(self, client, clinic_id):
         self._client = client
         self.clinic_id = clinic_id
-        for attribute, segment in _COLLECTIONS.items():
-            setattr(self, attribute, CollectionApi(client, f"/v1/clinics/{clinic_id}/{segment}"))
+        for attribute, (cls, segment) in _COLLECTIONS.items():
+            setattr(self, attribute, cls(client, f"/v1/clinics/{clinic_id}/{segment}"))
 
-    def events(self, after_seq=0, **kwargs):
+    def events(self, after_seq=0, **kwargs) -> Iterator[Json]:
         return self._client.events(self.clinic_id, after_seq, **kwargs)
+
+    def events_page(self, after_seq: int = 0, limit: int = 50) -> Json:
+        return self._client.events_page(self.clinic_id, after_seq, limit)
 
 
 class TestHelpers:
@@ -214,3 +410,54 @@ class TestHelpers:
 
     def reset(self, clinic_id):
         return self._post(clinic_id, "reset")
+
+
+# operationId (docs/openapi.json) -> its method, as an attribute path from a Client
+# ("clinic." stands for client.clinic(clinic_id)).
+OPERATIONS = {
+    "me": "me", "connections": "connections", "serve_document": "openapi", "reference_page": "reference_page",
+    "redoc_bundle": "reference_script", "read_feed": "clinic.events_page",
+    "listed_pharmacies": "listings.pharmacies", "search_listings": "listings.search",
+    "list_allergies": "clinic.allergies.list", "send_allergy": "clinic.allergies.create",
+    "get_allergy": "clinic.allergies.get", "change_allergy": "clinic.allergies.update",
+    "list_conditions": "clinic.conditions.list", "send_condition": "clinic.conditions.create",
+    "get_condition": "clinic.conditions.get", "change_condition": "clinic.conditions.update",
+    "list_medication_statements": "clinic.medication_statements.list",
+    "send_medication_statement": "clinic.medication_statements.create",
+    "get_medication_statement": "clinic.medication_statements.get",
+    "change_medication_statement": "clinic.medication_statements.update",
+    "list_referrals": "clinic.referrals.list", "send_referral": "clinic.referrals.create",
+    "get_referral": "clinic.referrals.get", "change_referral": "clinic.referrals.update",
+    "list_patients": "clinic.patients.list", "create_patient": "clinic.patients.create",
+    "get_patient": "clinic.patients.get", "update_patient": "clinic.patients.update",
+    "list_encounters": "clinic.encounters.list", "open_encounter": "clinic.encounters.create",
+    "get_encounter": "clinic.encounters.get", "update_encounter": "clinic.encounters.update",
+    "list_coverages": "clinic.coverages.list", "create_coverage": "clinic.coverages.create",
+    "get_coverage": "clinic.coverages.get", "update_coverage": "clinic.coverages.update",
+    "list_care_providers": "clinic.care_providers.list", "add_care_provider": "clinic.care_providers.create",
+    "get_care_provider": "clinic.care_providers.get", "update_care_provider": "clinic.care_providers.update",
+    "delete_care_provider": "clinic.care_providers.delete",
+    "list_submissions": "clinic.submissions.list", "get_submission": "clinic.submissions.get",
+    "withdraw_submission": "clinic.submissions.withdraw",
+    "list_prescriptions": "clinic.prescriptions.list", "get_prescription": "clinic.prescriptions.get",
+    "list_providers": "clinic.providers.list", "get_provider": "clinic.providers.get",
+    "list_payers": "clinic.payers.list", "get_payer": "clinic.payers.get",
+    "list_dispensing_flags": "clinic.dispensing_flags.list",
+    "list_appointments": "clinic.appointments.list", "book_appointment": "clinic.appointments.create",
+    "get_appointment": "clinic.appointments.get", "cancel_appointment": "clinic.appointments.cancel",
+    "list_items": "clinic.inventory_items.list", "get_item": "clinic.inventory_items.get",
+    "delete_item": "clinic.inventory_items.delete", "list_movements": "clinic.inventory_items.movements",
+    "record_movement": "clinic.inventory_items.record_movement", "post_batch": "clinic.stock_batches.create",
+    "create_payment_advice": "clinic.payment_advices.create",
+    "start_import": "clinic.patient_imports.start", "get_import": "clinic.patient_imports.get",
+    "run_valid_rows": "clinic.patient_imports.run_valid_rows",
+    "listing_profile": "clinic.listing.profile", "listing_items": "clinic.listing.items",
+    "accept_submission": "test_helpers.accept_submission",
+    "decline_submission": "test_helpers.decline_submission",
+    "review_item": "test_helpers.review_item", "act_on_referral": "test_helpers.act_on_referral",
+    "touch_encounter": "test_helpers.touch_encounter", "sign_encounter": "test_helpers.sign_encounter",
+    "confirm_coverage": "test_helpers.confirm_coverage",
+    "activate_coverage": "test_helpers.activate_coverage",
+    "set_stock": "test_helpers.set_stock", "report_till": "test_helpers.till_report",
+    "stale_till": "test_helpers.till_stale", "reset": "test_helpers.reset",
+}
