@@ -104,7 +104,7 @@ def spread_load(settings, var, key, targets, pairs, seconds):
                  for name, server, paths in (("few", few, targets[:SMALL]), ("many", many, targets))}
         servers = {"few": few, "many": many}
         for name in ("few", "many"):
-            measure(servers[name], specs[name], min(seconds, 3))  # warm-up
+            measure(servers[name], specs[name], min(seconds, 3))  # warm-up: pools filled, statements compiled
         runs = {"few": [], "many": []}
         for _ in range(pairs):
             for name in ("few", "many"):
