@@ -93,11 +93,37 @@ def create_clinics(registry, count):
                           "p99_ms": round(_percentile(timings, 0.99), 1), "max_ms": round(max(timings), 1)}
 
 
+def backend_memory(settings, application_name):
+    """The PostgreSQL backends serving one server process: how many, and their private memory (RssAnon
+    from /proc; shared buffers excluded), which is where each backend's catalog cache grows per schema."""
+    from sqlalchemy import text
+
+    from clinicrecords.db import make_engine
+
+    engine = make_engine(settings, pool_size=1)
+    try:
+        with engine.connect() as connection:
+            pids = connection.execute(text("SELECT pid FROM pg_stat_activity WHERE application_name = :name"),
+                                      {"name": application_name}).scalars().all()
+    finally:
+        engine.dispose()
+    private = []
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:  # PostgreSQL on another host: not measurable from here
+            return {"backends": len(pids), "private_mb_total": None}
+        private += [int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("RssAnon:")]
+    return {"backends": len(pids), "private_mb_total": round(sum(private), 1),
+            "private_mb_max": round(max(private), 1) if private else None}
+
+
 def spread_load(settings, var, key, targets, pairs, seconds):
     """GET one allergy over the first SMALL clinics and over all of them, from two fresh server processes."""
     from bench.__main__ import Server, measure, summarise
 
-    few, many = Server("tenants-few", settings, var), Server("tenants-many", settings, var)
+    few = Server("tenants-few", {**settings, "database.application_name": "bench-tenants-few"}, var)
+    many = Server("tenants-many", {**settings, "database.application_name": "bench-tenants-many"}, var)
     try:
         specs = {name: {"url": server.url(paths[0]), "paths": paths, "connections": 16,
                         "headers": {"Authorization": f"Bearer {key}"}}
@@ -109,7 +135,9 @@ def spread_load(settings, var, key, targets, pairs, seconds):
         for _ in range(pairs):
             for name in ("few", "many"):
                 runs[name].append(measure(servers[name], specs[name], seconds))
-        memory = {"few_rss_mb": round(few.rss_mb(), 1), "many_rss_mb": round(many.rss_mb(), 1)}
+        memory = {"few_rss_mb": round(few.rss_mb(), 1), "many_rss_mb": round(many.rss_mb(), 1),
+                  "few_backends": backend_memory(settings, "bench-tenants-few"),
+                  "many_backends": backend_memory(settings, "bench-tenants-many")}
     finally:
         few.stop()
         many.stop()

@@ -5,7 +5,7 @@ import os
 import shutil
 
 import pytest
-from sqlalchemy import inspect, select
+from sqlalchemy import inspect, select, text
 from sqlalchemy.orm import Session
 
 from clinicrecords.clinics.models import Clinic
@@ -58,3 +58,28 @@ def test_a_new_revision_reaches_every_clinic_schema_and_is_recorded(scale_engine
     assert all("scale_note" in names for names in columns.values())
     assert migrations.migrate_all(scale_engine, script_location=str(location)) == 0
     assert migrations.clinics_behind(scale_engine, script_location=str(location)) == []
+
+
+def _backend_pid(engine):
+    with engine.connect() as connection:
+        return connection.execute(text("SELECT pg_backend_pid()")).scalar()
+
+
+def test_a_pooled_connection_is_replaced_after_its_allowed_number_of_uses(settings, app):
+    engine = make_engine(dict(settings, **{"database.pool_max_uses": "3"}), pool_size=1, max_overflow=0)
+    try:
+        first = [_backend_pid(engine) for _ in range(3)]
+        second = [_backend_pid(engine) for _ in range(3)]
+    finally:
+        engine.dispose()
+    assert len(set(first)) == 1 and len(set(second)) == 1
+    assert first[0] != second[0]
+
+
+def test_the_shipped_settings_bound_pooled_connections_by_age_and_by_uses(settings):
+    from pyramid.paster import get_appsettings
+
+    for ini in ("development.ini", "production.ini", "testing.ini"):
+        shipped = get_appsettings(str(migrations.ALEMBIC_DIR.parent / ini), "main")
+        assert 0 < int(shipped["database.pool_recycle"]) <= 600
+        assert 0 < int(shipped["database.pool_max_uses"]) <= 1000
