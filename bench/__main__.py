@@ -214,6 +214,10 @@ MODULES = {  # the existing bench modules, called as they are: (full arguments, 
     "imports": (["--runs", "3", "--rows", "100"], ["--runs", "1", "--rows", "10"]),
     "listings": (["--pharmacies", "1000", "--items", "100", "--repeats", "200"],
                  ["--pharmacies", "20", "--items", "20", "--repeats", "20"]),
+    # Issue 10's "Several processes" and "Tenant scale" (docs/performance.md); they print one JSON object.
+    # 1,000 clinics keeps the whole bench under 15 minutes; `python -m bench.tenants` alone runs 2,000.
+    "processes": ([], ["--smoke", "--seconds", "1"]),
+    "tenants": (["--clinics", "1000"], ["--smoke", "--seconds", "1"]),
 }
 
 
@@ -225,6 +229,8 @@ def run_modules(smoke, env):
                               env=env, capture_output=True, text=True)
         results[name] = {"exit": done.returncode, "seconds": round(time.perf_counter() - started, 1),
                          "output": done.stdout.strip(), "stderr": done.stderr.strip()[-2000:]}
+        with contextlib.suppress(ValueError):  # modules that print one JSON object keep it as data
+            results[name]["result"] = json.loads(results[name]["output"])
         print(f"  bench.{name}: exit {done.returncode} in {results[name]['seconds']} s", flush=True)
     return results
 

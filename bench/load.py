@@ -19,13 +19,16 @@ import uuid
 _LUA = r"""
 local method, path, body, unique = %(method)s, %(path)s, %(body)s, %(unique)s
 local headers = %(headers)s
+local paths = %(paths)s
 local counter = 0
 local prefix = ""
 local threads = 0
 function setup(thread) threads = threads + 1; thread:set("id", threads) end
-function init(args) prefix = %(run)s .. "-" .. (id or 0) end
+function init(args) prefix = %(run)s .. "-" .. (id or 0); math.randomseed(os.time() + (id or 0)) end
 function request()
   counter = counter + 1
+  local p = path
+  if #paths > 0 then p = paths[math.random(#paths)] end
   local h = {}
   for k, v in pairs(headers) do h[k] = v end
   local b = body
@@ -34,7 +37,7 @@ function request()
     h["Idempotency-Key"] = "bench-" .. tag
     b = string.gsub(body, "{{n}}", tag)
   end
-  return wrk.format(method, path, h, b)
+  return wrk.format(method, p, h, b)
 end
 function done(summary, latency, requests)
   local e = summary.errors
@@ -49,6 +52,10 @@ def _lua_string(value):
     return "[==[" + value + "]==]"
 
 
+def _lua_list(values):
+    return "{" + ", ".join(_lua_string(v) for v in values) + "}"
+
+
 def _lua_table(mapping):
     return "{" + ", ".join(f"[ {_lua_string(k)} ] = {_lua_string(v)}" for k, v in mapping.items()) + "}"
 
@@ -59,7 +66,7 @@ def engine():
 
 def run(spec):
     """spec: url, method, headers, body (with {{n}} replaced per request when unique), unique, connections,
-    threads, seconds."""
+    threads, seconds; optionally paths (each request picks one at random, on url's host)."""
     return _wrk(spec) if engine() == "wrk" else _python(spec)
 
 
@@ -67,7 +74,7 @@ def _wrk(spec):
     host, path = _split(spec["url"])
     script = _LUA % {"method": _lua_string(spec.get("method", "GET")), "path": _lua_string(path),
                      "body": _lua_string(spec.get("body") or ""), "unique": "true" if spec.get("unique") else "false",
-                     "headers": _lua_table(spec.get("headers", {})), "run": _lua_string(uuid.uuid4().hex[:12])}
+                     "headers": _lua_table(spec.get("headers", {})), "paths": _lua_list(spec.get("paths", [])), "run": _lua_string(uuid.uuid4().hex[:12])}
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as lua:
         lua.write(script)
         lua.flush()
@@ -94,7 +101,10 @@ def _split(url):
 
 
 def _client(spec, stop, latencies, errors):
+    import random
+
     host, path = _split(spec["url"])
+    paths = spec.get("paths") or [path]
     hostname, port = host.split(":")
     connection = http.client.HTTPConnection(hostname, int(port), timeout=10)
     mine, failed = [], 0
@@ -106,7 +116,7 @@ def _client(spec, stop, latencies, errors):
             body = body.replace("{{n}}", tag)
         started = time.perf_counter()
         try:
-            connection.request(spec.get("method", "GET"), path, body=body, headers=headers)
+            connection.request(spec.get("method", "GET"), random.choice(paths), body=body, headers=headers)
             response = connection.getresponse()
             response.read()
             failed += response.status >= 400

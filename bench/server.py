@@ -1,9 +1,14 @@
-"""One server process of the benchmark: `python -m bench.server {app,reference} PORT SETTINGS_JSON LOG_FILE`.
+"""One server process of the benchmark: `python -m bench.server {app,reference} PORT SETTINGS_JSON LOG_FILE
+[reuseport]`.
 
 Both run on waitress with the same settings (8 threads, no debug), log one line per request to LOG_FILE and
 use the same engine/pool factory (clinicrecords.db.make_engine). The reference is a bare Pyramid app whose
 views check a connection out of the pool and run BEGIN; SELECT by primary key (or N rows); COMMIT.
+With `reuseport`, the listening socket is bound with SO_REUSEPORT so several processes share one port and
+the kernel spreads connections over them (docs/deployment.md, several web processes on one host).
 """
+
+import socket
 
 import datetime
 import decimal
@@ -89,7 +94,8 @@ def service_app(settings):
 
 
 def main(argv=None):
-    kind, port, settings_json, log_file = (argv or sys.argv[1:])[:4]
+    argv = argv or sys.argv[1:]
+    kind, port, settings_json, log_file = argv[:4]
     handler = logging.FileHandler(log_file)
     handler.setFormatter(logging.Formatter("%(message)s"))
     # Handlers of their own, so waitress's basicConfig() fallback never sends these lines to stderr.
@@ -101,7 +107,13 @@ def main(argv=None):
     settings = json.loads(settings_json)
     app = reference_app(settings) if kind == "reference" else service_app(settings)
     print("ready", flush=True)
-    waitress.serve(app, host="127.0.0.1", port=int(port), **WAITRESS)
+    if "reuseport" in argv[4:]:
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        listener.bind(("127.0.0.1", int(port)))
+        waitress.serve(app, sockets=[listener], **WAITRESS)
+    else:
+        waitress.serve(app, host="127.0.0.1", port=int(port), **WAITRESS)
 
 
 if __name__ == "__main__":

@@ -102,3 +102,59 @@ def test_models_have_no_foreign_keys_across_schemas():
     for table in TenantBase.metadata.tables.values():
         for fk in table.foreign_keys:
             assert fk.column.table.schema is None, f"{table.name} references another schema"
+
+
+def _catalog(engine, schema):
+    """Everything a schema holds, as the catalog describes it, with the schema's own name taken out."""
+    queries = {
+        "columns": """SELECT c.relname, a.attname, format_type(a.atttypid, a.atttypmod), a.attnotnull,
+                             pg_get_expr(d.adbin, d.adrelid)
+                      FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+                      JOIN pg_namespace n ON n.oid = c.relnamespace
+                      LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+                      WHERE n.nspname = :s AND a.attnum > 0 AND NOT a.attisdropped AND c.relkind = 'r'""",
+        "constraints": """SELECT c.relname, k.conname, pg_get_constraintdef(k.oid) FROM pg_constraint k
+                          JOIN pg_class c ON c.oid = k.conrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+                          WHERE n.nspname = :s""",
+        "indexes": "SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = :s",
+        "relations": """SELECT c.relname, c.relkind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                        WHERE n.nspname = :s""",
+        "types": """SELECT t.typname, t.typtype FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+                    WHERE n.nspname = :s""",
+    }
+    with engine.connect() as connection:
+        return {name: sorted(tuple(str(v).replace(schema, "<schema>") for v in row)
+                             for row in connection.execute(text(sql), {"s": schema}))
+                for name, sql in queries.items()}
+
+
+def test_the_compiled_one_batch_build_equals_an_alembic_migrated_schema_in_the_catalog(world, engine):
+    built = world.clinic()
+    migrated = _make_clinic_at_base(engine)
+    migrations.migrate_all(engine)
+    built_catalog, migrated_catalog = _catalog(engine, schema_name(built)), _catalog(engine, schema_name(migrated))
+    assert len(built_catalog["columns"]) > 100 and built_catalog["indexes"]
+    differences = {name: sorted(set(built_catalog[name]) ^ set(migrated_catalog[name])) for name in built_catalog}
+    assert differences == {name: [] for name in built_catalog}
+    assert built_catalog == migrated_catalog
+    with engine.connect() as connection:
+        version = connection.execute(text(f'SELECT version_num FROM "{schema_name(built)}".alembic_version')).all()
+    assert version == [(migrations.head("tenant"),)]
+
+
+def test_a_failure_names_every_failed_clinic_and_the_others_are_migrated(engine):
+    broken, fine = _make_clinic_at_base(engine), _make_clinic_at_base(engine)
+    with engine.begin() as connection:
+        connection.execute(text(f'CREATE TABLE "{schema_name(broken)}".patients (x int)'))
+    with pytest.raises(migrations.MigrationError) as raised:
+        migrations.migrate_all(engine, workers=2)
+    assert [clinic_id for clinic_id, _ in raised.value.failures] == [broken]
+    assert str(broken) in str(raised.value) and str(fine) not in str(raised.value)
+    behind = migrations.clinics_behind(engine)
+    assert broken in behind and fine not in behind
+    with engine.begin() as connection:  # the failed clinic's transaction left nothing behind
+        tables = inspect(connection).get_table_names(schema=schema_name(broken))
+        connection.execute(text(f'DROP TABLE "{schema_name(broken)}".patients'))
+    assert tables == ["patients"]
+    migrations.migrate_all(engine)
+    assert broken not in migrations.clinics_behind(engine)
