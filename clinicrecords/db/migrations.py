@@ -27,11 +27,13 @@ MIGRATION_STATEMENT_TIMEOUT = "300s"
 CONTROL_LOCK_KEY = 7_202_611
 
 
-def alembic_config(target, connection, schema=None):
+def alembic_config(target, connection, schema=None, settings=None):
     config = Config()
     config.set_main_option("script_location", str(ALEMBIC_DIR / target))
     config.attributes["connection"] = connection
     config.attributes["schema"] = schema
+    # The application's settings, for revisions that need a key (c15_webhook_secret_crypto seals secrets).
+    config.attributes["settings"] = settings
     return config
 
 
@@ -58,7 +60,7 @@ def create_tenant_schema(connection, clinic_id):
     return script.get_current_head()
 
 
-def migrate_control(engine):
+def migrate_control(engine, settings=None):
     """Bring the control schema to head. Returns 1 when it moved, 0 when it was already there."""
     from alembic import command
 
@@ -68,7 +70,7 @@ def migrate_control(engine):
         context = MigrationContext.configure(connection, opts={"version_table_schema": CONTROL_SCHEMA})
         before = context.get_current_revision()
         prepare_migration_transaction(connection, CONTROL_SCHEMA)
-        command.upgrade(alembic_config("control", connection, CONTROL_SCHEMA), "head")
+        command.upgrade(alembic_config("control", connection, CONTROL_SCHEMA, settings), "head")
         return int(before != head("control"))
 
 
@@ -109,12 +111,12 @@ def clinics_behind(engine):
         return [row.id for row in rows]
 
 
-def migrate_all(engine, workers=2, progress=None):
+def migrate_all(engine, workers=2, progress=None, settings=None):
     """Control schema, then every clinic not at head. Resumable: a failure leaves finished clinics done.
 
     Returns the number of schemas that moved (0 when everything was already at head).
     """
-    moved = migrate_control(engine)
+    moved = migrate_control(engine, settings)
     pending = clinics_behind(engine)
     if not pending:
         return moved

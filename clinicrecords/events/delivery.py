@@ -35,11 +35,12 @@ def backoff_seconds(settings, attempts, rng=random):
     return rng.uniform(0.5, 1.0) * min(settings.retry_cap_seconds, settings.retry_base_seconds * 2 ** (attempts - 1))
 
 
-def signing_secrets(endpoint, now):
-    """The current secret, and the previous one while the rotation's overlap lasts."""
-    found = [endpoint.secret]
-    if endpoint.previous_secret and endpoint.previous_secret_expires_at and endpoint.previous_secret_expires_at > now:
-        found.append(endpoint.previous_secret)
+def signing_secrets(endpoint, now, box):
+    """The current secret, and the previous one while the rotation's overlap lasts, opened for signing."""
+    found = [box.open(endpoint.secret_sealed, endpoint.id)]
+    if (endpoint.previous_secret_sealed and endpoint.previous_secret_expires_at
+            and endpoint.previous_secret_expires_at > now):
+        found.append(box.open(endpoint.previous_secret_sealed, endpoint.id))
     return found
 
 
@@ -78,7 +79,8 @@ def _claim(db, settings, delivery_id, now):
         delivery.status, delivery.locked_until, delivery.last_error = "cancelled", None, "no longer entitled"
         return "cancelled"
     body = json_bytes(delivery.payload)
-    headers = signing.headers(signing_secrets(endpoint, now), delivery.event_id, now.timestamp(), body)
+    headers = signing.headers(signing_secrets(endpoint, now, settings.secret_box), delivery.event_id,
+                              now.timestamp(), body)
     return _Claimed(endpoint.url, body, headers)
 
 
