@@ -61,6 +61,9 @@ class WebhookEndpoint(ControlBase):
     previous_secret_sealed: Mapped[str | None] = mapped_column(Text)
     previous_secret_expires_at: Mapped[datetime.datetime | None] = mapped_column()
     failing_since: Mapped[datetime.datetime | None] = mapped_column()
+    # Per-endpoint backoff: while failing, no delivery to it is attempted before this (one probe at a time),
+    # so a hanging or failing receiver never holds the queue's workers.
+    paused_until: Mapped[datetime.datetime | None] = mapped_column()
     disabled_at: Mapped[datetime.datetime | None] = mapped_column()
     disabled_reason: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())

@@ -90,6 +90,7 @@ def describe(endpoint):
         "types": endpoint.types,
         "status": "disabled" if endpoint.disabled_at else ("failing" if endpoint.failing_since else "enabled"),
         "failing_since": iso(endpoint.failing_since),
+        "paused_until": iso(endpoint.paused_until),
         "disabled_at": iso(endpoint.disabled_at),
         "disabled_reason": endpoint.disabled_reason,
         "previous_secret_expires_at": iso(endpoint.previous_secret_expires_at),

@@ -1,4 +1,4 @@
-"""webhook endpoints: signing secrets sealed at rest (AES-GCM, key from secrets.webhook_keys)
+"""webhook endpoints: signing secrets sealed at rest (AES-GCM, key from secrets.webhook_keys); paused_until
 
 Revision ID: c15_webhook_secret_crypto
 Revises: c13_plans
@@ -36,6 +36,9 @@ def _box(connection, needed_for):
 
 
 def upgrade():
+    # Per-endpoint backoff (issue 11, bad receivers): expand only.
+    op.add_column('webhook_endpoints', sa.Column('paused_until', sa.DateTime(timezone=True), nullable=True),
+                  schema='control')
     op.add_column('webhook_endpoints', sa.Column('secret_sealed', sa.Text(), nullable=True), schema='control')
     op.add_column('webhook_endpoints', sa.Column('previous_secret_sealed', sa.Text(), nullable=True),
                   schema='control')
@@ -64,3 +67,4 @@ def downgrade():
     op.alter_column('webhook_endpoints', 'secret', nullable=False, schema='control')
     op.drop_column('webhook_endpoints', 'previous_secret_sealed', schema='control')
     op.drop_column('webhook_endpoints', 'secret_sealed', schema='control')
+    op.drop_column('webhook_endpoints', 'paused_until', schema='control')
