@@ -11,6 +11,7 @@ from psycopg import errors as pg_errors
 from pyramid.httpexceptions import HTTPException
 from pyramid.view import exception_view_config, forbidden_view_config, notfound_view_config
 from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from clinicrecords.access.permissions import refusal_name
 from clinicrecords.api.problems import Problem, problem_response
@@ -74,7 +75,8 @@ def http_exception_view(exc, request):
 
 
 def is_unavailable(exc):
-    if isinstance(exc, OperationalError) or (isinstance(exc, DBAPIError) and exc.connection_invalidated):
+    # A pool with no free connection within its timeout is the database not answering in time, too.
+    if isinstance(exc, (OperationalError, PoolTimeout)) or (isinstance(exc, DBAPIError) and exc.connection_invalidated):
         return True
     original = getattr(exc, "orig", None)
     return isinstance(original, (pg_errors.QueryCanceled, pg_errors.DiskFull, pg_errors.AdminShutdown,
@@ -82,9 +84,11 @@ def is_unavailable(exc):
 
 
 @exception_view_config(DBAPIError)
+@exception_view_config(PoolTimeout)
 def database_error_view(exc, request):
     if is_unavailable(exc):
-        log.warning("database unavailable: %s", type(exc.orig).__name__, extra={"request_id": request.request_id})
+        log.warning("database unavailable: %s", type(getattr(exc, "orig", exc)).__name__,
+                    extra={"request_id": request.request_id})
         problem = Problem("service_unavailable", "The database did not answer in time. Retry shortly.",
                           headers={"Retry-After": "2"})
         return problem_response(request, problem)

@@ -85,6 +85,7 @@ OFFLINE_SETTINGS = {
     "huey.backend": "memory",
     "secrets.cursor": "offline",
     "secrets.key_pepper": "offline",
+    "secrets.webhook_keys": "offline:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
 }
 
 

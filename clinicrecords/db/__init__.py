@@ -31,6 +31,8 @@ def make_engine(settings, **overrides):
         "max_overflow": int(settings.get("database.max_overflow", 0)),
         # A backend caches catalog entries for every schema it touches: recycling bounds that growth.
         "pool_recycle": int(settings.get("database.pool_recycle", 600)),
+        # Seconds a request waits for a free pooled connection before answering 503.
+        "pool_timeout": float(settings.get("database.pool_timeout", 30)),
         "connect_args": {
             "application_name": settings.get("database.application_name", "clinicrecords"),
             "options": "-c statement_timeout={} -c idle_in_transaction_session_timeout={}".format(

@@ -25,7 +25,11 @@ def run(context, target):
     from clinicrecords.db.migrations import prepare_migration_transaction
 
     schema = CONTROL_SCHEMA if target == "control" else context.get_x_argument(as_dictionary=True)["schema"]
-    engine = make_engine(get_appsettings(config.config_file_name, "main"))
+    from clinicrecords.settings import resolve
+
+    settings = resolve(get_appsettings(config.config_file_name, "main"))
+    config.attributes["settings"] = settings
+    engine = make_engine(settings)
     with engine.begin() as connection:
         prepare_migration_transaction(connection, schema)
         _run(context, connection, metadata, schema, target)

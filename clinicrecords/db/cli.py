@@ -25,5 +25,6 @@ def _progress_bar(done, total):
 
 @not_transactional
 def migrate(request, args):
-    moved = migrate_all(request.registry["db.engine"], workers=args.workers, progress=_progress_bar)
+    moved = migrate_all(request.registry["db.engine"], workers=args.workers, progress=_progress_bar,
+                        settings=request.registry.settings)
     return {"schemas_migrated": moved}

@@ -31,11 +31,13 @@ MIGRATION_STATEMENT_TIMEOUT = "300s"
 CONTROL_LOCK_KEY = 7_202_611
 
 
-def alembic_config(target, connection, schema=None, script_location=None):
+def alembic_config(target, connection, schema=None, script_location=None, settings=None):
     config = Config()
     config.set_main_option("script_location", str(script_location or ALEMBIC_DIR / target))
     config.attributes["connection"] = connection
     config.attributes["schema"] = schema
+    # The application's settings, for revisions that need a key (c15_webhook_secret_crypto seals secrets).
+    config.attributes["settings"] = settings
     return config
 
 
@@ -92,7 +94,7 @@ def create_tenant_schema(connection, clinic_id):
     return revision
 
 
-def migrate_control(engine):
+def migrate_control(engine, settings=None):
     """Bring the control schema to head. Returns 1 when it moved, 0 when it was already there."""
     from alembic import command
 
@@ -102,7 +104,7 @@ def migrate_control(engine):
         context = MigrationContext.configure(connection, opts={"version_table_schema": CONTROL_SCHEMA})
         before = context.get_current_revision()
         prepare_migration_transaction(connection, CONTROL_SCHEMA)
-        command.upgrade(alembic_config("control", connection, CONTROL_SCHEMA), "head")
+        command.upgrade(alembic_config("control", connection, CONTROL_SCHEMA, settings=settings), "head")
         return int(before != head("control"))
 
 
@@ -163,14 +165,14 @@ def clinics_behind(engine, script_location=None):
         return [row.id for row in rows]
 
 
-def migrate_all(engine, workers=2, progress=None, script_location=None):
+def migrate_all(engine, workers=2, progress=None, script_location=None, settings=None):
     """Control schema, then every clinic not at head. Resumable: a failure leaves finished clinics done.
 
     Returns the number of schemas that moved (0 when everything was already at head). Raises MigrationError
     naming every clinic that failed after all the others were tried. `script_location` replaces the tenant
     revision scripts (the tenant-scale benchmark adds a throwaway revision that way).
     """
-    moved = migrate_control(engine)
+    moved = migrate_control(engine, settings)
     pending = clinics_behind(engine, script_location)
     if not pending:
         return moved

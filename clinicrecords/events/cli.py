@@ -1,11 +1,11 @@
-"""`webhook add|list|test|replay|rotate-secret|delete|deliveries`: operators manage webhook endpoints."""
+"""`webhook add|list|test|replay|rotate-secret|reseal-secrets|new-key|delete|deliveries`: operators manage webhook endpoints."""
 
 import argparse
 
 from clinicrecords.api.render import iso
 from clinicrecords.cli import not_transactional
 from clinicrecords.cli.arguments import positive_int_arg, uuid_arg
-from clinicrecords.events import delivery, webhooks
+from clinicrecords.events import delivery, secret_box, webhooks
 from clinicrecords.events.settings import webhook_settings
 
 
@@ -14,6 +14,12 @@ def _types_arg(text):
         return webhooks.parse_types(text)
     except webhooks.WebhookError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _key_id_arg(text):
+    if not secret_box.KEY_ID.fullmatch(text):
+        raise argparse.ArgumentTypeError("a key id is 1 to 32 letters, digits, '-' or '_'")
+    return text
 
 
 def _seq_arg(text):
@@ -64,6 +70,14 @@ def register(commands):
     remove.add_argument("endpoint_id", type=uuid_arg, metavar="ENDPOINT_ID")
     remove.set_defaults(handler=webhook_delete)
 
+    reseal = webhook.add_parser("reseal-secrets", help="seal every signing secret again under the current key "
+                                "of secrets.webhook_keys (after adding a new key first)")
+    reseal.set_defaults(handler=webhook_reseal_secrets)
+
+    new_key = webhook.add_parser("new-key", help="print a fresh entry for secrets.webhook_keys (nothing is stored)")
+    new_key.add_argument("--id", required=True, type=_key_id_arg, metavar="KEY_ID")
+    new_key.set_defaults(handler=webhook_new_key)
+
     listed = webhook.add_parser("deliveries", help="an endpoint's latest deliveries, newest first")
     listed.add_argument("endpoint_id", type=uuid_arg, metavar="ENDPOINT_ID")
     listed.add_argument("--limit", type=positive_int_arg, default=50, metavar="N")
@@ -106,8 +120,8 @@ def webhook_replay(request, args):
 
 
 def webhook_rotate_secret(request, args):
-    endpoint = webhooks.rotate_secret(request.db, webhook_settings(request.registry), args.endpoint_id)
-    return {"endpoint_id": str(endpoint.id), "secret": endpoint.secret,
+    endpoint, secret = webhooks.rotate_secret(request.db, webhook_settings(request.registry), args.endpoint_id)
+    return {"endpoint_id": str(endpoint.id), "secret": secret,
             "previous_secret_expires_at": iso(endpoint.previous_secret_expires_at)}
 
 
@@ -121,3 +135,15 @@ def webhook_deliveries(request, args):
         raise webhooks.WebhookError(f"--limit is at most {webhooks.DELIVERIES_LIMIT}")
     return {"endpoint_id": str(args.endpoint_id),
             "deliveries": webhooks.deliveries(request.db, args.endpoint_id, args.limit, args.status)}
+
+
+def webhook_reseal_secrets(request, args):
+    settings = webhook_settings(request.registry)
+    resealed = webhooks.reseal_secrets(request.db, settings)
+    return {"resealed": resealed, "key_id": settings.secret_box.current_key_id}
+
+
+@not_transactional
+def webhook_new_key(request, args):
+    return {"key_id": args.id, "entry": secret_box.new_key_entry(args.id),
+            "setting": secret_box.SETTING}

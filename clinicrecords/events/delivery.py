@@ -9,6 +9,12 @@ Retry schedule (docs/events.md): after the n-th failed attempt the next one wait
 uniform(0.5, 1.0) × min(retry_cap, retry_base × 2^(n-1)), i.e. about 10 s, 20 s, 40 s, ... capped at 6 h;
 a delivery is given up (`failed`) once it is older than give_up_after (3 days); an endpoint that has failed
 continuously for disable_after (5 days) is disabled.
+
+Per-endpoint backoff: a failed attempt also pauses its endpoint (`paused_until`) for as long as it has been
+failing, between retry_base and retry_cap. Deliveries to a paused endpoint are deferred without a request,
+and a failing endpoint gets one probe at a time; so a receiver that hangs, resets or answers 500 costs the
+workers one bounded attempt per pause, and other endpoints' deliveries are never held up behind it. A
+successful attempt lifts the pause and makes the endpoint's deferred deliveries due again.
 """
 
 import datetime
@@ -35,17 +41,22 @@ def backoff_seconds(settings, attempts, rng=random):
     return rng.uniform(0.5, 1.0) * min(settings.retry_cap_seconds, settings.retry_base_seconds * 2 ** (attempts - 1))
 
 
-def signing_secrets(endpoint, now):
-    """The current secret, and the previous one while the rotation's overlap lasts."""
-    found = [endpoint.secret]
-    if endpoint.previous_secret and endpoint.previous_secret_expires_at and endpoint.previous_secret_expires_at > now:
-        found.append(endpoint.previous_secret)
+def signing_secrets(endpoint, now, box):
+    """The current secret, and the previous one while the rotation's overlap lasts, opened for signing."""
+    found = [box.open(endpoint.secret_sealed, endpoint.id)]
+    if (endpoint.previous_secret_sealed and endpoint.previous_secret_expires_at
+            and endpoint.previous_secret_expires_at > now):
+        found.append(box.open(endpoint.previous_secret_sealed, endpoint.id))
     return found
+
+
+# A probe to a failing endpoint holds the endpoint this much longer than the request's own time limit.
+PROBE_MARGIN_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
 class Outcome:
-    status: str                 # delivered, retry, failed, cancelled, skipped
+    status: str                 # delivered, retry, deferred, failed, cancelled, skipped
     retry_in: float | None = None
     status_code: int | None = None
     error: str | None = None
@@ -70,15 +81,24 @@ def _claim(db, settings, delivery_id, now):
     if claimed is None:
         return None
     delivery = db.get(WebhookDelivery, delivery_id)
-    endpoint = db.get(WebhookEndpoint, delivery.endpoint_id)
+    # Locked: workers decide one at a time whether a failing endpoint's probe is already out.
+    endpoint = db.get(WebhookEndpoint, delivery.endpoint_id, with_for_update=True)
     if endpoint.disabled_at is not None and delivery.type != types.PING:
         delivery.locked_until = None
         return "skipped"
     if delivery.clinic_id is not None and not _still_entitled(db, delivery, now):
         delivery.status, delivery.locked_until, delivery.last_error = "cancelled", None, "no longer entitled"
         return "cancelled"
+    if delivery.type != types.PING:
+        if endpoint.paused_until is not None and endpoint.paused_until > now:
+            delivery.locked_until = None
+            delivery.next_attempt_at = delivery.queued_for = endpoint.paused_until + _seconds(random.uniform(0, 1))
+            return Outcome("deferred", (delivery.next_attempt_at - now).total_seconds())
+        if endpoint.failing_since is not None:
+            endpoint.paused_until = now + _seconds(settings.timeout_seconds + PROBE_MARGIN_SECONDS)
     body = json_bytes(delivery.payload)
-    headers = signing.headers(signing_secrets(endpoint, now), delivery.event_id, now.timestamp(), body)
+    headers = signing.headers(signing_secrets(endpoint, now, settings.secret_box), delivery.event_id,
+                              now.timestamp(), body)
     return _Claimed(endpoint.url, body, headers)
 
 
@@ -104,11 +124,16 @@ def _record(db, settings, delivery_id, result, now):
     delivery.locked_until = None
     if result.ok:
         delivery.status, delivery.delivered_at = "delivered", now
-        endpoint.failing_since = None
         if endpoint.disabled_at is not None and delivery.type == types.PING:
             _enable(db, endpoint, now)
+        elif endpoint.failing_since is not None:
+            _resume(db, endpoint, now)
+        endpoint.failing_since = endpoint.paused_until = None
         return Outcome("delivered", status_code=result.status_code)
     endpoint.failing_since = endpoint.failing_since or now
+    failing_for = (now - endpoint.failing_since).total_seconds()
+    pause = min(settings.retry_cap_seconds, max(settings.retry_base_seconds, failing_for))
+    endpoint.paused_until = now + _seconds(pause)
     if endpoint.disabled_at is None and now - endpoint.failing_since >= _seconds(settings.disable_after_seconds):
         endpoint.disabled_at = now
         endpoint.disabled_reason = f"failing continuously since {endpoint.failing_since.isoformat()}"
@@ -119,6 +144,14 @@ def _record(db, settings, delivery_id, result, now):
     delivery.next_attempt_at = now + _seconds(retry_in)
     delivery.queued_for = delivery.next_attempt_at
     return Outcome("retry", retry_in, result.status_code, result.error)
+
+
+def _resume(db, endpoint, now):
+    """The endpoint answers again: what was deferred behind its pause is due now (the sweep queues it)."""
+    db.execute(update(WebhookDelivery)
+               .where(WebhookDelivery.endpoint_id == endpoint.id, WebhookDelivery.status == "pending",
+                      WebhookDelivery.next_attempt_at > now)
+               .values(next_attempt_at=now, queued_for=None))
 
 
 def _enable(db, endpoint, now):
@@ -140,6 +173,8 @@ def attempt(registry, delivery_id):
         return Outcome("skipped")
     if isinstance(claimed, str):
         return Outcome(claimed)
+    if isinstance(claimed, Outcome):
+        return claimed
     result = transport.post(claimed.url, claimed.body, claimed.headers, settings.timeout_seconds,
                             settings.allow_private_addresses, settings.require_https)
     with session_factory.begin() as db:

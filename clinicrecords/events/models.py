@@ -55,11 +55,15 @@ class WebhookEndpoint(ControlBase):
     url: Mapped[str] = mapped_column(String(2000))
     # Null: every type the owner may see.
     types: Mapped[list[str] | None] = mapped_column(ARRAY(String(64)))
-    # Signing needs the secret itself, so it is stored (whsec_<base64>); the database is the trust boundary.
-    secret: Mapped[str] = mapped_column(String(100))
-    previous_secret: Mapped[str | None] = mapped_column(String(100))
+    # Signing needs the secret itself, so it is kept, but only sealed (AES-GCM, events/secret_box.py): a copy
+    # of the database without the key from the environment cannot sign as the service.
+    secret_sealed: Mapped[str] = mapped_column(Text)
+    previous_secret_sealed: Mapped[str | None] = mapped_column(Text)
     previous_secret_expires_at: Mapped[datetime.datetime | None] = mapped_column()
     failing_since: Mapped[datetime.datetime | None] = mapped_column()
+    # Per-endpoint backoff: while failing, no delivery to it is attempted before this (one probe at a time),
+    # so a hanging or failing receiver never holds the queue's workers.
+    paused_until: Mapped[datetime.datetime | None] = mapped_column()
     disabled_at: Mapped[datetime.datetime | None] = mapped_column()
     disabled_reason: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())

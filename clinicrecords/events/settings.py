@@ -1,7 +1,9 @@
 """Webhook delivery settings (`webhooks.*` in the ini file), with the documented defaults."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 
+from clinicrecords.events.secret_box import SETTING as KEYS_SETTING
+from clinicrecords.events.secret_box import SecretBox
 from clinicrecords.settings import as_bool
 
 DAY = 86400
@@ -19,14 +21,16 @@ class WebhookSettings:
     secret_overlap_seconds: float = DAY
     allow_private_addresses: bool = False
     require_https: bool = True
+    # Seals and opens the endpoints' signing secrets (`secrets.webhook_keys`); None only in unit tests.
+    secret_box: SecretBox | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_settings(cls, settings):
-        values = {}
-        for name, field in cls.__dataclass_fields__.items():
-            raw = settings.get(f"webhooks.{name}")
-            if raw is not None:
-                values[name] = as_bool(raw) if field.type in (bool, "bool") else float(raw)
+        values = {"secret_box": SecretBox.from_setting(settings.get(KEYS_SETTING))}
+        for setting in fields(cls):
+            raw = settings.get(f"webhooks.{setting.name}")
+            if raw is not None and setting.name != "secret_box":
+                values[setting.name] = as_bool(raw) if setting.type in (bool, "bool") else float(raw)
         return cls(**values)
 
 

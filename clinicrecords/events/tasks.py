@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 @task()
 def deliver(request, delivery_id):
     outcome = delivery.attempt(request.registry, uuid.UUID(delivery_id))
-    if outcome.status == "retry":
+    if outcome.status in ("retry", "deferred"):
         try:
             deliver.schedule(args=(delivery_id,), delay=outcome.retry_in)
         except Exception:  # the row says when it is due: the sweep queues it if this is lost

@@ -8,6 +8,7 @@ import http.client
 import ipaddress
 import socket
 import ssl
+import threading
 import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -84,8 +85,22 @@ class _PinnedHTTPSConnection(http.client.HTTPSConnection):
         self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
 
 
+def _cut(connection, fired):
+    """Shut the socket down: a read blocked in another thread returns at once."""
+    fired.set()
+    sock = connection.sock
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
 def post(url, body, headers, timeout, allow_private=False, require_https=True):
-    """POST `body`; 2xx is success. Redirects are answers like any other non-2xx: never followed."""
+    """POST `body`; 2xx is success. Redirects are answers like any other non-2xx: never followed.
+
+    `timeout` bounds the whole attempt, not only each socket operation: a receiver that drips its answer a
+    byte at a time is cut off when the time is up."""
     started = time.monotonic()
     try:
         scheme, host, port, path, address = check_url(url, allow_private, require_https)
@@ -96,6 +111,10 @@ def post(url, body, headers, timeout, allow_private=False, require_https=True):
                                             context=ssl.create_default_context())
     else:
         connection = _PinnedHTTPConnection(address, host, port, timeout=timeout)
+    fired = threading.Event()
+    deadline = threading.Timer(timeout, _cut, (connection, fired))
+    deadline.daemon = True
+    deadline.start()
     try:
         connection.request("POST", path, body=body, headers={
             **headers, "Content-Type": "application/json", "User-Agent": USER_AGENT})
@@ -105,8 +124,13 @@ def post(url, body, headers, timeout, allow_private=False, require_https=True):
     except TimeoutError:
         return Result(False, None, f"no answer within {timeout:g} s", time.monotonic() - started)
     except (OSError, http.client.HTTPException) as exc:
+        if fired.is_set():
+            return Result(False, None, f"no answer within {timeout:g} s", time.monotonic() - started)
         return Result(False, None, f"{type(exc).__name__}: {exc}"[:500], time.monotonic() - started)
     finally:
+        deadline.cancel()
         connection.close()
+    if fired.is_set():  # a cut answer reads as complete to http.client: it is a failure, whatever its status
+        return Result(False, None, f"no answer within {timeout:g} s", time.monotonic() - started)
     error = None if 200 <= status < 300 else f"HTTP {status}"
     return Result(200 <= status < 300, status, error, time.monotonic() - started)

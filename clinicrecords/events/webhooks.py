@@ -15,6 +15,7 @@ from clinicrecords.events import routing, signing, transport, types
 from clinicrecords.events.feed import RETENTION
 from clinicrecords.events.models import Event, WebhookDelivery, WebhookEndpoint
 from clinicrecords.events.outbox import queue_after_commit
+from clinicrecords.events.secret_box import SecretBoxError
 from clinicrecords.events.representations import event_json
 
 REPLAY_LIMIT = 10_000
@@ -63,8 +64,10 @@ def add_endpoint(db, settings, url, *, workspace_id=None, mode=None, clinic_id=N
     except transport.AddressRefused as exc:
         raise WebhookError(f"--url: {exc}") from None
     secret = signing.new_secret()
-    endpoint = WebhookEndpoint(id=uuid.uuid4(), workspace_id=workspace_id, clinic_id=clinic_id, mode=mode, url=url,
-                               types=list(event_types) if event_types is not None else None, secret=secret)
+    endpoint_id = uuid.uuid4()
+    endpoint = WebhookEndpoint(id=endpoint_id, workspace_id=workspace_id, clinic_id=clinic_id, mode=mode, url=url,
+                               types=list(event_types) if event_types is not None else None,
+                               secret_sealed=settings.secret_box.seal(secret, endpoint_id))
     db.add(endpoint)
     db.flush()
     return endpoint, secret
@@ -87,6 +90,7 @@ def describe(endpoint):
         "types": endpoint.types,
         "status": "disabled" if endpoint.disabled_at else ("failing" if endpoint.failing_since else "enabled"),
         "failing_since": iso(endpoint.failing_since),
+        "paused_until": iso(endpoint.paused_until),
         "disabled_at": iso(endpoint.disabled_at),
         "disabled_reason": endpoint.disabled_reason,
         "previous_secret_expires_at": iso(endpoint.previous_secret_expires_at),
@@ -104,14 +108,37 @@ def list_endpoints(db, workspace_id=None, clinic_id=None):
 
 
 def rotate_secret(db, settings, endpoint_id, now=None):
-    """A new secret signs at once; the old one keeps signing too (two signatures) for the overlap."""
+    """A new secret signs at once; the old one keeps signing too (two signatures) for the overlap.
+    Returns (endpoint, new secret)."""
     now = now or _now()
     endpoint = get_endpoint(db, endpoint_id, lock=True)
-    endpoint.previous_secret = endpoint.secret
+    secret = signing.new_secret()
+    endpoint.previous_secret_sealed = endpoint.secret_sealed
     endpoint.previous_secret_expires_at = now + datetime.timedelta(seconds=settings.secret_overlap_seconds)
-    endpoint.secret = signing.new_secret()
+    endpoint.secret_sealed = settings.secret_box.seal(secret, endpoint.id)
     db.flush()
-    return endpoint
+    return endpoint, secret
+
+
+def reseal_secrets(db, settings):
+    """Seal again, under the current key, every secret sealed under an older one (after a key rotation).
+    Returns the number of endpoints changed; once it has run, the old keys can leave the setting."""
+    box = settings.secret_box
+    changed = 0
+    for endpoint in db.scalars(select(WebhookEndpoint).order_by(WebhookEndpoint.id).with_for_update()):
+        touched = False
+        for column in ("secret_sealed", "previous_secret_sealed"):
+            sealed = getattr(endpoint, column)
+            if sealed is not None and box.needs_reseal(sealed):
+                try:
+                    secret = box.open(sealed, endpoint.id)
+                except SecretBoxError as exc:
+                    raise WebhookError(f"endpoint {endpoint.id}: {exc}; nothing was resealed") from None
+                setattr(endpoint, column, box.seal(secret, endpoint.id))
+                touched = True
+        changed += touched
+    db.flush()
+    return changed
 
 
 def delete_endpoint(db, endpoint_id):

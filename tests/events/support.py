@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from sqlalchemy import update
 
 from clinicrecords.db.tenancy import bind_to_clinic
-from clinicrecords.events.models import WebhookDelivery
+from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
 from clinicrecords.events.outbox import emit
 from tests.common.cli import admin
 
@@ -23,14 +23,18 @@ def emit_events(world, clinic_id, count=1, type_="inventory.item.created", data=
 
 
 def make_due(engine, endpoint_id=None):
-    """Let time pass for pending deliveries: each is due now and no queued task is expected to run it."""
+    """Let time pass for pending deliveries: each is due now, no queued task is expected to run it, and the
+    endpoint's own pause (per-endpoint backoff) is over."""
     past = datetime.datetime.now(datetime.UTC) - datetime.timedelta(hours=1)
     statement = update(WebhookDelivery).where(WebhookDelivery.status == "pending").values(
         next_attempt_at=past, queued_for=None, locked_until=None)
+    paused = update(WebhookEndpoint).where(WebhookEndpoint.paused_until.is_not(None)).values(paused_until=past)
     if endpoint_id is not None:
         statement = statement.where(WebhookDelivery.endpoint_id == endpoint_id)
+        paused = paused.where(WebhookEndpoint.id == endpoint_id)
     with engine.begin() as connection:
         connection.execute(statement)
+        connection.execute(paused)
 
 
 class Receiver:

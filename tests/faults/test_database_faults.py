@@ -51,3 +51,12 @@ def test_a_disk_full_error_becomes_503_and_leaves_nothing_half_written(testapp, 
                                  headers={**connected.headers, "Idempotency-Key": str(uuid.uuid4())}, status="*")
     _assert_clean_503(response)
     assert testapp.get(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers).json["data"] == []
+
+
+def test_no_free_pooled_connection_becomes_503(make_app, engine, connected):
+    """A keyed request holds its session's connection while the rate limiter takes a second one: with a pool
+    of one, the second checkout times out. That is the database not answering in time (503), not a 500."""
+    app = TestApp(make_app(**{"database.pool_size": "1", "database.max_overflow": "0",
+                              "database.pool_timeout": "0.5"}))
+    response = app.get(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers, status="*")
+    _assert_clean_503(response)

@@ -19,9 +19,11 @@ def _production_settings():
     return dict(parser["app:main"])
 
 
-@pytest.mark.parametrize("missing", ["CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER"])
+@pytest.mark.parametrize("missing", ["CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER",
+                                     "CLINICRECORDS_WEBHOOK_KEYS"])
 def test_production_refuses_to_start_without_a_secret(monkeypatch, missing):
-    for name in ("CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER", "DATABASE_URL", "REDIS_URL"):
+    for name in ("CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER", "CLINICRECORDS_WEBHOOK_KEYS",
+                 "DATABASE_URL", "REDIS_URL"):
         monkeypatch.setenv(name, "postgresql://127.0.0.1:1/x" if name == "DATABASE_URL" else "set")
     monkeypatch.delenv(missing)
     with pytest.raises(SettingsError, match=missing):

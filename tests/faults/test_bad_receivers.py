@@ -1,0 +1,183 @@
+"""Webhook receivers that hang, drip their answer a byte at a time, reset connections or answer 500 forever
+never hold up other endpoints' deliveries: a real Huey consumer (two workers, file-backed queue, 1 s delivery
+time limit) delivers every event to the healthy endpoints of the same clinic and of another clinic within
+seconds, while each bad endpoint gets at most a couple of bounded attempts before its pause, and keeps its
+deliveries pending. Once the failing receiver recovers, each of its events arrives exactly once."""
+
+import json
+import os
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from clinicrecords import tasks
+from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
+from clinicrecords.events.tasks import sweep_deliveries
+from tests.conftest import ROOT, TESTING_INI
+from tests.events.support import Receiver, emit_events, make_due
+
+EVENTS = 16
+HEALTHY_WITHIN = 12.0  # seconds from the consumer's start: measured 4.7 s; 15 s without the backoff (12 events)
+
+
+class RawReceiver:
+    """A TCP listener on 127.0.0.1 that misbehaves below HTTP: `reset` answers each connection with a TCP
+    reset, `drip` sends a status line and then one header byte every 0.2 s for as long as it is read."""
+
+    def __init__(self, behaviour):
+        self.behaviour = behaviour
+        self.connections = 0
+        self.stopped = threading.Event()
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(0.2)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.server.getsockname()[1]}/hook"
+
+    def _serve(self):
+        while not self.stopped.is_set():
+            try:
+                connection, _ = self.server.accept()
+            except TimeoutError:
+                continue
+            self.connections += 1
+            threading.Thread(target=self._handle, args=(connection,), daemon=True).start()
+
+    def _handle(self, connection):
+        with connection:
+            if self.behaviour == "reset":
+                connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                return
+            try:
+                connection.recv(65536)
+                connection.sendall(b"HTTP/1.1 200 OK\r\nX-Drip: ")
+                while not self.stopped.is_set():
+                    connection.sendall(b"x")
+                    time.sleep(0.2)
+            except OSError:
+                return
+
+    def close(self):
+        self.stopped.set()
+        self.thread.join(5)
+        self.server.close()
+
+
+@pytest.fixture
+def queue_on_disk(settings, tmp_path):
+    overrides = {"huey.backend": "sqlite", "huey.immediate": "false", "clinicrecords.var": str(tmp_path),
+                 "huey.sqlite_path": str(tmp_path / "huey.db")}
+    tasks.configure({**settings, **overrides})
+    try:
+        yield tmp_path
+    finally:
+        tasks.configure(settings)
+
+
+@pytest.fixture
+def consumer(queue_on_disk, engine):
+    ini = queue_on_disk / "worker.ini"
+    ini.write_text(Path(TESTING_INI).read_text().replace("%(here)s", str(ROOT))
+                   .replace("huey.backend = memory", "huey.backend = sqlite")
+                   .replace("huey.immediate = true", "huey.immediate = false")
+                   .replace("webhooks.timeout_seconds = 2", "webhooks.timeout_seconds = 1"))
+    env = dict(os.environ, CLINICRECORDS_VAR=str(queue_on_disk),
+               DATABASE_URL=engine.url.render_as_string(hide_password=False))
+    started = []
+
+    def start():
+        started.append(subprocess.Popen(
+            [sys.executable, "-c", "from clinicrecords.tasks.worker import main; main()", str(ini), "--workers", "2"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(20)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+
+
+def _rows(engine, endpoint_id):
+    with engine.connect() as connection:
+        return connection.execute(select(WebhookDelivery).where(WebhookDelivery.endpoint_id == endpoint_id)).all()
+
+
+def _endpoint(engine, endpoint_id):
+    with engine.connect() as connection:
+        return connection.execute(select(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id)).one()
+
+
+def _wait_for(predicate, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_bad_receivers_never_hold_up_healthy_endpoints(world, engine, consumer):
+    hang = Receiver(answers=[None] * 100)  # each request waits (up to a minute) for a release that never comes
+    failing = Receiver(default=500)
+    healthy_a, healthy_b = Receiver(), Receiver()
+    drip, reset = RawReceiver("drip"), RawReceiver("reset")
+    for receiver in (hang, failing, healthy_a, healthy_b):
+        receiver.__enter__()
+    try:
+        clinic_a, clinic_b = world.clinic(), world.clinic()
+        bad = {name: world.webhook(clinic_id=clinic_a, url=receiver.url)[0]
+               for name, receiver in (("hang", hang), ("drip", drip), ("reset", reset), ("500", failing))}
+        good_a, _ = world.webhook(clinic_id=clinic_a, url=healthy_a.url)
+        good_b, _ = world.webhook(clinic_id=clinic_b, url=healthy_b.url)
+        events_a = emit_events(world, clinic_a, EVENTS)  # every bad endpoint's deliveries are queued first
+        events_b = emit_events(world, clinic_b, EVENTS)
+
+        started = time.monotonic()
+        consumer()
+
+        def healthy_done():
+            return all(row.status == "delivered" for endpoint in (good_a, good_b) for row in _rows(engine, endpoint))
+
+        assert _wait_for(healthy_done, HEALTHY_WITHIN), "healthy endpoints were held up by the bad ones"
+        took = time.monotonic() - started
+        for receiver, events in ((healthy_a, events_a), (healthy_b, events_b)):
+            assert sorted(r[1]["webhook-id"] for r in receiver.requests) == sorted(str(e.id) for e in events)
+
+        for name, endpoint_id in bad.items():
+            rows = _rows(engine, endpoint_id)
+            assert len(rows) == EVENTS and {row.status for row in rows} == {"pending"}, name
+            attempts = sum(row.attempts for row in rows)
+            assert 1 <= attempts <= 3, f"{name}: {attempts} attempts in {took:.1f} s; the pause must stop them"
+            state = _endpoint(engine, endpoint_id)
+            assert state.failing_since is not None and state.paused_until is not None, name
+        assert drip.connections <= 3 and len(hang.requests) <= 3
+
+        # The 500 receiver recovers: its pause is over, the sweep queues what waited, each event arrives once.
+        failing.default = 204
+        seen_before = len(failing.requests)
+        make_due(engine, bad["500"])
+        sweep_deliveries()
+        assert _wait_for(lambda: {row.status for row in _rows(engine, bad["500"])} == {"delivered"}, 30)
+        recovered = [json.loads(body)["id"] for _, _, body in failing.requests[seen_before:]]
+        assert sorted(recovered) == sorted(str(e.id) for e in events_a), "every event exactly once after recovery"
+        assert _endpoint(engine, bad["500"]).failing_since is None
+    finally:
+        hang.release.set()
+        for receiver in (hang, failing, healthy_a, healthy_b):
+            receiver.__exit__(None, None, None)
+        drip.close()
+        reset.close()
