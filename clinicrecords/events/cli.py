@@ -5,6 +5,7 @@ import argparse
 from clinicrecords.api.render import iso
 from clinicrecords.cli import not_transactional
 from clinicrecords.cli.arguments import positive_int_arg, uuid_arg
+from clinicrecords.errors import InvalidInput
 from clinicrecords.events import delivery, secret_box, webhooks
 from clinicrecords.events.settings import webhook_settings
 
@@ -102,6 +103,11 @@ def webhook_list(request, args):
 @not_transactional
 def webhook_test(request, args):
     with request.tm:
+        endpoint = webhooks.get_endpoint(request.db, args.endpoint_id)
+        try:  # before the ping is recorded, so a refusal changes nothing
+            webhook_settings(request.registry).secret_box.open(endpoint.secret_sealed, endpoint.id)
+        except secret_box.SecretBoxError as error:
+            raise InvalidInput(str(error)) from None
         ping = webhooks.ping(request.db, args.endpoint_id)
         delivery_id, webhook_id = ping.id, ping.event_id
     outcome = delivery.attempt(request.registry, delivery_id)

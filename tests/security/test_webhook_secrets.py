@@ -119,8 +119,13 @@ def test_key_rotation_new_key_first_reseal_then_drop_the_old_key(world, engine, 
             for _, headers, body in receiver.requests:
                 assert Webhook(secret).verify(body, headers)["type"] == "webhook.ping"
             # Without the key that sealed them, nothing is resealed: exit 2, nothing changed.
-            err = refused("webhook", "reseal-secrets", ini=_ini(tmp_path, new_key_entry("other")))
+            stranger = _ini(tmp_path, new_key_entry("other"))
+            err = refused("webhook", "reseal-secrets", ini=stranger)
             assert "no configured key 'next'" in err
+            pinged, recorded = len(receiver.requests), ok("webhook", "deliveries", endpoint_id)["deliveries"]
+            assert "no configured key 'next'" in refused("webhook", "test", endpoint_id, ini=stranger)
+            assert len(receiver.requests) == pinged
+            assert ok("webhook", "deliveries", endpoint_id)["deliveries"] == recorded
             assert _sealed_key_ids(engine, endpoint_id) == {"next"}
         finally:
             # Put every endpoint of the shared test database back under the suite's key.
