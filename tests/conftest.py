@@ -80,3 +80,17 @@ def make_app(settings):
     tasks._state.update(saved)
     for wsgi_app in built:
         wsgi_app.registry["db.engine"].dispose()
+
+
+@pytest.fixture
+def queue_on_disk(settings, tmp_path):
+    """This process and the consumers share a SQLite queue under tmp_path (the suite's own is in memory)."""
+    from clinicrecords import tasks
+
+    overrides = {"huey.backend": "sqlite", "huey.immediate": "false", "clinicrecords.var": str(tmp_path),
+                 "huey.sqlite_path": str(tmp_path / "huey.db")}
+    tasks.configure({**settings, **overrides})
+    try:
+        yield tmp_path
+    finally:
+        tasks.configure(settings)

@@ -5,23 +5,17 @@ seconds, while each bad endpoint gets at most a couple of bounded attempts befor
 deliveries pending. Once the failing receiver recovers, each of its events arrives exactly once."""
 
 import json
-import os
-import signal
 import socket
 import struct
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 from sqlalchemy import select
 
-from clinicrecords import tasks
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
 from clinicrecords.events.tasks import sweep_deliveries
-from tests.conftest import ROOT, TESTING_INI
+from tests.common.consumer import consumer_config, start_consumer, stop_consumer, wait_for
 from tests.events.support import Receiver, emit_events, make_due
 
 EVENTS = 16
@@ -75,40 +69,16 @@ class RawReceiver:
 
 
 @pytest.fixture
-def queue_on_disk(settings, tmp_path):
-    overrides = {"huey.backend": "sqlite", "huey.immediate": "false", "clinicrecords.var": str(tmp_path),
-                 "huey.sqlite_path": str(tmp_path / "huey.db")}
-    tasks.configure({**settings, **overrides})
-    try:
-        yield tmp_path
-    finally:
-        tasks.configure(settings)
-
-
-@pytest.fixture
 def consumer(queue_on_disk, engine):
-    ini = queue_on_disk / "worker.ini"
-    ini.write_text(Path(TESTING_INI).read_text().replace("%(here)s", str(ROOT))
-                   .replace("huey.backend = memory", "huey.backend = sqlite")
-                   .replace("huey.immediate = true", "huey.immediate = false")
-                   .replace("webhooks.timeout_seconds = 2", "webhooks.timeout_seconds = 1"))
-    env = dict(os.environ, CLINICRECORDS_VAR=str(queue_on_disk),
-               DATABASE_URL=engine.url.render_as_string(hide_password=False))
+    ini, env = consumer_config(queue_on_disk, engine, "webhooks.timeout_seconds = 1")
     started = []
 
     def start():
-        started.append(subprocess.Popen(
-            [sys.executable, "-c", "from clinicrecords.tasks.worker import main; main()", str(ini), "--workers", "2"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True))
+        started.append(start_consumer(ini, env))
 
     yield start
     for process in started:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
+        stop_consumer(process)
 
 
 def _rows(engine, endpoint_id):
@@ -119,15 +89,6 @@ def _rows(engine, endpoint_id):
 def _endpoint(engine, endpoint_id):
     with engine.connect() as connection:
         return connection.execute(select(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id)).one()
-
-
-def _wait_for(predicate, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def test_bad_receivers_never_hold_up_healthy_endpoints(world, engine, consumer):
@@ -152,7 +113,7 @@ def test_bad_receivers_never_hold_up_healthy_endpoints(world, engine, consumer):
         def healthy_done():
             return all(row.status == "delivered" for endpoint in (good_a, good_b) for row in _rows(engine, endpoint))
 
-        assert _wait_for(healthy_done, HEALTHY_WITHIN), "healthy endpoints were held up by the bad ones"
+        assert wait_for(healthy_done, HEALTHY_WITHIN), "healthy endpoints were held up by the bad ones"
         took = time.monotonic() - started
         for receiver, events in ((healthy_a, events_a), (healthy_b, events_b)):
             assert sorted(r[1]["webhook-id"] for r in receiver.requests) == sorted(str(e.id) for e in events)
@@ -171,7 +132,7 @@ def test_bad_receivers_never_hold_up_healthy_endpoints(world, engine, consumer):
         seen_before = len(failing.requests)
         make_due(engine, bad["500"])
         sweep_deliveries()
-        assert _wait_for(lambda: {row.status for row in _rows(engine, bad["500"])} == {"delivered"}, 30)
+        assert wait_for(lambda: {row.status for row in _rows(engine, bad["500"])} == {"delivered"}, 30)
         recovered = [json.loads(body)["id"] for _, _, body in failing.requests[seen_before:]]
         assert sorted(recovered) == sorted(str(e.id) for e in events_a), "every event exactly once after recovery"
         assert _endpoint(engine, bad["500"]).failing_since is None
