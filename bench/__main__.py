@@ -24,11 +24,10 @@ import time
 import uuid
 from pathlib import Path
 
-import transaction
 from pyramid.paster import get_appsettings
-from pyramid.scripting import prepare
 
 from bench import load
+from clinicrecords.tasks import prepared_request
 
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE = "clinicrecords_bench_http"
@@ -50,14 +49,8 @@ def bench_settings():
 
 @contextlib.contextmanager
 def _request(registry):
-    env = prepare(registry=registry)
-    request = env["request"]
-    request.tm = transaction.TransactionManager(explicit=True)
-    try:
-        with request.tm:
-            yield request
-    finally:
-        env["closer"]()
+    with prepared_request(registry) as request, request.tm:
+        yield request
 
 
 def seed(settings, allergies):

@@ -13,10 +13,8 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import transaction
 import webtest
 from pyramid.paster import get_appsettings
-from pyramid.scripting import prepare
 from sqlalchemy import text
 
 from clinicrecords import make_config
@@ -28,6 +26,7 @@ from clinicrecords.events.outbox import emit
 from clinicrecords.events.settings import webhook_settings
 from clinicrecords.events.webhooks import add_endpoint
 from clinicrecords.settings import var_dir
+from clinicrecords.tasks import prepared_request
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,14 +47,8 @@ class _Sink(BaseHTTPRequestHandler):
 
 @contextlib.contextmanager
 def _request(registry):
-    env = prepare(registry=registry)
-    request = env["request"]
-    request.tm = transaction.TransactionManager(explicit=True)
-    try:
-        with request.tm:
-            yield request
-    finally:
-        env["closer"]()
+    with prepared_request(registry) as request, request.tm:
+        yield request
 
 
 def _app(database):

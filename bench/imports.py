@@ -11,10 +11,10 @@ import statistics
 import time
 from pathlib import Path
 
-import transaction
 import webtest
 from pyramid.paster import get_appsettings
-from pyramid.scripting import prepare
+
+from clinicrecords.tasks import prepared_request
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,16 +23,10 @@ def _clinic_and_key(registry):
     from clinicrecords.access.services import create_key
     from clinicrecords.clinics.services import create_clinic
 
-    env = prepare(registry=registry)
-    request = env["request"]
-    request.tm = transaction.TransactionManager(explicit=True)
-    try:
-        with request.tm:
-            clinic = create_clinic(request.db, "Bench Clinic")
-            _, key = create_key(request.db, registry.settings["secrets.key_pepper"], clinic_id=clinic.id)
-            return clinic.id, key
-    finally:
-        env["closer"]()
+    with prepared_request(registry) as request, request.tm:
+        clinic = create_clinic(request.db, "Bench Clinic")
+        _, key = create_key(request.db, registry.settings["secrets.key_pepper"], clinic_id=clinic.id)
+        return clinic.id, key
 
 
 def main(argv=None):

@@ -68,10 +68,13 @@ def periodic_task(validate_datetime, **options):
 
 
 class prepared_request:
-    """A request on the application's registry with a transaction manager of its own."""
+    """A request on a registry (the one configured for tasks by default) with a transaction manager of its own."""
+
+    def __init__(self, registry=None):
+        self.registry = registry
 
     def __enter__(self):
-        registry = _state["registry"]
+        registry = self.registry or _state["registry"]
         if registry is None:
             raise RuntimeError("the application is not configured in this process")
         self.env = prepare(registry=registry)
