@@ -90,8 +90,12 @@ def entry_values(request, clinic_id, status, response=None):
     }
 
 
+# Built once; executed with a parameter dict (one INSERT, no ORM unit of work, compiled once per schema map).
+_INSERT = insert(AuditEntry.__table__)
+
+
 def append(connection, values):
-    connection.execute(insert(AuditEntry).values(**values))
+    connection.execute(_INSERT, values)
 
 
 def append_apart(engine, clinic_id, values):
