@@ -3,14 +3,15 @@
 import datetime
 import ipaddress
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from sqlalchemy import select, text
+from sqlalchemy import DateTime, String, Uuid, bindparam, select, text
 
 from clinicrecords.access.keys import bearer_token, masked, parse_key, secret_matches
-from clinicrecords.access.models import ApiKey, Workspace
+from clinicrecords.access.models import ApiKey, Connection, Workspace
 from clinicrecords.access.permissions import ALL_PERMISSIONS
 from clinicrecords.access.ratelimit import current_decision
+from clinicrecords.clinics.models import Clinic
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class KeyIdentity:
     workspace_plan: str | None = None
     workspace_terms_accepted: bool = False
     sandbox_clinic_id: uuid.UUID | None = None
+    prefetched: object = field(default=None, compare=False, repr=False)
 
     @property
     def masked_key_id(self):
@@ -52,36 +54,67 @@ class KeyIdentity:
         return any(ip in ipaddress.ip_network(cidr, strict=False) for cidr in self.ip_allow)
 
 
-def authenticate(db, pepper, authorization, now=None):
-    """The identity for an Authorization header value, or None for every kind of bad key."""
+@dataclass(frozen=True)
+class Prefetched:
+    """What reach needs about the clinic named in the request's path, read in the key's own statement so a
+    request into a clinic costs one round trip for key and reach (clinicrecords.access.reach)."""
+
+    clinic_id: uuid.UUID
+    clinic: object  # the Clinic, or None when no such clinic exists
+    connection_scopes: tuple | None  # the workspace's active connection to it, or None
+
+
+_CLINIC_ID = bindparam("clinic_id", type_=Uuid())
+_NOW = bindparam("now", type_=DateTime(timezone=True))
+
+# Built once: columns, not ORM entities, for the key and its workspace; the clinic is an entity because the
+# request keeps using it (ClinicResource.clinic). A null :clinic_id joins nothing.
+_KEY_AND_REACH = (
+    select(ApiKey.id, ApiKey.key_id, ApiKey.mode, ApiKey.clinic_id, ApiKey.workspace_id, ApiKey.secret_hash,
+           ApiKey.scopes, ApiKey.ip_allow, ApiKey.rate_limit, ApiKey.created_at, ApiKey.expires_at,
+           ApiKey.revoked_at, Workspace.verified, Workspace.plan, Workspace.terms_accepted,
+           Workspace.sandbox_clinic_id, Connection.scopes.label("connection_scopes"), Clinic)
+    .outerjoin(Workspace, Workspace.id == ApiKey.workspace_id)
+    .outerjoin(Clinic, Clinic.id == _CLINIC_ID)
+    .outerjoin(Connection, (Connection.workspace_id == ApiKey.workspace_id) & (Connection.clinic_id == _CLINIC_ID)
+               & Connection.revoked_at.is_(None) & (Connection.expires_at.is_(None) | (Connection.expires_at > _NOW)))
+    .where(ApiKey.key_id == bindparam("key_id", type_=String()))
+)
+
+
+def authenticate(db, pepper, authorization, now=None, clinic_id=None):
+    """The identity for an Authorization header value, or None for every kind of bad key.
+
+    With `clinic_id` (the clinic the request's path names), the same statement reads what reach needs about
+    that clinic: the identity then carries it as `prefetched`."""
     parsed = parse_key(bearer_token(authorization))
     if parsed is None:
         return None
-    row = db.execute(
-        select(ApiKey, Workspace).outerjoin(Workspace, Workspace.id == ApiKey.workspace_id)
-        .where(ApiKey.key_id == parsed.key_id)
-    ).first()
-    key, workspace = (row.ApiKey, row.Workspace) if row else (None, None)
-    if not secret_matches(pepper, parsed.secret, key.secret_hash if key else None):
-        return None
     now = now or datetime.datetime.now(datetime.UTC)
-    if key.mode != parsed.mode or key.revoked_at is not None or (key.expires_at and key.expires_at <= now):
+    row = db.execute(_KEY_AND_REACH, {"key_id": parsed.key_id, "clinic_id": clinic_id, "now": now}).first()
+    if not secret_matches(pepper, parsed.secret, row.secret_hash if row else None):
         return None
+    if row.mode != parsed.mode or row.revoked_at is not None or (row.expires_at and row.expires_at <= now):
+        return None
+    has_workspace = row.workspace_id is not None
     return KeyIdentity(
-        id=key.id,
-        key_id=key.key_id,
-        mode=key.mode,
-        clinic_id=key.clinic_id,
-        workspace_id=key.workspace_id,
-        scopes=frozenset(key.scopes) if key.scopes is not None else ALL_PERMISSIONS,
-        ip_allow=tuple(key.ip_allow or ()),
-        rate_limit=key.rate_limit,
-        created_at=key.created_at,
-        expires_at=key.expires_at,
-        workspace_verified=bool(workspace and workspace.verified),
-        workspace_plan=workspace.plan if workspace else None,
-        workspace_terms_accepted=bool(workspace and workspace.terms_accepted),
-        sandbox_clinic_id=workspace.sandbox_clinic_id if workspace else None,
+        id=row.id,
+        key_id=row.key_id,
+        mode=row.mode,
+        clinic_id=row.clinic_id,
+        workspace_id=row.workspace_id,
+        scopes=frozenset(row.scopes) if row.scopes is not None else ALL_PERMISSIONS,
+        ip_allow=tuple(row.ip_allow or ()),
+        rate_limit=row.rate_limit,
+        created_at=row.created_at,
+        expires_at=row.expires_at,
+        workspace_verified=bool(has_workspace and row.verified),
+        workspace_plan=row.plan if has_workspace else None,
+        workspace_terms_accepted=bool(has_workspace and row.terms_accepted),
+        sandbox_clinic_id=row.sandbox_clinic_id if has_workspace else None,
+        prefetched=Prefetched(clinic_id, row.Clinic,
+                              tuple(row.connection_scopes) if row.connection_scopes is not None else None)
+        if clinic_id is not None else None,
     )
 
 

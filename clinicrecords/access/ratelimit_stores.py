@@ -3,6 +3,7 @@
 import datetime
 
 from sqlalchemy import bindparam, select, text
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import Date, DateTime, Integer, String, Uuid
 
 from clinicrecords.access.models import WorkspaceUsage
@@ -34,18 +35,33 @@ SELECT count, window_start FROM minute
 
 class PostgresStore:
     """Counts in a connection of its own in autocommit: a request whose transaction aborts still counts,
-    and the counter row is locked only for the one statement."""
+    and the counter row is locked only for the one statement.
+
+    This runs on every keyed request, so it skips SQLAlchemy's execution layer: the pooled connection's
+    psycopg connection runs the statement (prepared by psycopg after a few uses) directly. Driver errors
+    are raised as SQLAlchemy's, so the exception views answer exactly as before (503 when unavailable)."""
 
     def __init__(self, engine):
         self.engine = engine
+        self._sql = str(_HIT.compile(dialect=engine.dialect))
 
     def hit(self, api_key_id, window_start, limit, *, workspace_id, month, mode):
-        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-            row = connection.execute(_HIT, {
-                "api_key_id": api_key_id, "window_start": window_start, "workspace_id": workspace_id,
-                "month": month, "mode": mode, "limit": limit,
-            }).one()
-        return row.count, row.window_start
+        params = {"api_key_id": api_key_id, "window_start": window_start, "workspace_id": workspace_id,
+                  "month": month, "mode": mode, "limit": limit}
+        pooled = self.engine.raw_connection()
+        try:
+            driver = pooled.driver_connection
+            driver.autocommit = True
+            try:
+                count, counted_start = driver.execute(self._sql, params).fetchone()
+            finally:
+                driver.autocommit = False
+        except self.engine.dialect.loaded_dbapi.Error as exc:
+            pooled.invalidate(exc)
+            raise DBAPIError.instance(self._sql, params, exc, self.engine.dialect.loaded_dbapi.Error) from exc
+        finally:
+            pooled.close()
+        return count, counted_start
 
     def usage(self, workspace_id, month):
         with self.engine.connect() as connection:

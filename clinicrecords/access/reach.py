@@ -38,20 +38,30 @@ class ReachService:
         self.db = db
 
     def clinic(self, identity, clinic_id, now=None):
-        """(clinic, granted permissions) for this key, or a Problem / KeyError (404) when out of reach."""
+        """(clinic, granted permissions) for this key, or a Problem / KeyError (404) when out of reach.
+
+        When authentication already read this clinic's row and connection in the key's statement
+        (`identity.prefetched`, same transaction), the decision is made from it without another query."""
+        prefetched = identity.prefetched if identity.prefetched and identity.prefetched.clinic_id == clinic_id \
+            else None
         if identity.clinic_id is not None:
             if clinic_id != identity.clinic_id:
                 raise KeyError(clinic_id)
-            return self.db.get(Clinic, clinic_id), identity.scopes
+            return (prefetched.clinic if prefetched else self.db.get(Clinic, clinic_id)), identity.scopes
         if identity.is_test:
             if clinic_id != identity.sandbox_clinic_id:
                 raise Problem("sandbox_only", "A test key reaches only its workspace's sandbox clinic.")
-            return self.db.get(Clinic, clinic_id), identity.scopes
+            return (prefetched.clinic if prefetched else self.db.get(Clinic, clinic_id)), identity.scopes
         if not identity.workspace_verified:
             raise Problem("not_verified", "The workspace's verification is absent or has lapsed.")
         if identity.workspace_plan != "paid" or not identity.workspace_terms_accepted:
             raise Problem("workspace_plan_required",
                           "Live access needs a paid plan with the API Terms of Use accepted.")
+        if prefetched is not None:
+            clinic = prefetched.clinic
+            if clinic is None or clinic.is_sandbox or prefetched.connection_scopes is None:
+                raise KeyError(clinic_id)
+            return clinic, identity.scopes & frozenset(prefetched.connection_scopes)
         now = now or datetime.datetime.now(datetime.UTC)
         row = self.db.execute(
             select(Clinic, Connection.scopes)

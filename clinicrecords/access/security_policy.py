@@ -1,6 +1,8 @@
 """Pyramid 2 security policy: the bearer key is the identity; the permissions granted on the clinic (or the
 key's own scopes outside a clinic) become principals, and the resources' ACLs decide."""
 
+import uuid
+
 from pyramid.authorization import ACLHelper, Authenticated, Everyone
 from pyramid.request import RequestLocalCache
 from pyramid.security import Denied
@@ -19,7 +21,8 @@ class KeySecurityPolicy:
         self._identity_cache = RequestLocalCache(self._load_identity)
 
     def _load_identity(self, request):
-        identity = authenticate(request.db, self.pepper, request.headers.get("Authorization"))
+        identity = authenticate(request.db, self.pepper, request.headers.get("Authorization"),
+                                clinic_id=clinic_in_path(request))
         if identity is not None:
             request.environ["clinicrecords.key_id"] = identity.key_id
             # The audit trail names the key's owner without loading the key again after the transaction.
@@ -47,6 +50,18 @@ class KeySecurityPolicy:
 
     def forget(self, request, **kw):
         return []
+
+
+def clinic_in_path(request):
+    """The clinic a `/v1/clinics/{clinic_id}/...` path names (a uuid), else None: authentication reads the
+    key's reach of it in the same statement. Traversal still decides, from this prefetched row."""
+    segments = request.environ.get("PATH_INFO", "").split("/", 4)
+    if len(segments) < 4 or segments[1] != "v1" or segments[2] != "clinics":
+        return None
+    try:
+        return uuid.UUID(segments[3])
+    except ValueError:
+        return None
 
 
 def granted_permissions(context, identity):

@@ -46,10 +46,22 @@ def _fhir_or_406(request, kind):
     return representation.fhir
 
 
+ANSWER_IDS = "clinicrecords.answer_ids"
+
+
+def _shown(request, documents):
+    """The ids of the records an answer shows, kept for the audit trail so it need not parse the body."""
+    request.environ[ANSWER_IDS] = [document.get("id") for document in documents]
+    return documents
+
+
 def render_one(request, kind, record, status=200, headers=None, plain_only=False, extra=None):
     if not plain_only and wants_fhir(request):
-        return json_response(_fhir_or_406(request, kind)(record, request), status, FHIR_CONTENT_TYPE, headers)
+        resource = _fhir_or_406(request, kind)(record, request)
+        _shown(request, [resource])
+        return json_response(resource, status, FHIR_CONTENT_TYPE, headers)
     document = {"data": _representation(request, kind).plain(record, request)}
+    _shown(request, [document["data"]])
     if extra:
         document.update(extra)
     return json_response(document, status, JSON, headers)
@@ -58,17 +70,17 @@ def render_one(request, kind, record, status=200, headers=None, plain_only=False
 def render_page(request, kind, page):
     if wants_fhir(request):
         to_fhir = _fhir_or_406(request, kind)
-        return json_response(searchset_bundle(request, [to_fhir(item, request) for item in page.items],
-                                              page.next_cursor), 200, FHIR_CONTENT_TYPE)
+        resources = _shown(request, [to_fhir(item, request) for item in page.items])
+        return json_response(searchset_bundle(request, resources, page.next_cursor), 200, FHIR_CONTENT_TYPE)
     plain = _representation(request, kind).plain
-    return json_response({"data": [plain(item, request) for item in page.items], "has_more": page.has_more,
-                          "next_cursor": page.next_cursor})
+    documents = _shown(request, [plain(item, request) for item in page.items])
+    return json_response({"data": documents, "has_more": page.has_more, "next_cursor": page.next_cursor})
 
 
 def render_list(request, kind, items):
     """`{data: [...]}` without paging (a bounded result such as a search), always in the plain shape."""
     plain = _representation(request, kind).plain
-    return json_response({"data": [plain(item, request) for item in items]})
+    return json_response({"data": _shown(request, [plain(item, request) for item in items])})
 
 
 def searchset_bundle(request, resources, next_cursor=None):

@@ -10,6 +10,7 @@ import logging
 from zope.sqlalchemy import mark_changed
 
 from clinicrecords.api.errorviews import is_unavailable
+from clinicrecords.api.representations import ANSWER_IDS
 from clinicrecords.audit import services
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,7 @@ def audit_in_transaction_tween_factory(handler, registry):
 def audit_apart_tween_factory(handler, registry):
     def audit_apart(request):
         request.environ.pop(_COMMITTED, None)  # a retried attempt starts again
+        request.environ.pop(ANSWER_IDS, None)
         try:
             response = handler(request)
         except Exception as exc:

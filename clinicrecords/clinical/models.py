@@ -32,7 +32,9 @@ class Allergy(ChartItem, TenantBase):
     legacy_text (a name from the clinic's plain allergy list: read-only, shown without an id)."""
 
     __tablename__ = "allergies"
-    __table_args__ = (Index("ix_allergies_updated_at", "updated_at"),)
+    # Lists are keyset-paged on (created_at, id) (clinicrecords.api.pagination).
+    __table_args__ = (Index("ix_allergies_updated_at", "updated_at"),
+                      Index("ix_allergies_created_at_id", "created_at", "id"))
 
     entry: Mapped[str] = mapped_column(String(20), default="recorded")
     substance_text: Mapped[str | None] = mapped_column(String(200))
@@ -47,7 +49,9 @@ class Allergy(ChartItem, TenantBase):
 
 class Condition(ChartItem, TenantBase):
     __tablename__ = "conditions"
-    __table_args__ = (Index("ix_conditions_updated_at", "updated_at"),)
+    # Lists are keyset-paged on (created_at, id) (clinicrecords.api.pagination).
+    __table_args__ = (Index("ix_conditions_updated_at", "updated_at"),
+                      Index("ix_conditions_created_at_id", "created_at", "id"))
 
     icd10_code: Mapped[str] = mapped_column(String(10))
     display: Mapped[str] = mapped_column(String(200))
@@ -60,7 +64,9 @@ class MedicationStatement(ChartItem, TenantBase):
     """A medicine the patient reports taking. Never the clinic's current medication list."""
 
     __tablename__ = "medication_statements"
-    __table_args__ = (Index("ix_medication_statements_updated_at", "updated_at"),)
+    # Lists are keyset-paged on (created_at, id) (clinicrecords.api.pagination).
+    __table_args__ = (Index("ix_medication_statements_updated_at", "updated_at"),
+                      Index("ix_medication_statements_created_at_id", "created_at", "id"))
 
     medication_text: Mapped[str] = mapped_column(String(200))
     medication_rxnorm: Mapped[str | None] = mapped_column(String(20))
@@ -75,7 +81,9 @@ class Referral(ChartItem, TenantBase):
     `status_reason`, the reason the clinic gave for declining or cancelling."""
 
     __tablename__ = "referrals"
-    __table_args__ = (Index("ix_referrals_updated_at", "updated_at"),)
+    # Lists are keyset-paged on (created_at, id) (clinicrecords.api.pagination).
+    __table_args__ = (Index("ix_referrals_updated_at", "updated_at"),
+                      Index("ix_referrals_created_at_id", "created_at", "id"))
 
     status: Mapped[str] = mapped_column(String(20), default="received")
     status_reason: Mapped[str | None] = mapped_column(String(2000))

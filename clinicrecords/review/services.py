@@ -130,8 +130,9 @@ class SubmissionService:
         )
         self.db.add(submission)
         self.db.flush()
-        AutoAcceptance(self.db, self.registry, clinic).consider(submission, identity)
-        self.db.refresh(submission)
+        # submitted_at comes back from the INSERT (eager_defaults); only a decision changes the row again.
+        if AutoAcceptance(self.db, self.registry, clinic).consider(submission, identity):
+            self.db.refresh(submission)
         return submission
 
     def _by_reference(self, owner_id, client_reference):
@@ -187,15 +188,18 @@ class AutoAcceptance:
             Connection.revoked_at.is_(None)))
 
     def setting_for(self, identity, kind):
-        """The setting that switches automatic acceptance on for this caller and kind, or None."""
-        setting = self.db.scalar(select(AutoAcceptSetting).where(
-            AutoAcceptSetting.sender_type == "key", AutoAcceptSetting.sender_id == identity.id,
-            AutoAcceptSetting.kind == kind, AutoAcceptSetting.enabled.is_(True)))
-        if setting is None and identity.workspace_id is not None:
-            setting = self.db.scalar(select(AutoAcceptSetting).where(
-                AutoAcceptSetting.sender_type == "workspace", AutoAcceptSetting.sender_id == identity.workspace_id,
-                AutoAcceptSetting.kind == kind, AutoAcceptSetting.enabled.is_(True)))
-            if setting is not None and setting.connected_at != self._connected_at(identity.workspace_id):
+        """The setting that switches automatic acceptance on for this caller and kind, or None. The key's own
+        setting wins over its workspace's; both are read in one statement (every send asks)."""
+        senders = (AutoAcceptSetting.sender_type == "key") & (AutoAcceptSetting.sender_id == identity.id)
+        if identity.workspace_id is not None:
+            senders |= (AutoAcceptSetting.sender_type == "workspace") & (
+                AutoAcceptSetting.sender_id == identity.workspace_id)
+        found = {setting.sender_type: setting for setting in self.db.scalars(select(AutoAcceptSetting).where(
+            senders, AutoAcceptSetting.kind == kind, AutoAcceptSetting.enabled.is_(True)))}
+        setting = found.get("key")
+        if setting is None and "workspace" in found:
+            setting = found["workspace"]
+            if setting.connected_at != self._connected_at(identity.workspace_id):
                 return None  # switched on for an earlier connection: a new connection starts with it off
         return setting
 
@@ -211,6 +215,7 @@ class AutoAcceptance:
         if self._unusual_volume(setting, submission):
             return
         decisions.confirm(submission, "automatic")
+        return True
 
     def _unusual_volume(self, setting, submission):
         threshold, window = pause_settings(self.registry.settings)

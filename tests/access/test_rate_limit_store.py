@@ -1,0 +1,83 @@
+"""The PostgreSQL rate-limit store runs its statement on the driver directly (issue 10): it counts like the
+Redis store, leaves no pooled connection in autocommit or in a transaction, and a database that does not
+answer is still a 503."""
+
+import datetime
+import threading
+import uuid
+
+import fakeredis
+import webtest
+from sqlalchemy import text
+
+from clinicrecords.access.ratelimit import RateLimiter
+from clinicrecords.access.ratelimit_stores import PostgresStore, RedisStore
+from clinicrecords.db import make_engine
+
+
+class _Identity:
+    def __init__(self, workspace_id):
+        self.id = uuid.uuid4()
+        self.rate_limit = None
+        self.mode = "live"
+        self.workspace_id = workspace_id
+
+
+def _at(minute, second):
+    return datetime.datetime(2031, 5, 1, 12, minute, second, tzinfo=datetime.UTC)
+
+
+def test_both_stores_decide_alike_for_the_same_sequence(engine):
+    workspace_id = uuid.uuid4()
+    stores = {"postgres": PostgresStore(engine), "redis": RedisStore(fakeredis.FakeRedis(server=fakeredis.FakeServer()))}
+    decisions = {}
+    for name, store in stores.items():
+        limiter, identity = RateLimiter(store, live_per_minute=3), _Identity(workspace_id)
+        decisions[name] = [(d.count, d.allowed, d.remaining, d.reset_seconds) for d in (
+            limiter.hit(identity, _at(minute, second)) for minute, second in
+            [(0, 1), (0, 20), (0, 30), (0, 40), (0, 59), (1, 0), (1, 30)])]
+        decisions[name].append(limiter.usage(workspace_id, datetime.date(2031, 5, 1)))
+    assert decisions["postgres"] == decisions["redis"]
+    assert decisions["postgres"][-1] == {"live": 5, "test": 0}
+
+
+def test_the_pooled_connection_comes_back_clean(app):
+    engine = make_engine(app.registry.settings, pool_size=1, max_overflow=0)
+    try:
+        PostgresStore(engine).hit(uuid.uuid4(), _at(0, 0), 10, workspace_id=None, month=_at(0, 0).date(),
+                                  mode="live")
+        with engine.connect() as connection:
+            assert connection.connection.driver_connection.autocommit is False
+            connection.execute(text("CREATE TEMPORARY TABLE rollback_probe (x int)"))
+            connection.rollback()  # a transaction, as for any request: nothing survives it
+            assert connection.execute(text("SELECT to_regclass('pg_temp.rollback_probe')")).scalar() is None
+    finally:
+        engine.dispose()
+
+
+def test_a_counter_that_does_not_answer_is_a_503(world, make_app, engine):
+    key_id, key = world.key_row(clinic_id=world.clinic())
+    app = webtest.TestApp(make_app(**{"database.statement_timeout_ms": "300"}),
+                          extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+    headers = {"Authorization": f"Bearer {key}"}
+    app.get("/v1/me", headers=headers, status=200)
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_counter():
+        with engine.begin() as connection:
+            connection.execute(text(
+                "SELECT 1 FROM control.rate_limit_counters c JOIN control.api_keys k ON k.id = c.api_key_id "
+                "WHERE k.key_id = :key_id FOR UPDATE OF c"), {"key_id": key_id})
+            locked.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_the_counter)
+    holder.start()
+    try:
+        assert locked.wait(10)
+        answer = app.get("/v1/me", headers=headers, status=503)
+        assert answer.json["code"] == "service_unavailable" and answer.headers["Retry-After"] == "2"
+    finally:
+        release.set()
+        holder.join()
+    app.get("/v1/me", headers=headers, status=200)
