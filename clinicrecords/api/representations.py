@@ -91,14 +91,15 @@ def searchset_bundle(request, resources, next_cursor=None):
         links.append({"relation": "next", "url": f"{request.application_url}{request.path}?{urlencode(params)}"})
     bundle = {"resourceType": "Bundle", "type": "searchset", "link": links}
     if resources:  # FHIR JSON has no empty arrays: an empty page has no `entry`
-        bundle["entry"] = [_entry(request, resource) for resource in resources]
+        collection_url = f"{request.application_url}{request.path}"
+        bundle["entry"] = [_entry(collection_url, resource) for resource in resources]
     return bundle
 
 
-def _entry(request, resource):
+def _entry(collection_url, resource):
     entry = {"resource": resource, "search": {"mode": "match"}}
     if resource.get("id"):  # FHIR JSON has no nulls: an entry without an id has no fullUrl at all
-        entry = {"fullUrl": f"{request.application_url}{request.path}/{resource['id']}", **entry}
+        entry = {"fullUrl": f"{collection_url}/{resource['id']}", **entry}
     return entry
 
 

@@ -2,6 +2,7 @@
 
 import os
 
+import orjson
 import zope.sqlalchemy
 from sqlalchemy import create_engine, event, exc
 from sqlalchemy.orm import sessionmaker
@@ -33,6 +34,9 @@ def make_engine(settings, **overrides):
         "pool_recycle": int(settings.get("database.pool_recycle", 600)),
         # Seconds a request waits for a free pooled connection before answering 503.
         "pool_timeout": float(settings.get("database.pool_timeout", 30)),
+        # json/jsonb columns are parsed on every read (a page of 100 allergies parses 200 values): orjson
+        # builds the same values several times faster than the standard library.
+        "json_deserializer": orjson.loads,
         "connect_args": {
             "application_name": settings.get("database.application_name", "clinicrecords"),
             "options": "-c statement_timeout={} -c idle_in_transaction_session_timeout={}".format(
