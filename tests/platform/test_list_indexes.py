@@ -172,8 +172,9 @@ def test_t16_drops_the_single_row_tables_serial_and_its_downgrade_restores_t15_e
         at_t15_indexes = _btree_indexes(connection, at_t15)
     unserved = {table for table, schema, columns in _listed()
                 if schema is None and not _served((table, schema, columns), at_t15_indexes)}
-    assert unserved == {"patients", "encounters", "prescriptions", "providers", "coverages", "inventory_items",
-                        "care_providers", "appointments", "submissions", "dispensings", "payers"}
+    assert unserved == {"patients", "encounters", "prescriptions", "providers", "coverages",
+                        "inventory_items", "care_providers", "appointments", "submissions", "dispensings",
+                        "payers"}
     for schema in (downgraded, at_t15):
         _tenant_to(engine, schema, "head")
     assert _catalog(engine, downgraded) == _catalog(engine, at_t15)
