@@ -1,7 +1,7 @@
 import datetime
 import uuid
 
-from sqlalchemy import ForeignKey, String, Text, func
+from sqlalchemy import ForeignKey, Index, String, Text, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import TenantBase
@@ -11,6 +11,7 @@ class CareProvider(TenantBase):
     """An outside clinician a patient names. `clinic_notes` are the clinic's own and never leave it."""
 
     __tablename__ = "care_providers"
+    __table_args__ = (Index("ix_care_providers_created_at_id", "created_at", "id"),)
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     patient_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("patients.id"), index=True)

@@ -2,7 +2,7 @@ import datetime
 import uuid
 from decimal import Decimal
 
-from sqlalchemy import CheckConstraint, ForeignKey, Numeric, String, func
+from sqlalchemy import CheckConstraint, ForeignKey, Index, Numeric, String, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import TenantBase
@@ -28,6 +28,7 @@ class Dispensing(TenantBase):
     __table_args__ = (
         CheckConstraint("check_state IN ('clear', 'flagged', 'overridden')", name="check_state"),
         CheckConstraint("days_supply > 0", name="days_supply"),
+        Index("ix_dispensings_dispensed_at_id", "dispensed_at", "id"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
@@ -37,7 +38,7 @@ class Dispensing(TenantBase):
     brand_name: Mapped[str | None] = mapped_column(String(200))
     identifiers: Mapped[list] = mapped_column(default=list)
     days_supply: Mapped[int] = mapped_column()
-    dispensed_at: Mapped[datetime.datetime] = mapped_column(index=True)
+    dispensed_at: Mapped[datetime.datetime] = mapped_column()
     check_state: Mapped[str] = mapped_column(String(20))
     flags: Mapped[list] = mapped_column(default=list)
     evidence: Mapped[dict] = mapped_column(default=dict)

@@ -1,7 +1,7 @@
 import datetime
 import uuid
 
-from sqlalchemy import ForeignKey, String, func
+from sqlalchemy import ForeignKey, Index, String, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import TenantBase
@@ -11,6 +11,7 @@ class Encounter(TenantBase):
     """A visit. The API sees its frame (class, period, reason, clinician), never its clinical text or billing."""
 
     __tablename__ = "encounters"
+    __table_args__ = (Index("ix_encounters_created_at_id", "created_at", "id"),)
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     patient_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("patients.id"), index=True)

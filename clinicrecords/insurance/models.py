@@ -2,7 +2,7 @@ import datetime
 import uuid
 from decimal import Decimal
 
-from sqlalchemy import CheckConstraint, ForeignKey, Numeric, String, UniqueConstraint, func
+from sqlalchemy import CheckConstraint, ForeignKey, Index, Numeric, String, UniqueConstraint, func
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from clinicrecords.db.meta import TenantBase
@@ -14,12 +14,13 @@ class Payer(TenantBase):
     """A payer in the clinic's directory. Only enabled payers are listed or accepted on coverages."""
 
     __tablename__ = "payers"
+    __table_args__ = (Index("ix_payers_search_name_id", "search_name", "id"),)
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     display_name: Mapped[str] = mapped_column(String(200))
     # display_name folded (accents stripped, case folded) in Python: `q` matches it with ILIKE, so no
     # superuser-only extension such as unaccent is needed.
-    search_name: Mapped[str] = mapped_column(String(400), index=True)
+    search_name: Mapped[str] = mapped_column(String(400))
     primary_payer_id: Mapped[str] = mapped_column(String(64))
     coverage_types: Mapped[list] = mapped_column(default=list)
     operating_states: Mapped[list] = mapped_column(default=list)
@@ -33,6 +34,7 @@ class Coverage(TenantBase):
         UniqueConstraint("patient_id", "payer_id"),
         CheckConstraint("confirmation_status IN ('unconfirmed', 'confirmed')", name="confirmation_status"),
         CheckConstraint("NOT coverage_active OR confirmation_status = 'confirmed'", name="active_confirmed"),
+        Index("ix_coverages_created_at_id", "created_at", "id"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)

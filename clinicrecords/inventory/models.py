@@ -15,6 +15,7 @@ class InventoryItem(TenantBase):
     __table_args__ = (
         CheckConstraint("quantity >= 0", name="quantity"),
         CheckConstraint("low_at >= 0", name="low_at"),
+        Index("ix_inventory_items_created_at_id", "created_at", "id"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)

@@ -30,6 +30,7 @@ class ListingClinic(ControlBase):
     """A listable clinic as a search result shows it, with its till's freshness."""
 
     __tablename__ = "listing_clinics"
+    __table_args__ = (Index("ix_listing_clinics_display_name_clinic_id", "display_name", "clinic_id"),)
 
     clinic_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("clinics.id"), primary_key=True)
     display_name: Mapped[str] = mapped_column(String(200))

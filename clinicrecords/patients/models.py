@@ -1,7 +1,7 @@
 import datetime
 import uuid
 
-from sqlalchemy import String, func
+from sqlalchemy import Index, String, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import TenantBase
@@ -9,6 +9,7 @@ from clinicrecords.db.meta import TenantBase
 
 class Patient(TenantBase):
     __tablename__ = "patients"
+    __table_args__ = (Index("ix_patients_created_at_id", "created_at", "id"),)
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     given_name: Mapped[str] = mapped_column(String(100))

@@ -1,7 +1,7 @@
 import datetime
 import uuid
 
-from sqlalchemy import ForeignKey, String, func
+from sqlalchemy import ForeignKey, Index, String, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import TenantBase
@@ -11,6 +11,7 @@ class Prescription(TenantBase):
     """A prescription the clinic wrote. Read-only through the API: only drug, dose, frequency, status, dates."""
 
     __tablename__ = "prescriptions"
+    __table_args__ = (Index("ix_prescriptions_created_at_id", "created_at", "id"),)
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     patient_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("patients.id"), index=True)

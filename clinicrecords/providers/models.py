@@ -1,7 +1,7 @@
 import datetime
 import uuid
 
-from sqlalchemy import String, func
+from sqlalchemy import Index, String, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import TenantBase
@@ -11,6 +11,7 @@ class Provider(TenantBase):
     """One of the clinic's own clinicians. Contact details and the clinic's verification are not kept here."""
 
     __tablename__ = "providers"
+    __table_args__ = (Index("ix_providers_created_at_id", "created_at", "id"),)
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     given_name: Mapped[str] = mapped_column(String(100))

@@ -15,7 +15,8 @@ class Submission(TenantBase):
         # A client_reference names one submission per sender (workspace, or the clinic's own keys).
         Index("uq_submissions_sender_reference", "sender_owner_id", "client_reference", unique=True,
               postgresql_where=text("client_reference IS NOT NULL")),
-        Index("ix_submissions_sender_submitted", "sender_owner_id", "submitted_at"),
+        # A sender's list: always filtered by sender, keyset-paged on (submitted_at, id).
+        Index("ix_submissions_sender_submitted_id", "sender_owner_id", "submitted_at", "id"),
     )
 
     # submitted_at is read back in the INSERT (RETURNING) rather than by a SELECT after it.

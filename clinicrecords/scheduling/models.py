@@ -49,6 +49,7 @@ class Appointment(TenantBase):
               postgresql_where=text("status = 'booked'")),
         CheckConstraint("status IN ('booked', 'cancelled')", name="status"),
         Index("ix_appointments_updated_at", "updated_at"),
+        Index("ix_appointments_starts_at_id", "starts_at", "id"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)

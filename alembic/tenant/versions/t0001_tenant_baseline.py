@@ -16,7 +16,7 @@ depends_on = None
 
 def upgrade():
     op.create_table('event_counter',
-    sa.Column('id', sa.SmallInteger(), autoincrement=False, nullable=False),
+    sa.Column('id', sa.SmallInteger(), nullable=False),
     sa.Column('value', sa.BigInteger(), nullable=False),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_event_counter'))
     )

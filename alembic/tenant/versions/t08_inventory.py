@@ -34,7 +34,7 @@ def upgrade():
     op.create_index(op.f('ix_inventory_items_gtin'), 'inventory_items', ['gtin'], unique=False)
     op.create_index(op.f('ix_inventory_items_updated_at'), 'inventory_items', ['updated_at'], unique=False)
     op.create_table('till_state',
-    sa.Column('id', sa.SmallInteger(), autoincrement=False, nullable=False),
+    sa.Column('id', sa.SmallInteger(), nullable=False),
     sa.Column('last_reported_at', sa.DateTime(timezone=True), nullable=True),
     sa.Column('stale_since', sa.DateTime(timezone=True), nullable=True),
     sa.PrimaryKeyConstraint('id', name=op.f('pk_till_state'))
