@@ -177,3 +177,165 @@ def test_writes_naming_another_clinic_s_records_answer_like_missing_ones_and_cha
             checked.append((op.method, op.path, kind, outcomes[0]))
     assert len({(m, p) for m, p, _, _ in checked}) >= 15, checked
     assert {clinic: _snapshot(engine, clinic) for clinic in (own, other)} == before
+
+
+# Writes, by property -------------------------------------------------------------------------------------------
+
+WRITE_KINDS = ("clinic_key", "live_connected", "live_narrowed", "live_revoked_connection", "live_unverified",
+               "test_key", "revoked_key")
+
+
+def _addressable_writes(registry):
+    """Every write route of a clinic whose record parameters name a seeded record (`sandbox_example_id`), so
+    each can be sent at a record of the key's own clinic, of another clinic, and of none."""
+    return [op for op in operations(registry)
+            if op.method in ("POST", "PATCH", "DELETE") and op.node.in_clinic and op.permission in ALL_PERMISSIONS
+            and all(p.sandbox_example_id for p in op.node.parameters if p.name != "clinic_id")]
+
+
+def _example_request(op, clinic_id, rename=None):
+    """(url, body): the route's documented example (seeded record ids in its path and body) sent through
+    `clinic_id`; `rename` (a re.sub replacement) swaps every record id for another."""
+    path = op.path
+    for parameter in op.node.parameters:
+        if parameter.name != "clinic_id":
+            path = path.replace("{%s}" % parameter.name, str(parameter.sandbox_example_id))
+    example = getattr(op.options.get("body_schema"), "EXAMPLE", None)
+    body = json.dumps(example) if example is not None else None
+    if rename is not None:
+        path, body = _UUID.sub(rename, path), (_UUID.sub(rename, body) if body else None)
+    return path.replace("{clinic_id}", str(clinic_id)), body
+
+
+def _nowhere():
+    renamed = {}
+    return lambda match: renamed.setdefault(match.group(0), str(uuid.uuid4()))
+
+
+def _names_records(op):
+    url, body = _example_request(op, uuid.uuid4())
+    return bool(_UUID.search(url.split("/", 4)[-1]) or (body and _UUID.search(body)))
+
+
+def _reach_refusal(kind):
+    """What the spec prescribes for a clinic the key does not reach (Authentication → Failures, Reach)."""
+    return {"revoked_key": (401, "invalid_key"), "test_key": (403, "sandbox_only"),
+            "live_unverified": (403, "not_verified")}.get(kind, (404, "not_found"))
+
+
+def test_writes_by_property_answer_by_reach_and_scope_and_refusals_change_nothing(app, testapp, world, engine):
+    """Generated keys of every kind send a generated write route's documented example at a record of their own
+    clinic (seeded like a sandbox), at another clinic's records through their own (unseeded) clinic, at a
+    clinic they do not reach, and at ids and clinics that exist nowhere. The oracle:
+
+    - a clinic the key does not reach answers as the spec prescribes for the key (401 invalid_key, 403
+      sandbox_only, 403 not_verified, else 404 not_found), exactly like a clinic that does not exist;
+    - another clinic's record ids answer exactly like ids that exist nowhere (status, code, detail, pointers);
+    - the key's own record: a clinic-key-only route answers 404 to an organization key; a permission the key
+      (and its connection) does not grant answers 403 scope_missing; otherwise the write succeeds (the
+      documented 2xx for a route with a body; for a body-less one anything but a reach, scope or missing-record
+      refusal, e.g. a business 409);
+    - every refused write changes nothing in any clinic involved (every table but the audit log, the change
+      feed included: each real clinic has a webhook, so events would be recorded), and a successful one
+      changes no other clinic.
+    """
+    other = world.clinic("Another clinic, seeded like a sandbox", seed=True)
+    world.webhook(clinic_id=other)
+    writes = _addressable_writes(app.registry)
+    assert len(writes) >= 20, [op.path for op in writes]
+    permissions = sorted(ALL_PERMISSIONS)
+    seen = set()
+
+    def make_key(kind, key_scopes, connection_scopes, seeded):
+        """(full key, the key's clinic, whether the key reaches it, the permissions granted there, org key)."""
+        if kind == "test_key":
+            workspace_id, sandbox_id = world.workspace()
+            return world.key(workspace_id=workspace_id, mode="test", scopes=key_scopes), sandbox_id, True, \
+                key_scopes, True
+        clinic = world.clinic("The key's clinic", seed=seeded)
+        world.webhook(clinic_id=clinic)
+        if kind in ("clinic_key", "revoked_key"):
+            key_id, key = world.key_row(clinic_id=clinic, scopes=key_scopes)
+            if kind == "revoked_key":
+                world.revoke_key(key_id)
+            return key, clinic, kind == "clinic_key", key_scopes, False
+        workspace_id, _ = world.workspace(verified=kind != "live_unverified")
+        world.grant(workspace_id, clinic, ALL_PERMISSIONS if kind == "live_narrowed" else connection_scopes)
+        key = world.key(workspace_id=workspace_id, mode="live", scopes=key_scopes)
+        if kind == "live_narrowed":  # the clinic narrows the grant after the key was made
+            world.grant(workspace_id, clinic, connection_scopes)
+        if kind == "live_revoked_connection":
+            world.revoke_connection(workspace_id, clinic)
+        reaches = kind in ("live_connected", "live_narrowed")
+        return key, clinic, reaches, key_scopes & connection_scopes, True
+
+    @settings(max_examples=30, deadline=None, database=None,
+              suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+    # Kinds that reach their clinic are drawn twice as often: they are the ones that get past reach.
+    @given(kind=st.sampled_from(WRITE_KINDS + ("clinic_key", "live_connected", "live_narrowed")),
+           target=st.sampled_from(("own", "foreign")),
+           ops=st.lists(st.sampled_from(writes), min_size=6, max_size=8, unique_by=lambda op: (op.method, op.path)),
+           holds=st.sampled_from((True, True, False)), key_extra=st.frozensets(st.sampled_from(permissions)),
+           connection_holds=st.sampled_from((True, True, False)), connection_extra=st.frozensets(st.sampled_from(permissions)))
+    def check(kind, target, ops, holds, key_extra, connection_holds, connection_extra):
+        # The first route is the one sent at the key's own record (a success may change that clinic, so only
+        # one); its permission is held, or missing, on purpose. Every route gets the refusal checks.
+        permission = str(ops[0].permission)
+        key_scopes = (key_extra | {permission}) if holds else (key_extra - {permission})
+        connection_scopes = (connection_extra | {permission}) if connection_holds else connection_extra - {permission}
+        if kind == "test_key":
+            target = "own"  # a sandbox holds the seeded ids itself: no foreign case
+        key, clinic, reaches, granted, organization = make_key(kind, frozenset(key_scopes),
+                                                               frozenset(connection_scopes), target == "own")
+        involved = (clinic, other)
+
+        def send(op, url, body):
+            headers = {"Authorization": f"Bearer {key}", "Idempotency-Key": str(uuid.uuid4())}
+            if body is not None:
+                headers["Content-Type"] = "application/json"
+            response = testapp.request(url, method=op.method, body=(body or "").encode(), headers=headers,
+                                       expect_errors=True)
+            assert response.status_int < 500, f"{kind} {op.method} {url}: {response.text}"
+            return response
+
+        def refused(op, response, expected=None):
+            assert 400 <= response.status_int < 500, f"{kind} {op.method} {response.request.url}: {response.text}"
+            if expected is not None:
+                assert _outcome(response) == expected, f"{kind} {op.method} {op.path}: {response.text}"
+            return _problem(response)
+
+        before = {c: _snapshot(engine, c) for c in involved}
+        for op in ops:
+            # A clinic out of reach (with its own records) answers like a clinic that exists nowhere.
+            out_of_reach = refused(op, send(op, *_example_request(op, other)), _reach_refusal(kind))
+            assert out_of_reach == refused(op, send(op, *_example_request(op, uuid.uuid4(), _nowhere()))), \
+                (kind, op.path)
+            seen.add((op.method, op.path, "out of reach"))
+            if not reaches:
+                refused(op, send(op, *_example_request(op, clinic)), _reach_refusal(kind))
+            elif target == "foreign" and _names_records(op):  # the key's clinic holds none of the seeded records
+                foreign = refused(op, send(op, *_example_request(op, clinic)))
+                assert foreign == refused(op, send(op, *_example_request(op, clinic, _nowhere()))), (kind, op.path)
+                seen.add((op.method, op.path, "foreign"))
+        assert {c: _snapshot(engine, c) for c in involved} == before, f"{kind} {[op.path for op in ops]} changed data"
+        op = ops[0]
+        if not reaches or target != "own":
+            return
+        if organization and op.doc.get("clinic_key_only"):
+            refused(op, send(op, *_example_request(op, clinic)), (404, "not_found"))
+        elif permission not in granted:
+            refused(op, send(op, *_example_request(op, clinic)), (403, "scope_missing"))
+        else:
+            response = send(op, *_example_request(op, clinic))
+            if op.options.get("body_schema") is not None:
+                assert 200 <= response.status_int < 300, f"{kind} {op.method} {op.path}: {response.text}"
+            else:
+                assert response.status_int not in (401, 403, 404), f"{kind} {op.method} {op.path}: {response.text}"
+            seen.add((op.method, op.path, "succeeded"))
+            assert _snapshot(engine, other) == before[other], f"{kind} {op.method} {op.path} changed another clinic"
+            return
+        assert {c: _snapshot(engine, c) for c in involved} == before, f"{kind} {op.method} {op.path} changed data"
+        seen.add((op.method, op.path, "refused own"))
+
+    check()
+    assert {outcome for _, _, outcome in seen} >= {"out of reach", "foreign"}, seen
