@@ -6,6 +6,7 @@ An entry names who (key id, its workspace or clinic), what (method, route templa
 
 import json
 import logging
+import re
 import uuid
 
 from sqlalchemy import insert, select
@@ -39,7 +40,14 @@ def audited_clinic(request):
     return uuid.UUID(clinic_id) if resource is not None else None
 
 
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def _uuid_or_none(value):
+    """The canonical text of a uuid, or None. Ids the renderer showed are already canonical (a page shows up
+    to 100): they are recognised without building a UUID."""
+    if isinstance(value, str) and _CANONICAL_UUID.fullmatch(value):
+        return value
     try:
         return str(uuid.UUID(str(value)))
     except ValueError:
