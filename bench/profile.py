@@ -1,11 +1,16 @@
-"""`python -m bench.profile [--scenario one|list|fhir|post] [--requests N] [--cpu-only]`: pyinstrument profile of
-one benchmark scenario through the whole WSGI stack (in-process, on the bench database; `pip install -e .[bench]`
-first). Before profiling it measures this process's CPU per request without the profiler (the figure
+"""`python -m bench.profile [--scenario one|list|fhir|post] [--requests N] [--cpu-only | --phases]`: pyinstrument
+profile of one benchmark scenario through the whole WSGI stack (in-process, on the bench database; `pip install
+-e .[bench]` first). Before profiling it measures this process's CPU per request without the profiler (the figure
 docs/performance.md quotes as "in-process CPU ms/req"): the service's Python CPU, without waitress or HTTP.
+`--phases` prints instead each part of the request path as a share of the request's CPU (cProfile on CPU time;
+the profiler inflates call-heavy code, so shares, not milliseconds).
 """
 
 import argparse
+import cProfile
 import os
+import pstats
+import re
 import time
 import uuid
 from pathlib import Path
@@ -35,6 +40,7 @@ def main(argv=None):
     parser.add_argument("--scenario", choices=("one", "list", "fhir", "post"), default="one")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--cpu-only", action="store_true", help="measure CPU per request, do not profile")
+    parser.add_argument("--phases", action="store_true", help="each part of the request path's share of CPU")
     args = parser.parse_args(argv)
     import webtest
 
@@ -55,6 +61,9 @@ def main(argv=None):
           f"wall {wall * 1000 / args.requests:.3f} ms/req over {args.requests} requests")
     if args.cpu_only:
         return
+    if args.phases:
+        print_phases(call, client, args.requests)
+        return
     from pyinstrument import Profiler
 
     profiler = Profiler(interval=0.0005)
@@ -62,6 +71,39 @@ def main(argv=None):
         for _ in range(args.requests):
             call(client)
     print(profiler.output_text(unicode=True, color=False, show_all=False))
+
+
+# The parts of the request path docs/performance.md accounts for, by the function that does each.
+PHASES = (
+    ("key and reach statement", r"access/identity.py:\d+\(authenticate\)"),
+    ("rate-limit counter", r"access/ratelimit.py:\d+\(rate_limit_check\)"),
+    ("item read", r"clinical/services.py:\d+\(get\)"),
+    ("page read", r"clinical/services.py:\d+\(list\)"),
+    ("idempotency (lookup, the view, record)", r"api/idempotency.py:\d+\(idempotent_view\)"),
+    ("body parsed and validated", r"api/validation.py:\d+\(parse_body\)"),
+    ("send: submission and outbox", r"clinical/views.py:\d+\(send_allergy\)"),
+    ("representation and JSON", r"api/representations.py:\d+\(render_(one|page)\)"),
+    ("audit entry: build", r"audit/services.py:\d+\(entry_values\)"),
+    ("audit entry: INSERT", r"audit/services.py:\d+\(append\)"),
+    ("COMMIT", r"pyramid_tm/__init__.py:\d+\(_finish\)"),
+    ("pyramid_services container", r"pyramid_services/__init__.py:\d+\(find_service\)"),
+    ("zope.sqlalchemy join", r"zope/sqlalchemy/datamanager.py:\d+\(register\)"),
+    ("request log line", r"api/request_log.py:\d+\(log_request\)"),
+)
+
+
+def print_phases(call, client, requests):
+    profile = cProfile.Profile(time.process_time)
+    profile.enable()
+    for _ in range(requests):
+        call(client)
+    profile.disable()
+    cumulative = {f"{path}:{line}({name})": stat[3] for (path, line, name), stat in pstats.Stats(profile).stats.items()}
+    whole = sum(seconds for where, seconds in cumulative.items() if re.search(r"pyramid/router.py:\d+\(__call__\)", where))
+    for label, pattern in PHASES:  # a part may contain another (a send finds services): shares can overlap
+        seconds = sum(seconds for where, seconds in cumulative.items() if re.search(pattern, where))
+        if seconds:
+            print(f"{label:40s} {100 * seconds / whole:5.1f}%")
 
 
 if __name__ == "__main__":

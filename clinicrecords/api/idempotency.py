@@ -16,7 +16,7 @@ import json
 import re
 
 from pyramid.response import Response
-from sqlalchemy import delete, func, select
+from sqlalchemy import String, Uuid, bindparam, delete, func, select
 from sqlalchemy.dialects.postgresql import insert
 
 from clinicrecords.api.models import IdempotencyRecord
@@ -84,16 +84,14 @@ def idempotency_deriver(view, info):
         if key is None:
             return view(context, request)
         owner_id = request.identity.owner_id
-        db = request.db
-        locked = db.scalar(select(func.pg_try_advisory_xact_lock(
-            func.hashtextextended(f"idempotency:{owner_id}:{key}", 0))))
-        if not locked:
+        connection = request.db.connection()
+        # Two statements, not one: the lookup's snapshot must be taken after the lock is held, or a first
+        # request committing in between would be missed and run twice.
+        if not connection.scalar(_TRY_LOCK, {"lock_name": f"idempotency:{owner_id}:{key}"}):
             raise Problem("idempotency_key_reused", "A request with this Idempotency-Key is still running; "
                           "retry when it has finished.")
         digest = fingerprint(request)
-        record = db.scalar(select(IdempotencyRecord).where(
-            IdempotencyRecord.owner_id == owner_id, IdempotencyRecord.key == key,
-            IdempotencyRecord.created_at > func.now() - RETENTION))
+        record = connection.execute(_STORED, {"owner_id": owner_id, "key": key}).first()
         if record is not None:
             if record.fingerprint != digest:
                 raise Problem("idempotency_key_conflict", "This Idempotency-Key was used for a different "
@@ -106,7 +104,7 @@ def idempotency_deriver(view, info):
                 _store_apart(request, _record_values(owner_id, key, digest, problem_response(request, problem)))
             raise
         if response.status_int < 500:
-            _upsert(db.connection(), _record_values(owner_id, key, digest, response))
+            _upsert(connection, _record_values(owner_id, key, digest, response))
         return response
 
     return idempotent_view
@@ -115,14 +113,21 @@ def idempotency_deriver(view, info):
 idempotency_deriver.options = ("idempotency", "idempotent_replay_field")
 
 
+# Built once: every write with an Idempotency-Key runs these (constructing them showed in POST's profile).
+_TRY_LOCK = select(func.pg_try_advisory_xact_lock(func.hashtextextended(bindparam("lock_name", type_=String()), 0)))
+_STORED = select(*IdempotencyRecord.__table__.columns).where(
+    IdempotencyRecord.owner_id == bindparam("owner_id", type_=Uuid()),
+    IdempotencyRecord.key == bindparam("key", type_=String()),
+    IdempotencyRecord.created_at > func.now() - RETENTION)
+_INSERT = insert(IdempotencyRecord).values(created_at=func.now())
+_UPSERT = _INSERT.on_conflict_do_update(
+    index_elements=[IdempotencyRecord.owner_id, IdempotencyRecord.key],
+    set_={name: _INSERT.excluded[name] for name in ("fingerprint", "status", "headers", "body", "created_at")})
+
+
 def _upsert(connection, values):
     """Insert, or replace an expired record with the same key."""
-    statement = insert(IdempotencyRecord).values(**values, created_at=func.now())
-    connection.execute(statement.on_conflict_do_update(
-        index_elements=[IdempotencyRecord.owner_id, IdempotencyRecord.key],
-        set_={name: statement.excluded[name] for name in ("fingerprint", "status", "headers", "body",
-                                                           "created_at")},
-    ))
+    connection.execute(_UPSERT, values)
 
 
 def _store_apart(request, values):
