@@ -18,11 +18,10 @@ from sqlalchemy.schema import CreateSchema
 
 import clinicrecords
 from clinicrecords.clinical import services as clinical_services
-from clinicrecords.clinics.models import Clinic
 from clinicrecords.db import migrations
 from clinicrecords.db.meta import CONTROL_SCHEMA
 from clinicrecords.db.tenancy import schema_name
-from tests.platform.test_migrations import _catalog
+from tests.platform.test_migrations import _catalog, _make_clinic_at_base
 
 SOURCE = pathlib.Path(clinicrecords.__file__).parent
 
@@ -96,11 +95,7 @@ def _btree_indexes(connection, schema):
 
 def _migrated_clinic(engine):
     """A clinic whose schema is built by running every tenant revision, as an old clinic's was."""
-    clinic_id = uuid.uuid4()
-    with engine.begin() as connection:
-        connection.execute(CreateSchema(schema_name(clinic_id)))
-        connection.execute(Clinic.__table__.insert().values(id=clinic_id, name="Old", kind="clinic",
-                                                            currency="USD", schema_revision=None))
+    clinic_id = _make_clinic_at_base(engine)
     migrations.migrate_all(engine)
     return clinic_id
 
