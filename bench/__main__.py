@@ -48,7 +48,8 @@ def bench_settings():
 
 
 @contextlib.contextmanager
-def _request(registry):
+def request_in_transaction(registry):
+    """A request on `registry` whose block runs in one transaction (seeding the bench's databases)."""
     with prepared_request(registry) as request, request.tm:
         yield request
 
@@ -72,14 +73,14 @@ def seed(settings, allergies):
     app = make_config(settings).make_wsgi_app()
     registry = app.registry
     migrations.migrate_all(registry["db.engine"])
-    with _request(registry) as request:
+    with request_in_transaction(registry) as request:
         clinic_id = create_clinic(request.db, "Bench Clinic").id
         workspace = services.create_workspace(request.db, "Bench Workspace", verified=True, paid=True,
                                               terms_accepted=True, seed=lambda db, c: seed_sandbox(request, c))
         services.grant_connection(request.db, workspace.id, clinic_id, ALL_PERMISSIONS)
         key = services.create_key(request.db, registry.settings["secrets.key_pepper"], workspace_id=workspace.id,
                                   mode="live")[1]
-    with _request(registry) as request:
+    with request_in_transaction(registry) as request:
         open_clinic(request.db, clinic_id)
         patient_id = str(PatientService(request).create({"given_name": "Ada", "family_name": "Bench"}).id)
     client = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
@@ -90,7 +91,7 @@ def seed(settings, allergies):
                 "criticality": "high", "reactions": [{"manifestation": ["hives"], "description": "Rash"}]}
         submissions.append(client.post_json(f"/v1/clinics/{clinic_id}/allergies", body, status=202, headers={
             **headers, "Idempotency-Key": str(uuid.uuid4())}).json["data"]["submission_id"])
-    with _request(registry) as request:
+    with request_in_transaction(registry) as request:
         clinic = open_clinic(request.db, clinic_id)
         review = StaffReview(request.db, registry, clinic)
         for submission_id in submissions:

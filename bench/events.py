@@ -6,7 +6,6 @@ each event is committed, then delivered (signed, over HTTP to 127.0.0.1) before 
 """
 
 import argparse
-import contextlib
 import threading
 import time
 import uuid
@@ -17,6 +16,7 @@ import webtest
 from pyramid.paster import get_appsettings
 from sqlalchemy import text
 
+from bench.__main__ import request_in_transaction
 from clinicrecords import make_config
 from clinicrecords.access import services
 from clinicrecords.clinics.services import create_clinic
@@ -26,7 +26,6 @@ from clinicrecords.events.outbox import emit
 from clinicrecords.events.settings import webhook_settings
 from clinicrecords.events.webhooks import add_endpoint
 from clinicrecords.settings import var_dir
-from clinicrecords.tasks import prepared_request
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -45,12 +44,6 @@ class _Sink(BaseHTTPRequestHandler):
         pass
 
 
-@contextlib.contextmanager
-def _request(registry):
-    with prepared_request(registry) as request, request.tm:
-        yield request
-
-
 def _app(database):
     settings = dict(get_appsettings(str(ROOT / "testing.ini"), "main"), **{"database.name": database})
     embedded.drop_database(var_dir(settings), database) if settings["database_url"] == "embedded" else None
@@ -63,13 +56,13 @@ def outbox_to_receiver(registry, count):
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        with _request(registry) as request:
+        with request_in_transaction(registry) as request:
             clinic_id = create_clinic(request.db, "Bench outbox").id
             add_endpoint(request.db, webhook_settings(registry), f"http://127.0.0.1:{server.server_address[1]}/",
                          clinic_id=clinic_id)
         started = time.perf_counter()
         for _ in range(count):
-            with _request(registry) as request:
+            with request_in_transaction(registry) as request:
                 bind_to_clinic(request.db, clinic_id)
                 emit(request.db, clinic_id, "inventory.item.updated", uuid.uuid4(), {"id": str(uuid.uuid4())})
         elapsed = time.perf_counter() - started
@@ -82,7 +75,7 @@ def outbox_to_receiver(registry, count):
 
 def feed_catch_up(app, total, page):
     registry = app.registry
-    with _request(registry) as request:
+    with request_in_transaction(registry) as request:
         clinic_id = create_clinic(request.db, "Bench feed").id
         add_endpoint(request.db, webhook_settings(registry), "http://127.0.0.1:9/", clinic_id=clinic_id,
                      event_types=["listing.freshness.changed"])

@@ -14,7 +14,7 @@ from pathlib import Path
 import webtest
 from pyramid.paster import get_appsettings
 
-from clinicrecords.tasks import prepared_request
+from bench.__main__ import request_in_transaction
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,7 +23,7 @@ def _clinic_and_key(registry):
     from clinicrecords.access.services import create_key
     from clinicrecords.clinics.services import create_clinic
 
-    with prepared_request(registry) as request, request.tm:
+    with request_in_transaction(registry) as request:
         clinic = create_clinic(request.db, "Bench Clinic")
         _, key = create_key(request.db, registry.settings["secrets.key_pepper"], clinic_id=clinic.id)
         return clinic.id, key

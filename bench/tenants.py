@@ -60,14 +60,14 @@ def _percentile(values, fraction):
 
 def create_clinics(registry, count):
     """N clinics, each created in its own transaction (timed), then connected and seeded (not timed)."""
-    from bench.__main__ import _request
+    from bench.__main__ import request_in_transaction
     from clinicrecords.access import services
     from clinicrecords.access.permissions import ALL_PERMISSIONS
     from clinicrecords.clinical.models import Allergy
     from clinicrecords.clinics.services import create_clinic, open_clinic
     from clinicrecords.patients.services import PatientService
 
-    with _request(registry) as request:
+    with request_in_transaction(registry) as request:
         workspace = services.create_workspace(request.db, "Bench tenants", verified=True, paid=True,
                                               terms_accepted=True)
         key = services.create_key(request.db, registry.settings["secrets.key_pepper"], workspace_id=workspace.id,
@@ -75,10 +75,10 @@ def create_clinics(registry, count):
     timings, targets = [], []
     for n in range(count):
         started = time.perf_counter()
-        with _request(registry) as request:
+        with request_in_transaction(registry) as request:
             clinic_id = create_clinic(request.db, f"Bench clinic {n}").id
         timings.append((time.perf_counter() - started) * 1000)
-        with _request(registry) as request:
+        with request_in_transaction(registry) as request:
             services.grant_connection(request.db, workspace.id, clinic_id, ALL_PERMISSIONS)
             open_clinic(request.db, clinic_id)
             patient = PatientService(request).create({"given_name": "Ada", "family_name": f"Tenant {n}"})
