@@ -47,11 +47,11 @@ class ReachService:
         if identity.clinic_id is not None:
             if clinic_id != identity.clinic_id:
                 raise KeyError(clinic_id)
-            return (prefetched.clinic if prefetched else self.db.get(Clinic, clinic_id)), identity.scopes
+            return self._clinic(prefetched, clinic_id), identity.scopes
         if identity.is_test:
             if clinic_id != identity.sandbox_clinic_id:
                 raise Problem("sandbox_only", "A test key reaches only its workspace's sandbox clinic.")
-            return (prefetched.clinic if prefetched else self.db.get(Clinic, clinic_id)), identity.scopes
+            return self._clinic(prefetched, clinic_id), identity.scopes
         if not identity.workspace_verified:
             raise Problem("not_verified", "The workspace's verification is absent or has lapsed.")
         if identity.workspace_plan != "paid" or not identity.workspace_terms_accepted:
@@ -72,6 +72,9 @@ class ReachService:
         if row is None:
             raise KeyError(clinic_id)
         return row.Clinic, identity.scopes & frozenset(row.scopes)
+
+    def _clinic(self, prefetched, clinic_id):
+        return prefetched.clinic if prefetched else self.db.get(Clinic, clinic_id)
 
     def calling_key(self, identity):
         owner = self.db.get(Clinic, identity.clinic_id) if identity.clinic_id else self.db.get(

@@ -121,14 +121,13 @@ class ProposalService:
                           "The clinic has acted on this referral.")
 
 
-def _visible_rows(model):
-    return (select(*model.__table__.columns).join(Patient, Patient.id == model.patient_id)
-            .where(Patient.restricted.is_(False)))
+def _visible(statement, model):
+    """Only items whose patient is not restricted."""
+    return statement.join(Patient, Patient.id == model.patient_id).where(Patient.restricted.is_(False))
 
 
 def _get_item(model):
-    statement = (select(model).join(Patient, Patient.id == model.patient_id)
-                 .where(Patient.restricted.is_(False), model.id == bindparam("item_id", type_=Uuid())))
+    statement = _visible(select(model), model).where(model.id == bindparam("item_id", type_=Uuid()))
     return statement.where(Allergy.entry != "legacy_text") if model is Allergy else statement
 
 
@@ -138,7 +137,7 @@ MODELS = {"allergy": Allergy, "condition": Condition, "medication_statement": Me
 
 # Built once: constructing these showed in the profile of every read.
 _GET = {model: _get_item(model) for model in MODELS.values()}
-_VISIBLE_ROWS = {model: _visible_rows(model) for model in MODELS.values()}
+_VISIBLE_ROWS = {model: _visible(select(*model.__table__.columns), model) for model in MODELS.values()}
 
 
 def item_service_factory(resource_type):
