@@ -149,6 +149,8 @@ def refusals_apart_tween_factory(handler, registry):
                 with engine.begin() as connection:
                     connection.execute(_INSERT_UNLESS_KEPT, refusals)
 
+    return refusals_apart
+
 
 def prune(db):
     """Forget answers past their retention (run periodically)."""
