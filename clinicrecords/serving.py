@@ -6,6 +6,7 @@ import signal
 
 import waitress
 
+from clinicrecords.db import check_ready_to_serve
 from clinicrecords.settings import as_bool
 
 
@@ -18,6 +19,7 @@ def serve_waitress(wsgi_app, global_conf, **kw):
     if os.environ.get("PORT"):
         kw["listen"] = _listen_with_port(kw.get("listen", "localhost:6543"), os.environ["PORT"])
     settings = wsgi_app.registry.settings
+    check_ready_to_serve(wsgi_app.registry)
     if as_bool(settings.get("huey.consumer_in_process", False)):
         from clinicrecords.tasks.worker import consumer
 

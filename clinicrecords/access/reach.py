@@ -41,7 +41,7 @@ class ReachService:
         """(clinic, granted permissions) for this key, or a Problem / KeyError (404) when out of reach.
 
         When authentication already read this clinic's row and connection in the key's statement
-        (`identity.prefetched`, same transaction), the decision is made from it without another query."""
+        (`identity.prefetched`), the decision is made from it without another query."""
         prefetched = identity.prefetched if identity.prefetched and identity.prefetched.clinic_id == clinic_id \
             else None
         if identity.clinic_id is not None:
@@ -61,7 +61,7 @@ class ReachService:
             clinic = prefetched.clinic
             if clinic is None or clinic.is_sandbox or prefetched.connection_scopes is None:
                 raise KeyError(clinic_id)
-            return clinic, identity.scopes & frozenset(prefetched.connection_scopes)
+            return self._attached(clinic), identity.scopes & frozenset(prefetched.connection_scopes)
         now = now or datetime.datetime.now(datetime.UTC)
         row = self.db.execute(
             select(Clinic, Connection.scopes)
@@ -74,7 +74,14 @@ class ReachService:
         return row.Clinic, identity.scopes & frozenset(row.scopes)
 
     def _clinic(self, prefetched, clinic_id):
-        return prefetched.clinic if prefetched else self.db.get(Clinic, clinic_id)
+        if prefetched is None:
+            return self.db.get(Clinic, clinic_id)
+        return self._attached(prefetched.clinic) if prefetched.clinic is not None else None
+
+    def _attached(self, clinic):
+        """The key's statement ran before the request's transaction: join its clinic row to the request's
+        session as it was read (no query), so the request uses it like any row it loaded itself."""
+        return self.db.merge(clinic, load=False)
 
     def calling_key(self, identity):
         owner = self.db.get(Clinic, identity.clinic_id) if identity.clinic_id else self.db.get(

@@ -6,7 +6,9 @@
 - While the first request runs, it holds a transaction-scoped advisory lock on the key: a concurrent
   retry gets 409 idempotency_key_reused at once instead of waiting.
 - A success is stored in the request's own transaction, so the effect and its record commit together.
-  A 4xx is stored in a transaction of its own (the request's transaction is aborted; it wrote nothing).
+  A 4xx is stored in a transaction of its own once the request's transaction has ended (it was aborted and
+  wrote nothing; storing it meanwhile would take a second pooled connection). It never replaces a stored
+  answer still within retention: a retry that ran in between keeps its own.
   A 5xx or any unexpected error is not stored, so a retry runs again.
 """
 
@@ -101,7 +103,8 @@ def idempotency_deriver(view, info):
             response = view(context, request)
         except Problem as problem:
             if 400 <= problem.status < 500:
-                _store_apart(request, _record_values(owner_id, key, digest, problem_response(request, problem)))
+                request.idempotency_refusals.append(
+                    _record_values(owner_id, key, digest, problem_response(request, problem)))
             raise
         if response.status_int < 500:
             _upsert(connection, _record_values(owner_id, key, digest, response))
@@ -120,9 +123,12 @@ _STORED = select(*IdempotencyRecord.__table__.columns).where(
     IdempotencyRecord.key == bindparam("key", type_=String()),
     IdempotencyRecord.created_at > func.now() - RETENTION)
 _INSERT = insert(IdempotencyRecord).values(created_at=func.now())
-_UPSERT = _INSERT.on_conflict_do_update(
-    index_elements=[IdempotencyRecord.owner_id, IdempotencyRecord.key],
-    set_={name: _INSERT.excluded[name] for name in ("fingerprint", "status", "headers", "body", "created_at")})
+_REPLACED = {name: _INSERT.excluded[name] for name in ("fingerprint", "status", "headers", "body", "created_at")}
+_UPSERT = _INSERT.on_conflict_do_update(index_elements=[IdempotencyRecord.owner_id, IdempotencyRecord.key],
+                                        set_=_REPLACED)
+_INSERT_UNLESS_KEPT = _INSERT.on_conflict_do_update(
+    index_elements=[IdempotencyRecord.owner_id, IdempotencyRecord.key], set_=_REPLACED,
+    where=IdempotencyRecord.created_at <= func.now() - RETENTION)
 
 
 def _upsert(connection, values):
@@ -130,9 +136,20 @@ def _upsert(connection, values):
     connection.execute(_UPSERT, values)
 
 
-def _store_apart(request, values):
-    with request.registry["db.engine"].begin() as connection:
-        _upsert(connection, values)
+def refusals_apart_tween_factory(handler, registry):
+    """Outside pyramid_tm: store the 4xx answers of idempotent requests after their transaction ended."""
+    engine = registry["db.engine"]
+
+    def refusals_apart(request):
+        request.idempotency_refusals = refusals = []
+        try:
+            return handler(request)
+        finally:
+            if refusals:
+                with engine.begin() as connection:
+                    connection.execute(_INSERT_UNLESS_KEPT, refusals)
+
+    return refusals_apart
 
 
 def prune(db):
@@ -143,3 +160,5 @@ def prune(db):
 
 def includeme(config):
     config.add_view_deriver(idempotency_deriver, name="idempotency")
+    config.add_tween("clinicrecords.api.idempotency.refusals_apart_tween_factory",
+                     over="pyramid_tm.tm_tween_factory")
