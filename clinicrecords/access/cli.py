@@ -2,6 +2,7 @@ import argparse
 import datetime
 
 from clinicrecords.access import services
+from clinicrecords.access.usage import IUsageService
 from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, scopes_arg, uuid_arg
 from clinicrecords.sandbox import seed_sandbox
 
@@ -123,17 +124,34 @@ def month_arg(text):
 
 
 def _register_usage(commands):
-    usage = commands.add_parser("usage", help="requests counted per workspace").add_subparsers(
+    usage = commands.add_parser("usage", help="monthly usage per workspace: the billing basis").add_subparsers(
         dest="action", required=True)
-    show = usage.add_parser("show", help="a workspace's requests in a calendar month (UTC)")
+    show = usage.add_parser("show", help="a workspace's month (UTC): requests, connected clinics, allowance, "
+                                         "overage")
     show.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
     show.add_argument("--month", type=month_arg, metavar="YYYY-MM", help="default: the current month")
     show.set_defaults(handler=usage_show)
 
+    export = usage.add_parser("export", help="one entry per workspace to invoice for a month (UTC)")
+    export.add_argument("--month", type=month_arg, required=True, metavar="YYYY-MM")
+    export.set_defaults(handler=usage_export)
+
+
+def _month_usage_json(usage):
+    return {
+        "workspace_id": str(usage.workspace_id), "month": f"{usage.month:%Y-%m}", "plan": usage.plan,
+        "billable": usage.billable, "requests": usage.live_requests + usage.test_requests,
+        "live": usage.live_requests, "test": usage.test_requests, "connected_clinics": usage.connected_clinics,
+        "included": {"requests": usage.included_requests, "connected_clinics": usage.included_clinics},
+        "overage": {"requests": usage.overage_requests, "connected_clinics": usage.overage_clinics},
+    }
+
 
 def usage_show(request, args):
-    month = args.month or datetime.datetime.now(datetime.UTC).date().replace(day=1)
-    counts = services.workspace_usage(request.db, request.registry["access.rate_limiter"], args.workspace, month)
-    return {"workspace_id": str(args.workspace), "month": f"{month:%Y-%m}",
-            "requests": counts["live"] + counts["test"], "live": counts["live"], "test": counts["test"],
-            "connected_clinics": services.connected_clinics(request.db, args.workspace, month)}
+    month = args.month or datetime.datetime.now(datetime.UTC).date()
+    return _month_usage_json(request.find_service(IUsageService).month_usage(args.workspace, month))
+
+
+def usage_export(request, args):
+    usages = request.find_service(IUsageService).month_export(args.month)
+    return {"month": f"{args.month:%Y-%m}", "workspaces": [_month_usage_json(usage) for usage in usages]}

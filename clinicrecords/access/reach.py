@@ -33,6 +33,18 @@ def _active_connection(now):
     return (Connection.revoked_at.is_(None)) & (Connection.expires_at.is_(None) | (Connection.expires_at > now))
 
 
+def live_access_blocked(identity):
+    """Why a live workspace key reaches no real clinic now (a `Problem`), or None. Checked in this order."""
+    if identity.clinic_id is not None or identity.is_test:
+        return None
+    if not identity.workspace_verified:
+        return Problem("not_verified", "The workspace's verification is absent or has lapsed.")
+    if identity.workspace_plan != "paid" or not identity.workspace_terms_accepted:
+        return Problem("workspace_plan_required",
+                       "Live access needs a paid plan with the API Terms of Use accepted.")
+    return None
+
+
 class ReachService:
     def __init__(self, db):
         self.db = db
@@ -52,11 +64,9 @@ class ReachService:
             if clinic_id != identity.sandbox_clinic_id:
                 raise Problem("sandbox_only", "A test key reaches only its workspace's sandbox clinic.")
             return self._clinic(prefetched, clinic_id), identity.scopes
-        if not identity.workspace_verified:
-            raise Problem("not_verified", "The workspace's verification is absent or has lapsed.")
-        if identity.workspace_plan != "paid" or not identity.workspace_terms_accepted:
-            raise Problem("workspace_plan_required",
-                          "Live access needs a paid plan with the API Terms of Use accepted.")
+        blocked = live_access_blocked(identity)
+        if blocked is not None:
+            raise blocked
         if prefetched is not None:
             clinic = prefetched.clinic
             if clinic is None or clinic.is_sandbox or prefetched.connection_scopes is None:
@@ -89,11 +99,14 @@ class ReachService:
         return CallingKey(identity, owner.name)
 
     def reachable(self, identity, now=None):
-        """Every clinic the key reaches now (`Reached`), for GET /v1/connections."""
+        """Every clinic the key reaches now (`Reached`), for GET /v1/connections: none while its live access
+        is blocked (`live_access_blocked`), whatever connections its workspace holds."""
         if identity.clinic_id is not None:
             return [Reached(self.db.get(Clinic, identity.clinic_id), identity.scopes, None)]
         if identity.is_test:
             return [Reached(self.db.get(Clinic, identity.sandbox_clinic_id), identity.scopes, None)]
+        if live_access_blocked(identity) is not None:
+            return []
         now = now or datetime.datetime.now(datetime.UTC)
         rows = self.db.execute(
             select(Clinic, Connection)

@@ -4,7 +4,7 @@ import datetime
 import ipaddress
 import uuid
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import select
 
 from clinicrecords.access.keys import hash_secret, new_key
 from clinicrecords.access.models import ApiKey, Connection, Workspace
@@ -138,21 +138,3 @@ def revoke_connection(db, workspace_id, clinic_id):
         raise AccessError("no active connection between that workspace and clinic")
     connection.revoked_at = _now()
     return connection
-
-
-def connected_clinics(db, workspace_id, month):
-    """How many clinics the workspace was connected to at some moment of the month (a date, first of the
-    month, UTC): the monthly allowance of connected clinics counts them like requests, never caps them."""
-    get_workspace(db, workspace_id)
-    start = datetime.datetime.combine(month, datetime.time(), tzinfo=datetime.UTC)
-    end = (start + datetime.timedelta(days=32)).replace(day=1)
-    return db.scalar(select(func.count()).select_from(Connection).where(
-        Connection.workspace_id == workspace_id, Connection.connected_at < end,
-        or_(Connection.revoked_at.is_(None), Connection.revoked_at >= start),
-        or_(Connection.expires_at.is_(None), Connection.expires_at >= start)))
-
-
-def workspace_usage(db, limiter, workspace_id, month):
-    """{"live": n, "test": n}: requests the workspace's keys made in the month. Counted, never capped."""
-    get_workspace(db, workspace_id)
-    return limiter.usage(workspace_id, month)

@@ -165,6 +165,14 @@ def _envelope(data_schema, many, replay_field, envelope="page"):
     return {"type": "object", "required": ["data"], "properties": properties}
 
 
+def _add_envelope_properties(schema, properties):
+    """Top-level fields a route adds beside its envelope (`openapi={"envelope_properties": {...}}`): always
+    present in the answer, so required."""
+    if properties:
+        schema["properties"].update(properties)
+        schema["required"] = [*schema["required"], *properties]
+
+
 class _Builder:
     def __init__(self, registry):
         from clinicrecords.api.openapi import version
@@ -234,8 +242,9 @@ class _Builder:
         if data_schema is not None:
             many = bool(doc.get("many"))
             envelope = doc.get("envelope", "page")
-            content[JSON] = {"schema": _envelope(data_schema, many,
-                                                 operation.options.get("idempotent_replay_field"), envelope)}
+            schema = _envelope(data_schema, many, operation.options.get("idempotent_replay_field"), envelope)
+            _add_envelope_properties(schema, doc.get("envelope_properties"))
+            content[JSON] = {"schema": schema}
             if (representation is not None and representation.fhir is not None and operation.method == "GET"
                     and envelope == "page"):
                 fhir = "FhirSearchsetBundle" if many else "FhirResource"

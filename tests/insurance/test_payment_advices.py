@@ -10,7 +10,7 @@ from sqlalchemy import select
 from clinicrecords.insurance.claims import create_claim, link_insurer
 from clinicrecords.insurance.models import Claim
 from clinicrecords.insurance.schemas import SANDBOX_CLAIM_IDS, SANDBOX_PAYER_IDS, PaymentAdviceCreate
-from clinicrecords.patients.models import Patient
+from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
 from tests.insurance.helpers import Caller, admin, sandbox_caller, staff
 
 EXAMPLE = PaymentAdviceCreate.EXAMPLE
@@ -146,7 +146,7 @@ def test_the_limits_themselves_are_accepted(testapp, caller):
 
 def test_500_allocations_are_accepted(world, testapp, caller):
     with staff(world, caller.clinic_id) as (db, clinic):
-        patient = db.scalars(select(Patient.id)).first()
+        patient = SANDBOX_PATIENT_IDS[0]  # Northwind's confirmed, active coverage:1
         claim_ids = [str(create_claim(db, clinic, SANDBOX_PAYER_IDS[0], patient, "1.00").id) for _ in range(500)]
     body = _with(amount=500, allocations=[{"claim_id": c, "amount": 1} for c in claim_ids])
     assert len(_post(testapp, caller, body).json["data"]["allocations"]) == 500
@@ -237,9 +237,8 @@ def test_staff_record_and_decline_never_touch_claims(world, testapp, caller):
 
 
 def test_claim_commands(world, caller):
-    with staff(world, caller.clinic_id) as (db, _):
-        patient = str(db.scalars(select(Patient.id)).first())
-    payer = str(SANDBOX_PAYER_IDS[2])
+    # Patient 4's Bluegate coverage is confirmed and active in the seed: claims need one.
+    patient, payer = str(SANDBOX_PATIENT_IDS[3]), str(SANDBOX_PAYER_IDS[2])
     status, claim, _ = admin("claim", "create", "--clinic", caller.clinic_id, "--insurer", payer,
                              "--patient", patient, "--amount", "75.5")
     assert status == 0 and (claim["amount"], claim["outstanding"], claim["status"]) == (
