@@ -18,8 +18,10 @@ PROBLEM_JSON = "application/problem+json"
 BEARER = "bearerAuth"
 
 # Every keyed route can meet the key gate; every route can meet validation of its query and the database.
-# Every route: a malformed query, a URL over the length limit (api.max_url_length), and server failures.
-_ALWAYS = ("invalid_request", "uri_too_long", "internal_error", "service_unavailable")
+# Every route: a malformed query, a URL over the length limit (api.max_url_length), headers over the server's
+# limit, an unknown transfer coding (clinicrecords/waitress_refusals.py), and server failures.
+_ALWAYS = ("invalid_request", "uri_too_long", "request_header_too_large", "not_implemented", "internal_error",
+           "service_unavailable")
 _KEYED = ("invalid_key", "browser_not_allowed", "ip_not_allowed", "rate_limited")
 _IN_CLINIC = ("sandbox_only", "not_verified", "workspace_plan_required", "not_found")
 
