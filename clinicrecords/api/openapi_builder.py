@@ -167,6 +167,16 @@ def _envelope(data_schema, many, replay_field, envelope="page"):
     return {"type": "object", "required": ["data"], "properties": properties}
 
 
+def _exclusive_bounds(converter, field, ret, **kwargs):
+    """apispec writes a Range's bounds as inclusive; OpenAPI 3.1 states an exclusive one by its own keyword."""
+    for validator in field.validators:
+        for inclusive, bound, keyword in (("min_inclusive", "minimum", "exclusiveMinimum"),
+                                          ("max_inclusive", "maximum", "exclusiveMaximum")):
+            if getattr(validator, inclusive, True) is False and bound in ret:
+                ret[keyword] = ret.pop(bound)
+    return {}
+
+
 class _Builder:
     def __init__(self, registry):
         from clinicrecords.api.openapi import version
@@ -180,6 +190,7 @@ class _Builder:
                                  "application/problem+json with a stable `code` (table: `x-error-codes`)."},
             security=[{BEARER: []}],
         )
+        self.plugin.converter.add_attribute_function(_exclusive_bounds)
         self.spec.components.security_scheme(BEARER, {
             "type": "http", "scheme": "bearer",
             "description": "An API key: `ehr_live_<keyId>_<secret>` or `ehr_test_<keyId>_<secret>`."})
