@@ -48,7 +48,7 @@ class RouteBodyTooLarge(RequestEntityTooLarge):
 class ProblemParser(HTTPRequestParser):
     """Refuses a body over its route's limit from Content-Length, before reading any of it; tells an
     over-long URL from an over-large header block; never lets a refused request continue.
-    `limits` is the application's LimitedExecutionPolicy (see problem_parser)."""
+    `limits` is the application's LimitedExecutionPolicy (see problem_channel)."""
 
     limits = None
     url_too_long = False

@@ -52,7 +52,8 @@ def _ndjson(data):
         try:
             row = parse_json(line)
         except DuplicateKey as repeated:
-            rows.append(RowProblem(repeated.pointer, "This key appears more than once in its object."))
+            field = repeated.pointer.lstrip("/").replace("/", ".")  # as row_errors_of names fields
+            rows.append(RowProblem(field, "This key appears more than once in its object."))
             continue
         except (ValueError, RecursionError):
             rows.append(RowProblem("", "The line is not valid JSON."))
