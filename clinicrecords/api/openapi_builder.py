@@ -18,8 +18,10 @@ PROBLEM_JSON = "application/problem+json"
 BEARER = "bearerAuth"
 
 # Every keyed route can meet the key gate; every route can meet validation of its query and the database.
-# Every route: a malformed query, a URL over the length limit (api.max_url_length), and server failures.
-_ALWAYS = ("invalid_request", "uri_too_long", "internal_error", "service_unavailable")
+# Every route: a malformed query, a URL over the length limit (api.max_url_length), headers over the server's
+# limit, an unknown transfer coding (clinicrecords/waitress_refusals.py), and server failures.
+_ALWAYS = ("invalid_request", "uri_too_long", "request_header_too_large", "not_implemented", "internal_error",
+           "service_unavailable")
 _KEYED = ("invalid_key", "browser_not_allowed", "ip_not_allowed", "rate_limited")
 _IN_CLINIC = ("sandbox_only", "not_verified", "workspace_plan_required", "not_found")
 
@@ -173,6 +175,16 @@ def _add_envelope_properties(schema, properties):
         schema["required"] = [*schema["required"], *properties]
 
 
+def _exclusive_bounds(converter, field, ret, **kwargs):
+    """apispec writes a Range's bounds as inclusive; OpenAPI 3.1 states an exclusive one by its own keyword."""
+    for validator in field.validators:
+        for inclusive, bound, keyword in (("min_inclusive", "minimum", "exclusiveMinimum"),
+                                          ("max_inclusive", "maximum", "exclusiveMaximum")):
+            if getattr(validator, inclusive, True) is False and bound in ret:
+                ret[keyword] = ret.pop(bound)
+    return {}
+
+
 class _Builder:
     def __init__(self, registry):
         from clinicrecords.api.openapi import version
@@ -186,6 +198,7 @@ class _Builder:
                                  "application/problem+json with a stable `code` (table: `x-error-codes`)."},
             security=[{BEARER: []}],
         )
+        self.plugin.converter.add_attribute_function(_exclusive_bounds)
         self.spec.components.security_scheme(BEARER, {
             "type": "http", "scheme": "bearer",
             "description": "An API key: `ehr_live_<keyId>_<secret>` or `ehr_test_<keyId>_<secret>`."})

@@ -23,21 +23,24 @@ def route_template(path):
     return _KEY_LIKE.sub("{key}", _ID_SEGMENT.sub("/{id}", path))
 
 
-def log_request(request, status, started):
+def log_line(request_id, method, path, status, started, environ=None):
+    """`environ` is absent for what the server refused before there was a request (waitress_refusals)."""
     line = {
-        "request_id": request.request_id,
-        "method": request.method,
-        "route": route_template(request.environ.get("PATH_INFO", "")),
+        "request_id": request_id,
+        "method": method,
+        "route": route_template(path),
         "status": status,
         "duration_ms": round((time.perf_counter() - started) * 1000, 2),
     }
-    clinic_id = request.environ.get("clinicrecords.clinic_id")
-    if clinic_id:
-        line["clinic_id"] = clinic_id
-    key_id = request.environ.get("clinicrecords.key_id")
-    if key_id:
-        line["key_id"] = key_id
+    for field, name in (("clinic_id", "clinicrecords.clinic_id"), ("key_id", "clinicrecords.key_id")):
+        if environ and environ.get(name):
+            line[field] = environ[name]
     log.info(json.dumps(line))
+
+
+def log_request(request, status, started):
+    log_line(request.request_id, request.method, request.environ.get("PATH_INFO", ""), status, started,
+             request.environ)
 
 
 def request_log_tween_factory(handler, registry):

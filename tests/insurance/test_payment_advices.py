@@ -1,4 +1,5 @@
 import copy
+import json
 import threading
 import uuid
 from decimal import Decimal
@@ -53,6 +54,27 @@ def test_replay_carries_idempotent_replay(testapp, caller):
     assert second.json["idempotent_replay"] is True
     assert second.json["data"] == first.json["data"]
     assert "idempotent_replay" not in first.json
+
+
+def test_a_replay_is_the_first_answer_byte_for_byte_plus_the_flag(testapp, caller):
+    first = _post(testapp, caller, EXAMPLE, key="advice-bytes")
+    second = _post(testapp, caller, EXAMPLE, key="advice-bytes")
+    assert second.body == first.body[:-1] + b',"idempotent_replay":true}'
+    assert b'"amount":290.50' in second.body
+
+
+def test_numbers_compare_by_value_in_a_retry(testapp, caller):
+    """290.5, 290.50 and 290.500 are one amount; 250 and 250.00 too (docs/decisions.md)."""
+    _post(testapp, caller, EXAMPLE, key="advice-numbers")
+    body = json.dumps(EXAMPLE).replace("290.5", "290.500").replace("250.0", "250").encode()
+    assert b"290.500" in body and b"250.0" not in body
+    retry = testapp.post(caller.url("insurance/payment-advices"), body, headers=caller.write_headers(
+        "advice-numbers"), content_type="application/json", status=201)
+    assert retry.json["idempotent_replay"] is True
+    other = json.dumps(dict(EXAMPLE, amount="290.50")).encode()
+    conflict = testapp.post(caller.url("insurance/payment-advices"), other, headers=caller.write_headers(
+        "advice-numbers"), content_type="application/json", status=409)
+    assert conflict.json["code"] == "idempotency_key_conflict"
 
 
 def test_idempotency_key_is_required(testapp, caller):
