@@ -158,21 +158,20 @@ def list_workspaces(db):
 
 def list_keys(db, workspace_id=None, clinic_id=None):
     """Keys of one owner (or every key), oldest first, revoked ones included."""
-    query = select(ApiKey).order_by(ApiKey.created_at, ApiKey.key_id)
-    if workspace_id is not None:
-        query = query.where(ApiKey.workspace_id == get_workspace(db, workspace_id).id)
-    if clinic_id is not None:
-        query = query.where(ApiKey.clinic_id == get_clinic(db, clinic_id).id)
-    return db.scalars(query).all()
+    return _of_owner(db, ApiKey, ApiKey.created_at, workspace_id, clinic_id)
 
 
 def list_connections(db, workspace_id=None, clinic_id=None):
     """Connections of one workspace or clinic (or every one), oldest first, revoked ones included."""
-    query = select(Connection).order_by(Connection.connected_at, Connection.id)
+    return _of_owner(db, Connection, Connection.connected_at, workspace_id, clinic_id)
+
+
+def _of_owner(db, model, oldest_first, workspace_id, clinic_id):
+    query = select(model).order_by(oldest_first, model.id)
     if workspace_id is not None:
-        query = query.where(Connection.workspace_id == get_workspace(db, workspace_id).id)
+        query = query.where(model.workspace_id == get_workspace(db, workspace_id).id)
     if clinic_id is not None:
-        query = query.where(Connection.clinic_id == get_clinic(db, clinic_id).id)
+        query = query.where(model.clinic_id == get_clinic(db, clinic_id).id)
     return db.scalars(query).all()
 
 
