@@ -98,6 +98,7 @@ def demo(request, args):
         "sandbox_clinic_id": str(workspace.sandbox_clinic_id),
         "keys": keys,
         "keys_kept": kept,
+        "keys_file": str(args.keys_file) if args.keys_file else None,
         "base_url": base_url,
         "docs_url": f"{base_url}/v1/docs",
         "curl": f"curl -H 'Authorization: Bearer {keys['live']}' {base_url}/v1/connections",
