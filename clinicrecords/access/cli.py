@@ -64,7 +64,8 @@ def workspace_list(request, args):
 
 def _owner_filter(parser, what):
     owner = parser.add_mutually_exclusive_group()
-    owner.add_argument("--workspace", type=uuid_arg, metavar="WORKSPACE_ID", help=f"only this workspace's {what}")
+    owner.add_argument("--workspace", type=uuid_arg, metavar="WORKSPACE_ID",
+                       help=f"only this workspace's {what}")
     owner.add_argument("--clinic", type=uuid_arg, metavar="CLINIC_ID", help=f"only this clinic's {what}")
 
 
@@ -75,7 +76,8 @@ def key_id_arg(text):
         return parsed.key_id
     if re.fullmatch(r"[0-9a-f]{16}", text):
         return text
-    raise argparse.ArgumentTypeError("not a key id (16 hex characters, as printed by `key create`) or a whole key")
+    raise argparse.ArgumentTypeError(
+        "not a key id (16 hex characters, as printed by `key create`) or a whole key")
 
 
 def _register_key(commands):
@@ -128,7 +130,8 @@ def _register_connection(commands):
     grant = connection.add_parser("grant", help="connect, or replace the scopes of an existing connection")
     grant.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
     grant.add_argument("--clinic", type=uuid_arg, required=True, metavar="CLINIC_ID")
-    grant.add_argument("--scopes", type=scopes_arg, required=True, help=f"comma-separated, from: {SCOPES_HELP}")
+    grant.add_argument("--scopes", type=scopes_arg, required=True,
+                       help=f"comma-separated, from: {SCOPES_HELP}")
     grant.add_argument("--expires-at", type=datetime_arg, metavar="ISO")
     grant.set_defaults(handler=connection_grant)
 

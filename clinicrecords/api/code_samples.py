@@ -33,7 +33,8 @@ def _url(path, parameters):
         elif "example" in parameter:
             values[parameter["name"]] = parameter["example"]
         else:
-            raise ValueError(f"{path}: declare sandbox_example_id on the item resource of {{{parameter['name']}}}")
+            raise ValueError(
+                f"{path}: declare sandbox_example_id on the item resource of {{{parameter['name']}}}")
     return BASE_URL + path.format(**values)
 
 

@@ -79,7 +79,8 @@ def _check_readable(config_uri):
         with path.open(encoding="utf-8") as config:
             parser.read_file(config)
     except (OSError, UnicodeDecodeError) as exc:
-        raise CommandError(f"cannot read the config file {str(path)!r}: {getattr(exc, 'strerror', None) or exc}")
+        reason = getattr(exc, "strerror", None) or exc
+        raise CommandError(f"cannot read the config file {str(path)!r}: {reason}")
     except configparser.Error as exc:
         first_line = str(exc).splitlines()[0]
         raise CommandError(f"the config file {str(path)!r} is not a valid ini file: {first_line}")

@@ -20,7 +20,8 @@ DEMO_CLINIC_ID = uuid.UUID("00000000-0000-4000-8000-00000000c001")
 
 
 def register(commands):
-    parser = commands.add_parser("demo", help="create (once) a demo workspace, clinic and data; print its keys")
+    parser = commands.add_parser("demo",
+                                 help="create (once) a demo workspace, clinic and data; print its keys")
     parser.add_argument("--keys-file", type=Path, metavar="PATH",
                         help="keep the keys in this file and reuse them while they still work (default: fresh "
                              "keys on every run)")

@@ -11,6 +11,7 @@ def seed_patient_imports(db, clinic):
                          last_processed_row=0, counts=empty_counts(failed=1),
                          row_errors=[{"row": 2, "field": "birth_date", "reason": "Not a valid date."}],
                          rows=[{"row": 1, "data": {"given_name": "Sami", "family_name": "Okafor",
-                                                   "birth_date": "1990-05-17", "external_id": "SANDBOX-IMPORT-1"}}],
+                                                   "birth_date": "1990-05-17",
+                                                   "external_id": "SANDBOX-IMPORT-1"}}],
                          content_hash=content_hash("json_array", "sandbox-seed"), started_by="key"))
     db.flush()
