@@ -3,6 +3,7 @@
 import datetime
 import ipaddress
 import uuid
+from dataclasses import dataclass
 
 from sqlalchemy import select
 
@@ -99,13 +100,26 @@ def create_key(db, pepper, *, clinic_id=None, workspace_id=None, mode=None, scop
     return key, full_key
 
 
+@dataclass(frozen=True)
+class Revocation:
+    """A key or connection after `revoke_*`: revoking again changes nothing and says so."""
+
+    record: ApiKey | Connection
+    already_revoked: bool
+
+
+def _revoke(record):
+    already = record.revoked_at is not None
+    if not already:
+        record.revoked_at = _now()
+    return Revocation(record, already)
+
+
 def revoke_key(db, key_id):
     key = db.scalar(select(ApiKey).where(ApiKey.key_id == key_id))
     if key is None:
         raise AccessError(f"no key {key_id}")
-    if key.revoked_at is None:
-        key.revoked_at = _now()
-    return key
+    return _revoke(key)
 
 
 def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None):
@@ -132,9 +146,31 @@ def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None):
 
 def revoke_connection(db, workspace_id, clinic_id):
     connection = db.scalar(select(Connection).where(Connection.workspace_id == workspace_id,
-                                                    Connection.clinic_id == clinic_id,
-                                                    Connection.revoked_at.is_(None)))
+                                                    Connection.clinic_id == clinic_id))
     if connection is None:
-        raise AccessError("no active connection between that workspace and clinic")
-    connection.revoked_at = _now()
-    return connection
+        raise AccessError("no connection between that workspace and clinic")
+    return _revoke(connection)
+
+
+def list_workspaces(db):
+    return db.scalars(select(Workspace).order_by(Workspace.created_at, Workspace.id)).all()
+
+
+def list_keys(db, workspace_id=None, clinic_id=None):
+    """Keys of one owner (or every key), oldest first, revoked ones included."""
+    return _of_owner(db, ApiKey, ApiKey.created_at, workspace_id, clinic_id)
+
+
+def list_connections(db, workspace_id=None, clinic_id=None):
+    """Connections of one workspace or clinic (or every one), oldest first, revoked ones included."""
+    return _of_owner(db, Connection, Connection.connected_at, workspace_id, clinic_id)
+
+
+def _of_owner(db, model, oldest_first, workspace_id, clinic_id):
+    query = select(model).order_by(oldest_first, model.id)
+    if workspace_id is not None:
+        query = query.where(model.workspace_id == get_workspace(db, workspace_id).id)
+    if clinic_id is not None:
+        query = query.where(model.clinic_id == get_clinic(db, clinic_id).id)
+    return db.scalars(query).all()
+

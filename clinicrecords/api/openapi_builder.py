@@ -7,6 +7,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.common import resolve_schema_cls
 
 from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.api.code_samples import CURL_SETUP, code_samples
 from clinicrecords.api.codes import CODES, problem_type
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
 from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
@@ -185,6 +186,23 @@ def _exclusive_bounds(converter, field, ret, **kwargs):
     return {}
 
 
+def error_code_table():
+    """Markdown, from the code list itself: the page shows exactly the codes the API answers with."""
+    rows = [f"| {known.status} | `{code}` | {known.title} |"
+            for code, known in sorted(CODES.items(), key=lambda item: (item[1].status, item[0]))]
+    return "\n".join(["| Status | Code | Meaning |", "| - | - | - |", *rows])
+
+
+def introduction():
+    return "\n\n".join([
+        "Server-to-server JSON REST API to a clinic's own records. Every request carries `Authorization: "
+        "Bearer <API_KEY>`; failures are application/problem+json with a stable `code`, listed in the table "
+        "below (and as `x-error-codes` in this document). Each operation lists the codes it can answer.",
+        "## Trying it with curl", CURL_SETUP,
+        "## Error codes", error_code_table(),
+    ])
+
+
 class _Builder:
     def __init__(self, registry):
         from clinicrecords.api.openapi import version
@@ -193,9 +211,7 @@ class _Builder:
         self.plugin = MarshmallowPlugin(schema_name_resolver=_name_resolver())
         self.spec = APISpec(
             title="Clinic Records API", version=version(), openapi_version="3.1.0", plugins=[self.plugin],
-            info={"description": "Server-to-server JSON REST API to a clinic's own records. Every request "
-                                 "carries `Authorization: Bearer <API_KEY>`; failures are "
-                                 "application/problem+json with a stable `code` (table: `x-error-codes`)."},
+            info={"description": introduction()},
             security=[{BEARER: []}],
         )
         self.plugin.converter.add_attribute_function(_exclusive_bounds)
@@ -314,6 +330,9 @@ class _Builder:
         for path, methods in paths.items():
             self.spec.path(path=path, operations=methods)
         document = self.spec.to_dict()
+        for path, methods in document["paths"].items():
+            for method, operation in methods.items():
+                operation["x-codeSamples"] = code_samples(method, path, operation)
         document["x-error-codes"] = {code: {"status": known.status, "title": known.title,
                                             "type": problem_type(code)} for code, known in CODES.items()}
         # One canonical JSON form: what is served is exactly what is committed.

@@ -7,6 +7,7 @@ import pytest
 import webtest
 from fhir.resources.R4B.allergyintolerance import AllergyIntolerance
 
+from tests.common.clinical import idem
 from tests.review.conftest import Clinic, ok, refused
 
 CONDITION = {"icd10_code": "I10"}
@@ -100,20 +101,20 @@ def test_a_per_key_setting_does_not_follow_a_rolled_key(clinic, world, testapp):
     _auto(clinic, *_key(clinic))
     rolled = world.key(workspace_id=clinic.connected.workspace_id, mode="live")
     body = {"patient_id": clinic.patient_id, "substance": {"text": "Peanut"}}
-    sent = testapp.post_json(clinic.url("allergies"), body, headers={"Authorization": f"Bearer {rolled}"}, status=202)
+    sent = testapp.post_json(clinic.url("allergies"), body, headers=idem(rolled), status=202)
     assert sent.json["data"]["review_status"] == "pending"
 
 
 def test_a_workspace_setting_covers_its_keys_but_not_a_new_connection(clinic, world, testapp):
-    other_key = {"Authorization": f"Bearer {world.key(workspace_id=clinic.connected.workspace_id, mode='live')}"}
+    other_key = world.key(workspace_id=clinic.connected.workspace_id, mode="live")
     _auto(clinic, *_workspace(clinic))
     body = {"patient_id": clinic.patient_id, "substance": {"text": "Peanut"}}
-    assert testapp.post_json(clinic.url("allergies"), body, headers=other_key).json["data"]["review_status"] == \
+    assert testapp.post_json(clinic.url("allergies"), body, headers=idem(other_key)).json["data"]["review_status"] == \
         "confirmed"
     world.revoke_connection(clinic.connected.workspace_id, clinic.id)
     world.grant(clinic.connected.workspace_id, clinic.id)
     body["substance"]["text"] = "Latex"
-    assert testapp.post_json(clinic.url("allergies"), body, headers=other_key).json["data"]["review_status"] == \
+    assert testapp.post_json(clinic.url("allergies"), body, headers=idem(other_key)).json["data"]["review_status"] == \
         "pending"
 
 
