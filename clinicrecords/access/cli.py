@@ -2,6 +2,7 @@ import argparse
 import datetime
 
 from clinicrecords.access import services
+from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, scopes_arg, uuid_arg
 from clinicrecords.sandbox import seed_sandbox
 
@@ -18,8 +19,7 @@ def register(commands):
 
 
 def _register_workspace(commands):
-    workspace = commands.add_parser("workspace", help="organizations' workspaces").add_subparsers(
-        dest="action", required=True)
+    workspace = command_group(commands, "workspace", "organizations' workspaces")
     create = workspace.add_parser("create", help="create a workspace and its seeded sandbox clinic")
     create.add_argument("--name", required=True)
     create.add_argument("--verified", action="store_true")

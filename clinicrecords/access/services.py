@@ -45,6 +45,11 @@ def get_workspace(db, workspace_id):
     return workspace
 
 
+def workspace_is_verified(db, workspace_id):
+    """The flag the live-key gate reads (`not_verified`); domain verification and operators set it."""
+    return get_workspace(db, workspace_id).verified
+
+
 def get_clinic(db, clinic_id):
     clinic = db.get(Clinic, clinic_id)
     if clinic is None:
