@@ -120,3 +120,13 @@ def test_the_workspace_commands_of_two_contexts_share_one_group():
                  ["x.ini", "workspace", "domain", "check", "--workspace", str(uuid.uuid4())],
                  ["x.ini", "workspace", "profile", "review", "--workspace", str(uuid.uuid4()), "--approve"]):
         assert callable(parser.parse_args(argv).handler)
+
+
+def test_the_demo_workspace_has_an_approved_profile():
+    from clinicrecords.sandbox.cli import DEMO_WORKSPACE_ID
+
+    ok("demo")
+    profile = ok("workspace", "profile", "show", "--workspace", DEMO_WORKSPACE_ID)
+    assert (profile["status"], profile["legal_name"]) == ("approved", "Demo Health Apps Ltd")
+    ok("demo")  # a second run keeps it
+    assert ok("workspace", "profile", "show", "--workspace", DEMO_WORKSPACE_ID) == profile
