@@ -32,7 +32,8 @@ def normalize_domain(text):
     if not text:
         raise InvalidDomain("a domain name is required, e.g. example.com")
     if _NOT_A_NAME.search(text):
-        raise InvalidDomain(f"{text!r} is not a domain name: give the name only, without scheme, port or path")
+        raise InvalidDomain(
+            f"{text!r} is not a domain name: give the name only, without scheme, port or path")
     if text.endswith("."):
         text = text[:-1]
     if _is_ip_address(text):

@@ -1,4 +1,5 @@
-"""The business profile: submitted once the workspace is verified, then approved or rejected by an operator."""
+"""The business profile: submitted once the workspace is verified, then approved or rejected by an
+operator."""
 
 import dataclasses
 import datetime
@@ -145,7 +146,8 @@ class BusinessProfileService:
         for name, value in fields.items():
             setattr(row, name, value)
         # A changed profile is reviewed again, even one approved before.
-        row.status, row.submitted_at, row.reviewed_at, row.review_reason = SUBMITTED, now or _now(), None, None
+        row.status, row.submitted_at = SUBMITTED, now or _now()
+        row.reviewed_at = row.review_reason = None
         self.db.flush()
         return ProfileView.of(row)
 

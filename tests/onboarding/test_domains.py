@@ -25,7 +25,8 @@ def test_accepted_domains(entered, stored):
 @pytest.mark.parametrize("entered", [
     "", "   ", "localhost", "com", "192.0.2.1", "2001:db8::1", "[2001:db8::1]", "10.0.0.300",
     "1.2.3.4.5", "https://example.com", "example.com/path", "example.com:443", "user@example.com",
-    "example.com foo", "example.com\nevil.example", "exa mple.com", "example..com", ".example.com", "example.com..",
+    "example.com foo", "example.com\nevil.example", "exa mple.com", "example..com", ".example.com",
+    "example.com..",
     "-example.com", "example-.com", "_dmarc.example.com", "ex_ample.com", "example.com?x", "example.com#x",
     "a" * 64 + ".com", ".".join(["a" * 60] * 4) + ".com", "example.123", "☃.example\u200d",
 ])

@@ -7,9 +7,10 @@ from clinicrecords.onboarding.dns_lookup import (ENV_NAMESERVERS, NameserverErro
 
 
 def test_hosts_and_ports():
-    assert parse_nameservers("192.0.2.1 192.0.2.2:5353  [2001:db8::1]:5300 2001:db8::2 [2001:db8::3] ns.example") == [
-        ("192.0.2.1", 53), ("192.0.2.2", 5353), ("2001:db8::1", 5300), ("2001:db8::2", 53), ("2001:db8::3", 53),
-        ("ns.example", 53)]
+    text = "192.0.2.1 192.0.2.2:5353  [2001:db8::1]:5300 2001:db8::2 [2001:db8::3] ns.example"
+    assert parse_nameservers(text) == [
+        ("192.0.2.1", 53), ("192.0.2.2", 5353), ("2001:db8::1", 5300), ("2001:db8::2", 53),
+        ("2001:db8::3", 53), ("ns.example", 53)]
     assert parse_nameservers("") == parse_nameservers("  ") == parse_nameservers(None) == []
 
 

@@ -46,7 +46,8 @@ def test_a_changed_approved_profile_is_reviewed_again(world):
     workspace_id, _ = world.workspace(verified=True)
     with profile_service(world) as profiles:
         profiles.submit(workspace_id, **GOOD)
-        assert profiles.review(workspace_id, approve=True, reason=" Looks right ").review_reason == "Looks right"
+        approved = profiles.review(workspace_id, approve=True, reason=" Looks right ")
+        assert approved.review_reason == "Looks right"
         assert profiles.status(workspace_id) == "approved"
         again = profiles.submit(workspace_id, **{**GOOD, "legal_name": "Acme Health Group Ltd"})
         assert (again.status, again.legal_name, again.reviewed_at, again.review_reason) == (

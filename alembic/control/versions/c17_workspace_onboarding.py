@@ -32,7 +32,8 @@ def upgrade():
         sa.Column('lapsed_at', sa.DateTime(timezone=True), nullable=True),
         sa.Column('lapse_reason', sa.Text(), nullable=True),
         sa.Column('created_at', sa.DateTime(timezone=True), server_default=sa.text('now()'), nullable=False),
-        sa.CheckConstraint("state IN ('pending', 'verified', 'lapsed')", name=op.f('ck_workspace_domains_state')),
+        sa.CheckConstraint("state IN ('pending', 'verified', 'lapsed')",
+                           name=op.f('ck_workspace_domains_state')),
         sa.ForeignKeyConstraint(['workspace_id'], ['control.workspaces.id'],
                                 name=op.f('fk_workspace_domains_workspace_id_workspaces')),
         sa.PrimaryKeyConstraint('workspace_id', name=op.f('pk_workspace_domains')),
@@ -63,5 +64,6 @@ def upgrade():
 
 def downgrade():
     op.drop_table('business_profiles', schema='control')
-    op.drop_index(op.f('ix_workspace_domains_next_check_at'), table_name='workspace_domains', schema='control')
+    op.drop_index(op.f('ix_workspace_domains_next_check_at'), table_name='workspace_domains',
+                  schema='control')
     op.drop_table('workspace_domains', schema='control')
