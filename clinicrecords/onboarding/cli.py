@@ -10,20 +10,24 @@ def register(commands):
     _register_profile(workspace)
 
 
+def _workspace_arg(parser):
+    parser.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
+
+
 def _register_domain(workspace):
     domain = workspace.add_parser("domain", help="domain verification by a DNS TXT record").add_subparsers(
         dest="domain_action", required=True)
     set_domain = domain.add_parser("set", help="claim a domain; prints the TXT record to publish")
-    set_domain.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
+    _workspace_arg(set_domain)
     set_domain.add_argument("--domain", required=True, metavar="NAME")
     set_domain.set_defaults(handler=domain_set)
 
     check = domain.add_parser("check", help="check the TXT record now and restart the schedule")
-    check.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
+    _workspace_arg(check)
     check.set_defaults(handler=domain_check)
 
     show = domain.add_parser("show", help="the domain's state, last and next check")
-    show.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
+    _workspace_arg(show)
     show.set_defaults(handler=domain_show)
 
 
@@ -46,7 +50,7 @@ def _register_profile(workspace):
     profile = workspace.add_parser("profile", help="the business profile and its review").add_subparsers(
         dest="profile_action", required=True)
     submit = profile.add_parser("submit", help="submit (or resubmit) the profile; needs a verified workspace")
-    submit.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
+    _workspace_arg(submit)
     submit.add_argument("--legal-name", required=True)
     submit.add_argument("--website", required=True, metavar="URL")
     submit.add_argument("--country", required=True, metavar="CC", help="ISO 3166-1 alpha-2, e.g. GB")
@@ -55,7 +59,7 @@ def _register_profile(workspace):
     submit.set_defaults(handler=profile_submit)
 
     review = profile.add_parser("review", help="approve or reject a submitted profile")
-    review.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
+    _workspace_arg(review)
     decision = review.add_mutually_exclusive_group(required=True)
     decision.add_argument("--approve", dest="approve", action="store_const", const=True)
     decision.add_argument("--reject", dest="approve", action="store_const", const=False)
@@ -63,7 +67,7 @@ def _register_profile(workspace):
     review.set_defaults(handler=profile_review)
 
     show = profile.add_parser("show", help="the profile's status and fields")
-    show.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
+    _workspace_arg(show)
     show.set_defaults(handler=profile_show)
 
 

@@ -13,6 +13,7 @@ from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
 from clinicrecords.onboarding.domains import InvalidDomain, normalize_domain
 from clinicrecords.onboarding.models import BusinessProfile
+from clinicrecords.onboarding.snapshots import snapshot_json
 
 NONE, SUBMITTED, APPROVED, REJECTED = "none", "submitted", "approved", "rejected"
 STATUSES = (NONE, SUBMITTED, APPROVED, REJECTED)
@@ -48,9 +49,7 @@ class ProfileView:
         return cls(*(getattr(row, field.name) for field in dataclasses.fields(cls)))
 
     def as_json(self):
-        return {name: (value.isoformat() if isinstance(value, datetime.datetime) else
-                       str(value) if isinstance(value, uuid.UUID) else value)
-                for name, value in dataclasses.asdict(self).items()}
+        return snapshot_json(self)
 
 
 def _text(value, maximum, multiline=False):

@@ -12,6 +12,7 @@ from clinicrecords.errors import InvalidInput
 from clinicrecords.onboarding import schedule
 from clinicrecords.onboarding.domains import new_txt_value, normalize_domain, txt_host
 from clinicrecords.onboarding.models import WorkspaceDomain
+from clinicrecords.onboarding.snapshots import snapshot_json
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,9 +38,7 @@ class DomainStatus:
                    row.verified_at, row.lapsed_at, row.lapse_reason)
 
     def as_json(self):
-        return {name: (value.isoformat() if isinstance(value, datetime.datetime) else
-                       str(value) if isinstance(value, uuid.UUID) else value)
-                for name, value in dataclasses.asdict(self).items()}
+        return snapshot_json(self)
 
 
 def _now():

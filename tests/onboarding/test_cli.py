@@ -5,11 +5,9 @@ import datetime
 import uuid
 
 import pytest
-from sqlalchemy import func, select
-
 from clinicrecords.onboarding.dns_lookup import ENV_NAMESERVERS
 from clinicrecords.onboarding.models import BusinessProfile, WorkspaceDomain
-from tests.common.cli import ok, refused
+from tests.common.cli import ok, refused, row_counts
 from tests.onboarding.dns_server import authoritative_server
 from tests.onboarding.helpers import unique_domain, workspace_verified
 
@@ -28,11 +26,7 @@ def dns(monkeypatch):
 
 @pytest.fixture
 def counts(engine):
-    def count():
-        with engine.connect() as connection:
-            return tuple(connection.execute(select(func.count()).select_from(model)).scalar()
-                         for model in (WorkspaceDomain, BusinessProfile))
-    return count
+    return lambda: row_counts(engine, WorkspaceDomain, BusinessProfile)
 
 
 def _parse_time(text):
