@@ -8,6 +8,7 @@ import urllib.parse
 import uuid
 
 import pycountry
+from sqlalchemy.dialects.postgresql import insert
 
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
@@ -138,16 +139,14 @@ class BusinessProfileService:
         fields = validate_profile(legal_name, website, country, contact_email, intended_use)
         if not access.workspace_is_verified(self.db, workspace_id):
             raise InvalidInput("the workspace's domain must be verified before its profile is submitted")
-        row = self.db.get(BusinessProfile, workspace_id, with_for_update=True)
-        if row is None:
-            row = BusinessProfile(workspace_id=workspace_id)
-            self.db.add(row)
-        for name, value in fields.items():
-            setattr(row, name, value)
-        # A changed profile is reviewed again, even one approved before.
-        row.status, row.submitted_at = SUBMITTED, now or _now()
-        row.reviewed_at = row.review_reason = None
-        self.db.flush()
+        # A changed profile is reviewed again, even one approved before. One upsert: two submissions at
+        # once end as one of them, whole.
+        values = {**fields, "status": SUBMITTED, "submitted_at": now or _now(), "reviewed_at": None,
+                  "review_reason": None}
+        row = self.db.scalar(
+            insert(BusinessProfile).values(workspace_id=workspace_id, **values)
+            .on_conflict_do_update(index_elements=[BusinessProfile.workspace_id], set_=values)
+            .returning(BusinessProfile), execution_options={"populate_existing": True})
         return ProfileView.of(row)
 
     def review(self, workspace_id, *, approve, reason=None, now=None):

@@ -6,6 +6,7 @@ import uuid
 
 import idna
 from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert
 
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
@@ -45,6 +46,14 @@ def _now():
     return datetime.datetime.now(datetime.UTC)
 
 
+def _pending(domain, now):
+    """Every column of a freshly claimed domain: a new value, and the schedule starting now."""
+    return {"domain": domain, "txt_value": new_txt_value(), "state": schedule.PENDING,
+            "schedule_started_at": now, "next_check_at": schedule.next_pending_check(now, now),
+            "last_check_at": None, "last_result": None, "absent_checks": 0, "verified_at": None,
+            "lapsed_at": None, "lapse_reason": None}
+
+
 class DomainVerificationService:
     """Needs the session and a `TxtLookup`; drives the workspace's verified flag through access's service."""
 
@@ -59,20 +68,22 @@ class DomainVerificationService:
     def set_domain(self, workspace_id, domain, now=None):
         domain = normalize_domain(domain)
         access.get_workspace(self.db, workspace_id)
-        now = now or _now()
+        fresh = _pending(domain, now or _now())
         row = self.db.get(WorkspaceDomain, workspace_id, with_for_update=True)
-        if row is not None and row.domain == domain:
-            return DomainStatus.of(row)
         if row is None:
-            row = WorkspaceDomain(workspace_id=workspace_id)
-            self.db.add(row)
-        elif row.state == schedule.VERIFIED:
+            # Two first claims at once: one inserts, the other waits for it and goes on as a change.
+            inserted = self.db.scalar(insert(WorkspaceDomain).values(workspace_id=workspace_id, **fresh)
+                                      .on_conflict_do_nothing().returning(WorkspaceDomain.workspace_id))
+            row = self.db.get(WorkspaceDomain, workspace_id, with_for_update=True)
+            if inserted is not None:
+                return DomainStatus.of(row)
+        if row.domain == domain:
+            return DomainStatus.of(row)
+        if row.state == schedule.VERIFIED:
             # The verification proved control of the old domain, not of the one now claimed.
             access.set_workspace(self.db, workspace_id, verified=False)
-        row.domain, row.txt_value, row.state = domain, new_txt_value(), schedule.PENDING
-        row.schedule_started_at, row.next_check_at = now, schedule.next_pending_check(now, now)
-        row.last_check_at = row.last_result = row.verified_at = row.lapsed_at = row.lapse_reason = None
-        row.absent_checks = 0
+        for name, value in fresh.items():
+            setattr(row, name, value)
         self.db.flush()
         return DomainStatus.of(row)
 

@@ -223,3 +223,36 @@ def test_bad_input_writes_nothing(world, dns):
         assert service.status(workspace_id) == status
         with pytest.raises(InvalidInput, match="no domain"):
             service.check_now(world.workspace()[0])
+
+
+def test_two_first_claims_at_once_both_answer_and_the_later_one_wins(world, dns):
+    import threading
+    import time
+
+    workspace_id, _ = world.workspace(verified=False)
+    first_domain, second_domain = unique_domain(), unique_domain()
+    first_inserted, commit_first, answers = threading.Event(), threading.Event(), {}
+
+    def first():
+        with domain_service(world, dns.address) as service:
+            answers["first"] = service.set_domain(workspace_id, first_domain)
+            first_inserted.set()
+            commit_first.wait(5)
+
+    def second():
+        with domain_service(world, dns.address) as service:
+            answers["second"] = service.set_domain(workspace_id, second_domain)
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    threads[0].start()
+    first_inserted.wait(5)
+    threads[1].start()
+    time.sleep(0.3)  # the second claim now waits on the first's uncommitted row
+    assert "second" not in answers
+    commit_first.set()
+    for thread in threads:
+        thread.join(10)
+    assert (answers["first"].domain, answers["second"].domain) == (first_domain, second_domain)
+    assert answers["second"].txt_value != answers["first"].txt_value
+    with domain_service(world, dns.address) as service:
+        assert service.status(workspace_id) == answers["second"]

@@ -52,3 +52,29 @@ def test_a_changed_approved_profile_is_reviewed_again(world):
         again = profiles.submit(workspace_id, **{**GOOD, "legal_name": "Acme Health Group Ltd"})
         assert (again.status, again.legal_name, again.reviewed_at, again.review_reason) == (
             "submitted", "Acme Health Group Ltd", None, None)
+
+
+def test_two_submissions_at_once_end_as_one_whole_profile(world):
+    import threading
+
+    workspace_id, _ = world.workspace(verified=True)
+    names = [f"Acme Health {n} Ltd" for n in range(4)]
+    barrier, errors = threading.Barrier(len(names)), []
+
+    def submit(name):
+        try:
+            with profile_service(world) as profiles:
+                barrier.wait(5)
+                profiles.submit(workspace_id, **{**GOOD, "legal_name": name})
+        except Exception as exc:  # collected: the assertion below names it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=submit, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert errors == []
+    with profile_service(world) as profiles:
+        profile = profiles.profile(workspace_id)
+    assert (profile.status, profile.legal_name in names) == ("submitted", True)
