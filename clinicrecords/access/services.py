@@ -45,11 +45,6 @@ def get_workspace(db, workspace_id):
     return workspace
 
 
-def workspace_is_verified(db, workspace_id):
-    """The flag the live-key gate reads (`not_verified`); domain verification and operators set it."""
-    return get_workspace(db, workspace_id).verified
-
-
 def get_clinic(db, clinic_id):
     clinic = db.get(Clinic, clinic_id)
     if clinic is None:
@@ -161,3 +156,8 @@ def workspace_usage(db, limiter, workspace_id, month):
     """{"live": n, "test": n}: requests the workspace's keys made in the month. Counted, never capped."""
     get_workspace(db, workspace_id)
     return limiter.usage(workspace_id, month)
+
+
+def workspace_is_verified(db, workspace_id):
+    """The flag the live-key gate reads (`not_verified`); domain verification and operators set it."""
+    return get_workspace(db, workspace_id).verified
