@@ -15,6 +15,7 @@ class Zone(BaseResolver):
         self.txt = {}  # name -> [values]
         self.a = {}  # name -> address: a name that exists without a TXT record
         self.servfail = set()
+        self.refused = set()
         self.delay = 0.0
         self.queries = collections.Counter()
         self._lock = threading.Lock()
@@ -35,6 +36,8 @@ class Zone(BaseResolver):
         reply.header.aa = 1
         if name in self.servfail:
             reply.header.rcode = RCODE.SERVFAIL
+        elif name in self.refused:
+            reply.header.rcode = RCODE.REFUSED
         elif request.q.qtype == QTYPE.TXT and name in self.txt:
             for value in self.txt[name]:
                 # Long values are split into 255-byte strings, as zone files do.

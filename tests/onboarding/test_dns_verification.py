@@ -79,6 +79,7 @@ def test_a_value_split_into_several_strings_is_read_whole(world, dns):
     (lambda dns, status: None, schedule.NXDOMAIN),
     (lambda dns, status: dns.a.update({status.txt_host: "192.0.2.1"}), schedule.NO_TXT),
     (lambda dns, status: dns.servfail.add(status.txt_host), schedule.SERVFAIL),
+    (lambda dns, status: dns.refused.add(status.txt_host), schedule.DNS_ERROR),
 ])
 def test_what_a_pending_check_finds_is_stored_and_the_schedule_goes_on(world, dns, arrange, result):
     now = _now()
