@@ -6,6 +6,7 @@ from clinicrecords.access import services
 from clinicrecords.access.keys import parse_key
 from clinicrecords.access.operator_json import connection_json, key_json, revocation_json, workspace_json
 from clinicrecords.access.usage import IUsageService
+from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import SCOPES_HELP, datetime_arg, positive_int_arg, scopes_arg, uuid_arg
 from clinicrecords.sandbox import seed_sandbox
 
@@ -22,8 +23,7 @@ def register(commands):
 
 
 def _register_workspace(commands):
-    workspace = commands.add_parser("workspace", help="organizations' workspaces").add_subparsers(
-        dest="action", required=True)
+    workspace = command_group(commands, "workspace", "organizations' workspaces")
     create = workspace.add_parser("create", help="create a workspace and its seeded sandbox clinic")
     create.add_argument("--name", required=True)
     create.add_argument("--verified", action="store_true")

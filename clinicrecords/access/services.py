@@ -174,3 +174,7 @@ def _of_owner(db, model, oldest_first, workspace_id, clinic_id):
         query = query.where(model.clinic_id == get_clinic(db, clinic_id).id)
     return db.scalars(query).all()
 
+
+def workspace_is_verified(db, workspace_id):
+    """The flag the live-key gate reads (`not_verified`); domain verification and operators set it."""
+    return get_workspace(db, workspace_id).verified

@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "clinicrecords.db.cli",
     "clinicrecords.clinics.cli",
     "clinicrecords.access.cli",
+    "clinicrecords.onboarding.cli",
     "clinicrecords.sandbox.cli",
     "clinicrecords.providers.cli",
     "clinicrecords.prescriptions.cli",

@@ -13,10 +13,18 @@ from clinicrecords.access.models import ApiKey, Workspace
 from clinicrecords.access.permissions import ALL_PERMISSIONS
 from clinicrecords.clinics.models import Clinic
 from clinicrecords.clinics.services import create_clinic
+from clinicrecords.onboarding.interfaces import IBusinessProfile
 from clinicrecords.sandbox import seed_sandbox
 
 DEMO_WORKSPACE_ID = uuid.UUID("00000000-0000-4000-8000-00000000d001")
 DEMO_CLINIC_ID = uuid.UUID("00000000-0000-4000-8000-00000000c001")
+# Approved, as a live workspace's must be. The demo is verified by the operator flag, not by a domain:
+# example domains publish no records, so a domain's daily re-check would lapse it.
+DEMO_PROFILE = {
+    "legal_name": "Demo Health Apps Ltd", "website": "https://demo-health-apps.example", "country": "GB",
+    "contact_email": "developers@demo-health-apps.example",
+    "intended_use": "A fictional partner: patients' reminders and booking, for trying the API.",
+}
 
 
 def register(commands):
@@ -36,6 +44,10 @@ def _ensure_demo(request):
             db, "Demo Health Apps", verified=True, paid=True, terms_accepted=True,
             seed=lambda db, clinic: seed_sandbox(request, clinic), workspace_id=DEMO_WORKSPACE_ID,
         )
+    profiles = request.find_service(IBusinessProfile)
+    if profiles.status(DEMO_WORKSPACE_ID) == "none":
+        profiles.submit(DEMO_WORKSPACE_ID, **DEMO_PROFILE)
+        profiles.review(DEMO_WORKSPACE_ID, approve=True, reason="The demo workspace.")
     if db.get(Clinic, DEMO_CLINIC_ID) is None:
         clinic = create_clinic(db, "Riverside Family Clinic", lat=51.5072, lng=-0.1276, currency="GBP",
                                clinic_id=DEMO_CLINIC_ID)
