@@ -8,7 +8,7 @@ from sqlalchemy import select, tuple_
 
 from clinicrecords.api.render import iso
 from clinicrecords.events.models import WebhookAttempt, WebhookDelivery
-from clinicrecords.events.webhooks import WebhookError, get_endpoint
+from clinicrecords.events.webhooks import WebhookError, as_id, get_endpoint
 
 STATUSES = ("pending", "delivered", "failed", "cancelled")
 DEFAULT_LIMIT = 20
@@ -59,7 +59,7 @@ def _delivery_json(d, attempts):
 
 
 def page(db, endpoint_id, *, status=None, limit=DEFAULT_LIMIT, starting_after=None, owner=None):
-    get_endpoint(db, endpoint_id, owner=owner)
+    endpoint_id = get_endpoint(db, endpoint_id, owner=owner).id
     if status is not None and status not in STATUSES:
         raise WebhookError(f"status is one of {', '.join(STATUSES)}", "invalid_status", "status")
     if not 1 <= limit <= MAX_LIMIT:
@@ -69,7 +69,7 @@ def page(db, endpoint_id, *, status=None, limit=DEFAULT_LIMIT, starting_after=No
     if status is not None:
         statement = statement.where(WebhookDelivery.status == status)
     if starting_after is not None:
-        cursor = db.get(WebhookDelivery, starting_after)
+        cursor = db.get(WebhookDelivery, as_id(starting_after, "delivery"))
         if cursor is None or cursor.endpoint_id != endpoint_id:
             raise WebhookError("starting_after is not a delivery of this endpoint", "invalid_cursor",
                                "starting_after")

@@ -9,7 +9,7 @@ import uuid
 
 from clinicrecords.api.render import iso
 from clinicrecords.events import delivery, types
-from clinicrecords.events.models import WebhookDelivery
+from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
 from clinicrecords.events.secret_box import SecretBoxError
 from clinicrecords.events.webhooks import WebhookError, get_endpoint, status_of
 
@@ -39,11 +39,12 @@ def send_test(session_factory, settings, endpoint_id, owner=None):
             settings.secret_box.open(endpoint.secret_sealed, endpoint.id)
         except SecretBoxError as error:
             raise WebhookError(str(error), "secret_unavailable") from None
-        ping = record_ping(db, endpoint_id, owner=owner)
-        delivery_id, webhook_id = ping.id, ping.event_id
+        ping = record_ping(db, endpoint.id, owner=owner)
+        endpoint_id, delivery_id, webhook_id = endpoint.id, ping.id, ping.event_id
     outcome = delivery.attempt_with(session_factory, settings, delivery_id)
     with session_factory.begin() as db:
-        endpoint_status = status_of(get_endpoint(db, endpoint_id))
+        endpoint = db.get(WebhookEndpoint, endpoint_id)
+        endpoint_status = status_of(endpoint) if endpoint is not None else "deleted"
     return {"endpoint_id": str(endpoint_id), "delivery_id": str(delivery_id), "webhook_id": str(webhook_id),
             "delivered": outcome.status == "delivered", "status_code": outcome.status_code,
             "duration_ms": round(outcome.seconds * 1000) if outcome.seconds is not None else None,

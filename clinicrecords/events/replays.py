@@ -15,7 +15,7 @@ from clinicrecords.events.feed import RETENTION
 from clinicrecords.events.models import Event, WebhookDelivery
 from clinicrecords.events.outbox import queue_after_commit
 from clinicrecords.events.representations import event_json
-from clinicrecords.events.webhooks import WebhookError, get_endpoint
+from clinicrecords.events.webhooks import WebhookError, as_id, get_endpoint
 
 REPLAY_LIMIT = 10_000
 
@@ -114,7 +114,7 @@ def resend(db, endpoint_id, delivery_id, now=None, owner=None):
     """One earlier delivery sent again as a new one (a test event too). Returns the new delivery's id."""
     now = now or _now()
     endpoint = _enabled_endpoint(db, endpoint_id, owner)
-    original = db.get(WebhookDelivery, delivery_id)
+    original = db.get(WebhookDelivery, as_id(delivery_id, "delivery"))
     if original is None or original.endpoint_id != endpoint.id:
         raise WebhookError(f"no delivery {delivery_id} to this endpoint", "not_found")
     if original.clinic_id is not None and not still_entitled(db, original, now):

@@ -97,8 +97,19 @@ def add_endpoint(db, settings, url, *, workspace_id=None, mode=None, clinic_id=N
     return endpoint, secret
 
 
+def as_id(value, what="webhook endpoint"):
+    """An id as a page may pass it (text from a URL or a form): a malformed one is simply not found."""
+    if isinstance(value, uuid.UUID):
+        return value
+    try:
+        return uuid.UUID(str(value))
+    except ValueError:
+        raise WebhookError(f"no {what} {value}", "not_found") from None
+
+
 def get_endpoint(db, endpoint_id, lock=False, owner=None):
     """The endpoint; one of another owner's reads as unknown (no id reveals that it exists)."""
+    endpoint_id = as_id(endpoint_id)
     endpoint = db.get(WebhookEndpoint, endpoint_id, with_for_update=lock)
     if endpoint is None or (owner is not None and not owner.owns(endpoint)):
         raise EndpointNotFound(endpoint_id)

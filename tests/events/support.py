@@ -39,12 +39,14 @@ def make_due(engine, endpoint_id=None):
 
 class Receiver:
     """A webhook receiver on 127.0.0.1. `answers` is consumed one status per request (then `default`).
-    A status of None makes the handler wait for `release` before answering 200 (a slow receiver)."""
+    A status of None makes the handler wait for `release` before answering 200 (a slow receiver). Every
+    answer carries `body` (bytes; none by default)."""
 
-    def __init__(self, answers=(), default=204, delay=0.0):
+    def __init__(self, answers=(), default=204, delay=0.0, body=b""):
         self.answers = list(answers)
         self.default = default
         self.delay = delay
+        self.body = body
         self.requests = []
         self.arrived = threading.Event()
         self.release = threading.Event()
@@ -67,8 +69,10 @@ class Receiver:
                     self.send_response(status)
                     if 300 <= status < 400:
                         self.send_header("Location", "/redirected")
-                    self.send_header("Content-Length", "0")
+                    answer = receiver.body if status != 204 else b""
+                    self.send_header("Content-Length", str(len(answer)))
                     self.end_headers()
+                    self.wfile.write(answer)
                 except OSError:
                     pass
 
