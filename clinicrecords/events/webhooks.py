@@ -62,7 +62,7 @@ def check_url(settings, url):
     try:
         transport.check_url(url, settings.allow_private_addresses, settings.require_https)
     except transport.AddressRefused as exc:
-        raise WebhookError(f"--url: {exc}", "url_refused", "url") from None
+        raise WebhookError(str(exc), "url_refused", "url") from None
 
 
 def add_endpoint(db, settings, url, *, workspace_id=None, mode=None, clinic_id=None, event_types=None):
@@ -74,7 +74,7 @@ def add_endpoint(db, settings, url, *, workspace_id=None, mode=None, clinic_id=N
         if db.get(Workspace, workspace_id) is None:
             raise WebhookError(f"no workspace {workspace_id}", "not_found")
         if mode not in MODES:
-            raise WebhookError("--workspace needs --mode live or --mode test", "invalid_mode", "mode")
+            raise WebhookError("a workspace endpoint's mode is live or test (--mode)", "invalid_mode", "mode")
     else:
         clinic = db.get(Clinic, clinic_id)
         if clinic is None:
@@ -83,7 +83,7 @@ def add_endpoint(db, settings, url, *, workspace_id=None, mode=None, clinic_id=N
             raise WebhookError("a sandbox clinic's events go to its workspace's test endpoints: use "
                                "--workspace ID --mode test", "invalid_owner")
         if mode not in (None, "live"):
-            raise WebhookError("a clinic's endpoint is always live; --mode is for workspace endpoints",
+            raise WebhookError("a clinic's endpoint is always live; the mode is for workspace endpoints",
                                "invalid_mode", "mode")
         mode = "live"
     check_url(settings, url)
