@@ -6,7 +6,9 @@ import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
 from sqlalchemy import update
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
@@ -35,6 +37,26 @@ def make_due(engine, endpoint_id=None):
     with engine.begin() as connection:
         connection.execute(statement)
         connection.execute(paused)
+
+
+def expire_previous_secret(engine, endpoint_id):
+    """Let a secret rotation's overlap run out."""
+    with engine.begin() as connection:
+        connection.execute(update(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id).values(
+            previous_secret_expires_at=datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=1)))
+
+
+def signed_by(request, secrets, not_by=()):
+    """The received request carries one signature per secret in `secrets`, each verifies with the
+    `standardwebhooks` package, and none of `not_by` does. Returns the verified payload."""
+    _, headers, body = request
+    assert len(headers["webhook-signature"].split(" ")) == len(secrets)
+    payloads = [Webhook(secret).verify(body, headers) for secret in secrets]
+    for secret in not_by:
+        with pytest.raises(WebhookVerificationError):
+            Webhook(secret).verify(body, headers)
+    assert all(payload == payloads[0] for payload in payloads)
+    return payloads[0]
 
 
 class Receiver:
