@@ -46,16 +46,21 @@ def _owed(db, endpoint, clinic_id, now, statement):
     if not found or open_clinic(db, clinic_id) is None:
         return []
     target = found[0]
-    events = db.scalars(statement.where(Event.created_at >= now - RETENTION).order_by(Event.seq)
-                        .limit(REPLAY_LIMIT + 1))
+    events = list(db.scalars(statement.where(Event.created_at >= now - RETENTION).order_by(Event.seq)
+                             .limit(REPLAY_LIMIT + 1)))
+    if len(events) > REPLAY_LIMIT:  # refused before filtering, so nothing entitled is ever cut off silently
+        _too_many()
     return [(clinic_id, event) for event in events
             if target.entitled(event.type, event.data, event.audience_id, event.origin_id)]
 
 
+def _too_many():
+    raise WebhookError(f"more than {REPLAY_LIMIT} events: choose a later time or seq", "too_many_events", "since")
+
+
 def _queue(db, endpoint, owed, now):
     if len(owed) > REPLAY_LIMIT:
-        raise WebhookError(f"more than {REPLAY_LIMIT} events would be sent: choose a later time or seq",
-                           "too_many_events", "since")
+        _too_many()
     ids = [_new_delivery(db, endpoint.id, now, clinic_id=clinic_id, event_id=event.id, seq=event.seq,
                          type_=event.type, payload=event_json(event)).id for clinic_id, event in owed]
     db.flush()

@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select
 from standardwebhooks.webhooks import Webhook
 
-from clinicrecords.events import delivery
+from clinicrecords.events import delivery, replays
 from clinicrecords.events.interfaces import IWebhookDeliveries, IWebhookEndpoints, IWebhookTester
 from clinicrecords.events.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from clinicrecords.events.owners import Owner
@@ -227,6 +227,20 @@ def test_resend_one_delivery_and_recover_everything_since_a_time(world, engine, 
     assert refusal(world, IWebhookDeliveries, "resend", owner, endpoint_id,
                    events[0].id).code == "not_found", "an event id is not a delivery id"
     assert len(call(world, IWebhookDeliveries, "log", owner, endpoint_id, limit=100).deliveries) == 6
+
+
+def test_recover_is_all_or_nothing(world, engine, receiver, monkeypatch):
+    clinic_id = world.clinic()
+    owner = Owner.clinic(clinic_id)
+    added, _ = call(world, IWebhookEndpoints, "add", owner, receiver.url)
+    [first, *_] = emit_events(world, clinic_id, 3)
+    monkeypatch.setattr(replays, "REPLAY_LIMIT", 2)
+    before = rows_of(engine, uuid.UUID(added["endpoint_id"]))
+    error = refusal(world, IWebhookDeliveries, "recover", owner, added["endpoint_id"], first.created_at)
+    assert (error.code, error.field) == ("too_many_events", "since")
+    assert rows_of(engine, uuid.UUID(added["endpoint_id"])) == before and len(receiver.requests) == 3
+    monkeypatch.setattr(replays, "REPLAY_LIMIT", 3)
+    assert call(world, IWebhookDeliveries, "recover", owner, added["endpoint_id"], first.created_at) == 3
 
 
 def test_recover_after_an_outage_covers_every_connected_clinic_and_the_time_disabled(world, engine, make_receiver):
