@@ -5,6 +5,13 @@ with a stable `code` and the form `field` at fault; nothing is written then."""
 
 from zope.interface import Attribute, Interface
 
+# What a caller needs besides the interfaces, importable from here (the portal imports this module only).
+from clinicrecords.events.owners import Owner
+from clinicrecords.events.webhooks import EndpointNotFound, WebhookError
+
+__all__ = ["EndpointNotFound", "IWebhookDeliveries", "IWebhookEndpoints", "IWebhookTester", "Owner",
+           "WebhookError"]
+
 
 class IWebhookEndpoints(Interface):
     event_types = Attribute("the known event type names, for the form's choices")

@@ -12,13 +12,12 @@ from sqlalchemy import func, select
 from standardwebhooks.webhooks import Webhook
 
 from clinicrecords.events import delivery, replays
-from clinicrecords.events.interfaces import IWebhookDeliveries, IWebhookEndpoints, IWebhookTester
+from clinicrecords.events.interfaces import (EndpointNotFound, IWebhookDeliveries, IWebhookEndpoints, IWebhookTester,
+                                               Owner, WebhookError)
 from clinicrecords.events.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
-from clinicrecords.events.owners import Owner
 from clinicrecords.events.services import WebhookEndpointService, WebhookTester
 from clinicrecords.events.settings import webhook_settings
 from clinicrecords.events.tasks import sweep_deliveries
-from clinicrecords.events.webhooks import EndpointNotFound, WebhookError
 from tests.events.support import emit_events, expire_previous_secret, make_due, signed_by
 
 
