@@ -147,6 +147,17 @@ def test_a_test_event_returns_the_receiver_s_answer_and_shows_in_the_log(world, 
     assert stored == 1024, "stored truncated: never more than the first 1 KiB"
 
 
+def test_an_answer_that_is_not_text_is_stored_readable(world, make_receiver):
+    receiver = make_receiver(default=400, body=b"bad\x00\xffinput")
+    owner, _ = sandbox_owner(world)
+    added, _ = call(world, IWebhookEndpoints, "add", owner, receiver.url, "test")
+    result = call(world, IWebhookTester, "send_test", owner, added["endpoint_id"])
+    assert (result["delivered"], result["status_code"], result["error"]) == (False, 400, "HTTP 400")
+    assert result["response_body"] == "bad\ufffd\ufffdinput"
+    [logged] = call(world, IWebhookDeliveries, "log", owner, added["endpoint_id"], status="failed").deliveries
+    assert logged["attempt_log"][0]["response_body"] == "bad\ufffd\ufffdinput"
+
+
 def test_a_test_event_is_bounded_in_time_and_refused_to_private_addresses(world, registry, make_receiver):
     owner, _ = sandbox_owner(world)
     slow = make_receiver(default=200, delay=5)  # testing.ini: webhooks.timeout_seconds = 2
