@@ -34,18 +34,18 @@ class Result:
     body: str | None = None     # the first RESPONSE_BODY_BYTES of the answer, decoded leniently
 
 
-def _is_private(address):
+def _ip(address):
     ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
+    return ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped else ip
+
+
+def _is_private(address):
+    ip = _ip(address)
     return not ip.is_global or ip.is_multicast
 
 
 def _is_loopback(address):
-    ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
-    return ip.is_loopback
+    return _ip(address).is_loopback
 
 
 def _body_start(raw):
