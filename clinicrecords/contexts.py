@@ -13,6 +13,7 @@ CONTEXTS = (
     "clinicrecords.sandbox",
     "clinicrecords.clinics",
     "clinicrecords.access",
+    "clinicrecords.request_log",
     "clinicrecords.events",
     "clinicrecords.patients",
     "clinicrecords.providers",

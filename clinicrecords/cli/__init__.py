@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "clinicrecords.db.cli",
     "clinicrecords.clinics.cli",
     "clinicrecords.access.cli",
+    "clinicrecords.request_log.cli",
     "clinicrecords.sandbox.cli",
     "clinicrecords.providers.cli",
     "clinicrecords.prescriptions.cli",
