@@ -212,6 +212,8 @@ MODULES = {  # the existing bench modules, called as they are: (full arguments, 
     # 1,000 clinics keeps the whole bench under 15 minutes; `python -m bench.tenants` alone runs 2,000.
     "processes": ([], ["--smoke", "--seconds", "1"]),
     "tenants": (["--clinics", "1000"], ["--smoke", "--seconds", "1"]),
+    # Issue 18 item 10: GET one with the request log's writer off and on (must stay within 5%).
+    "request_log": (["--pairs", "3"], ["--smoke", "--seconds", "1"]),
 }
 
 

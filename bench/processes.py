@@ -23,11 +23,11 @@ DATABASE = "clinicrecords_bench_processes"
 class Group:
     """`count` service processes on one port (SO_REUSEPORT), measured as one server."""
 
-    def __init__(self, count, settings, var):
+    def __init__(self, count, settings, var, label="processes"):
         self.port = _free_port()
         self.processes = []
         for n in range(count):
-            log = var / f"bench-processes-{count}-{n}.log"
+            log = var / f"bench-{label}-{count}-{n}.log"
             process = subprocess.Popen([sys.executable, "-m", "bench.server", "app", str(self.port),
                                         json.dumps(settings), str(log), "reuseport"],
                                        cwd=ROOT, stdout=subprocess.PIPE, text=True)

@@ -13,6 +13,7 @@ reloader's worker) starts with an empty buffer and its own thread and connection
 import atexit
 import collections
 import datetime
+import functools
 import logging
 import os
 import threading
@@ -37,7 +38,7 @@ class RequestLogWriter:
         self._make_engine = make_engine
         self._route_words = route_words
         self.capacity, self.batch, self.interval = capacity, batch, interval
-        self._words = None
+        self._clean_path = None
         self._start_process()
         owner = weakref.ref(self)
         os.register_at_fork(after_in_child=lambda: (writer := owner()) and writer._after_fork())
@@ -114,9 +115,11 @@ class RequestLogWriter:
 
     def _write(self, entries):
         try:
-            if self._words is None:
-                self._words = self._route_words()
-            rows = [_row(entry, self._words) for entry in entries]
+            if self._clean_path is None:
+                # Clients repeat their paths (polling, retries): a path is cleaned once while it is in use.
+                self._clean_path = functools.lru_cache(maxsize=4096)(
+                    functools.partial(kept_path, words=self._route_words()))
+            rows = [_row(entry, self._clean_path) for entry in entries]
             if self._engine is None:
                 self._engine = self._make_engine()
             connection = self._engine.raw_connection()
@@ -143,7 +146,7 @@ class RequestLogWriter:
             self._engine = None
 
 
-def _row(entry, words):
+def _row(entry, clean_path):
     return (datetime.datetime.fromtimestamp(entry.started_at, datetime.UTC), entry.owner_id, entry.key_id,
-            entry.key_mode, entry.clinic_id, entry.method[:10], kept_path(entry.path, words), entry.status,
+            entry.key_mode, entry.clinic_id, entry.method[:10], clean_path(entry.path), entry.status,
             entry.code, entry.request_id, entry.latency_ms)
