@@ -47,6 +47,14 @@ def bench_settings():
     return settings
 
 
+def bench_var():
+    """The bench's var dir (`$CLINICRECORDS_BENCH_VAR`, else var/bench), made the process's var dir."""
+    var = Path(os.environ.get("CLINICRECORDS_BENCH_VAR", ROOT / "var" / "bench")).resolve()
+    var.mkdir(parents=True, exist_ok=True)
+    os.environ["CLINICRECORDS_VAR"] = str(var)
+    return var
+
+
 @contextlib.contextmanager
 def request_in_transaction(registry):
     """A request on `registry` whose block runs in one transaction (seeding the bench's databases)."""
@@ -260,9 +268,7 @@ def main(argv=None):
     seconds = args.seconds or (2 if args.smoke else 10)
     warmup = 1 if args.smoke else 3
 
-    var = Path(os.environ.get("CLINICRECORDS_BENCH_VAR", ROOT / "var" / "bench")).resolve()
-    var.mkdir(parents=True, exist_ok=True)
-    os.environ["CLINICRECORDS_VAR"] = str(var)
+    var = bench_var()
     started = time.perf_counter()
     settings = bench_settings()
     print(f"seeding ({DATABASE} under {var}) ...", flush=True)

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.__main__ import ROOT, _free_port, bench_settings, measure, seed, summarise
+from bench.__main__ import ROOT, _free_port, bench_settings, bench_var, measure, seed, summarise
 
 DATABASE = "clinicrecords_bench_processes"
 
@@ -80,9 +80,7 @@ def main(argv=None):
     from clinicrecords.db import embedded
     from clinicrecords.settings import var_dir
 
-    var = Path(os.environ.get("CLINICRECORDS_BENCH_VAR", ROOT / "var" / "bench")).resolve()
-    var.mkdir(parents=True, exist_ok=True)
-    os.environ["CLINICRECORDS_VAR"] = str(var)
+    var = bench_var()
     settings = {**bench_settings(), "database.name": DATABASE, "clinicrecords.var": str(var)}
     if not os.environ.get("DATABASE_URL"):
         embedded.drop_database(var_dir(settings), DATABASE)

@@ -18,11 +18,10 @@ import os
 import statistics
 import sys
 import time
-from pathlib import Path
 
 from sqlalchemy import text
 
-from bench.__main__ import ROOT, bench_settings, measure, seed, summarise
+from bench.__main__ import bench_settings, bench_var, measure, seed, summarise
 from bench.processes import Group
 
 DATABASE = "clinicrecords_bench_request_log"
@@ -98,9 +97,7 @@ def main(argv=None):
     pairs = args.pairs or (1 if args.smoke else 5)
     seconds = args.seconds or (2 if args.smoke else 10)
 
-    var = Path(os.environ.get("CLINICRECORDS_BENCH_VAR", ROOT / "var" / "bench")).resolve()
-    var.mkdir(parents=True, exist_ok=True)
-    os.environ["CLINICRECORDS_VAR"] = str(var)
+    var = bench_var()
     settings = {**bench_settings(), "database.name": DATABASE, "clinicrecords.var": str(var)}
     seeded = seed(settings, 1)
     if args.in_process:
@@ -134,6 +131,10 @@ def main(argv=None):
               "ratios": {"rps": round(on["rps"] / off["rps"], 3), "p50": round(on["p50_ms"] / off["p50_ms"], 3),
                          "p99": round(on["p99_ms"] / off["p99_ms"], 3),
                          "cpu": round(on["cpu_ms_per_request"] / off["cpu_ms_per_request"], 3)},
+              # Each pair's own ratio, then their median: drift between pairs cancels within a pair.
+              "pair_ratios_median": {field: round(statistics.median(
+                  on_run[field] / off_run[field] for on_run, off_run in zip(runs["on"], runs["off"])), 3)
+                  for field in ("rps", "p50_ms", "p99_ms", "cpu_ms_per_request")},
               "rows_written": written, "requests_answered_with_writer_on": answered_on,
               "cores": os.cpu_count(), "load_average": os.getloadavg(), "runs": runs}
     print(json.dumps(result))

@@ -102,3 +102,11 @@ def test_filters_by_key_status_and_request_id_and_keyset_pages(world, testapp, r
             break
         before = page.next_before
     assert pages == [[ids[2], ids[1]], [ids[0]]]
+
+
+def test_a_replayed_refusal_carries_its_code_too(world, testapp, request_log):
+    workspace_id, sandbox_id = world.workspace()
+    headers = {**bearer(world.key(workspace_id=workspace_id, mode="test")), "Idempotency-Key": "reqlog-replay"}
+    for _ in range(2):
+        testapp.post_json(f"/v1/clinics/{sandbox_id}/patients", {"given_name": ""}, headers=headers, status=400)
+    assert [(row.status, row.code) for row in request_log(workspace_id).rows] == [(400, "invalid_request")] * 2

@@ -1,7 +1,6 @@
 """The writer off the request path: a full buffer drops and counts without blocking, the thread writes by
 itself, a failed write is counted and logged, and a forked child never writes its parent's entries."""
 
-import datetime
 import os
 import time
 import uuid
