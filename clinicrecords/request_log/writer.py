@@ -133,6 +133,9 @@ class RequestLogWriter:
         except Exception:
             self.lost += len(entries)
             log.exception("request log: %d entries lost", len(entries))
+            if self._engine is not None:  # the next batch starts on a new connection (a restarted database)
+                self._engine.dispose()
+                self._engine = None
             return
         self.written += len(entries)
         self._last_write = time.monotonic()

@@ -6,7 +6,7 @@ import time
 import uuid
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from clinicrecords.api.request_log import KeyedRequest
 from clinicrecords.db import make_engine
@@ -91,6 +91,27 @@ def test_a_failed_write_loses_its_batch_and_says_so(settings, registry, make_wri
     assert writer.flush(timeout=30)
     assert (writer.written, writer.lost) == (0, 2)
     assert "2 entries lost" in caplog.text
+
+
+def test_after_its_connection_is_cut_the_next_batch_reconnects(settings, registry, engine, stored, caplog):
+    name = f"reqlog-test-{uuid.uuid4().hex[:8]}"
+    writer = RequestLogWriter(lambda: make_engine({**settings, "database.application_name": name}, pool_size=1),
+                              lambda: route_words(registry), interval=3600)
+    owner = uuid.uuid4()
+    try:
+        writer.append(entry(owner, "req_before"))
+        assert writer.flush(timeout=10)
+        with engine.connect() as connection:
+            assert connection.scalar(text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                          "WHERE application_name = :name"), {"name": name}) == 1
+        writer.append(entry(owner, "req_cut"))
+        assert writer.flush(timeout=10)
+        writer.append(entry(owner, "req_after"))
+        assert writer.flush(timeout=10)
+    finally:
+        writer.close()
+    assert (writer.written, writer.lost) == (2, 1)
+    assert stored(owner) == ["req_before", "req_after"]
 
 
 def test_a_forked_child_writes_its_own_entries_only(make_writer, stored):
