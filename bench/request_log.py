@@ -93,6 +93,8 @@ def main(argv=None):
     parser.add_argument("--pairs", type=int, help="alternating (off, on) pairs (default 5)")
     parser.add_argument("--seconds", type=int, help="seconds of load per run (default 10)")
     parser.add_argument("--in-process", type=int, metavar="N", help="CPU per request in-process, rounds of N")
+    parser.add_argument("--control", action="store_true",
+                        help="both processes with the writer off: the difference two identical processes show")
     args = parser.parse_args(argv)
     pairs = args.pairs or (1 if args.smoke else 5)
     seconds = args.seconds or (2 if args.smoke else 10)
@@ -106,8 +108,9 @@ def main(argv=None):
     time.sleep(1)  # the seeding app's writer (in this process) writes its requests every 0.5 s
     seeded_rows = _rows_written(settings)
     path = f"/v1/clinics/{seeded['clinic_id']}/allergies/{seeded['allergy_id']}"
+    on_setting = "false" if args.control else "true"
     servers = {"off": Group(1, {**settings, "request_log.enabled": "false"}, var, "request-log-off"),
-               "on": Group(1, settings, var, "request-log-on")}
+               "on": Group(1, {**settings, "request_log.enabled": on_setting}, var, "request-log-on")}
     answered_on = 0
     try:
         spec = {"url": None, "connections": 16, "headers": {"Authorization": f"Bearer {seeded['key']}"}}
@@ -126,7 +129,7 @@ def main(argv=None):
         for server in servers.values():
             server.stop()
     off, on = summarise(runs["off"]), summarise(runs["on"])
-    result = {"scenario": "get_one_allergy", "connections": 16, "pairs": pairs, "seconds_per_run": seconds,
+    result = {"scenario": "get_one_allergy", "control": args.control, "connections": 16, "pairs": pairs, "seconds_per_run": seconds,
               "writer_off": off, "writer_on": on,
               "ratios": {"rps": round(on["rps"] / off["rps"], 3), "p50": round(on["p50_ms"] / off["p50_ms"], 3),
                          "p99": round(on["p99_ms"] / off["p99_ms"], 3),
