@@ -45,8 +45,10 @@ def in_process(settings, seeded, rounds, requests):
 
     path = f"/v1/clinics/{seeded['clinic_id']}/allergies/{seeded['allergy_id']}"
     headers = {"Authorization": f"Bearer {seeded['key']}"}
-    apps = {name: make_config({**settings, "request_log.enabled": name}).make_wsgi_app() for name in ("off", "on")}
-    clients = {name: webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"}) for name, app in apps.items()}
+    apps = {name: make_config({**settings, "request_log.enabled": name}).make_wsgi_app()
+            for name in ("off", "on")}
+    clients = {name: webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+               for name, app in apps.items()}
     writer = apps["on"].registry["request_log.writer"]
     cpu = {"off": [], "on": []}
     for client in clients.values():
@@ -81,8 +83,8 @@ def writer_cost(writer, seeded, path, entries=20_000):
     started = time.process_time()
     for n in range(0, entries, writer.batch):
         for _ in range(min(writer.batch, entries - n)):
-            writer.append(KeyedRequest(time.time(), owner, "0123456789abcdef", "live", seeded["clinic_id"], "GET",
-                                       path, 200, None, "req_0123456789abcdef01234567", 3.2))
+            writer.append(KeyedRequest(time.time(), owner, "0123456789abcdef", "live", seeded["clinic_id"],
+                                       "GET", path, 200, None, "req_0123456789abcdef01234567", 3.2))
         writer.flush()
     return round((time.process_time() - started) * 1_000_000 / entries, 2)
 
@@ -94,7 +96,7 @@ def main(argv=None):
     parser.add_argument("--seconds", type=int, help="seconds of load per run (default 10)")
     parser.add_argument("--in-process", type=int, metavar="N", help="CPU per request in-process, rounds of N")
     parser.add_argument("--control", action="store_true",
-                        help="both processes with the writer off: the difference two identical processes show")
+                        help="both processes with the writer off: how much two identical ones differ")
     args = parser.parse_args(argv)
     pairs = args.pairs or (1 if args.smoke else 5)
     seconds = args.seconds or (2 if args.smoke else 10)
@@ -129,9 +131,11 @@ def main(argv=None):
         for server in servers.values():
             server.stop()
     off, on = summarise(runs["off"]), summarise(runs["on"])
-    result = {"scenario": "get_one_allergy", "control": args.control, "connections": 16, "pairs": pairs, "seconds_per_run": seconds,
+    result = {"scenario": "get_one_allergy", "control": args.control, "connections": 16, "pairs": pairs,
+              "seconds_per_run": seconds,
               "writer_off": off, "writer_on": on,
-              "ratios": {"rps": round(on["rps"] / off["rps"], 3), "p50": round(on["p50_ms"] / off["p50_ms"], 3),
+              "ratios": {"rps": round(on["rps"] / off["rps"], 3),
+                         "p50": round(on["p50_ms"] / off["p50_ms"], 3),
                          "p99": round(on["p99_ms"] / off["p99_ms"], 3),
                          "cpu": round(on["cpu_ms_per_request"] / off["cpu_ms_per_request"], 3)},
               # Each pair's own ratio, then their median: drift between pairs cancels within a pair.

@@ -28,7 +28,7 @@ def route_template(path):
 
 
 class KeyedRequest(NamedTuple):
-    """What a sink receives: raw values only, cheap to build; the sink cleans the path off the request path."""
+    """What a sink receives: raw values, cheap to build; the sink cleans the path off the request path."""
 
     started_at: float  # time.time() when the answer was ready, less the latency
     owner_id: object  # the key's workspace or clinic (uuid)
@@ -50,8 +50,8 @@ def keyed_request(request, status, latency_ms):
         return None
     return KeyedRequest(time.time() - latency_ms / 1000, owner[1], environ["clinicrecords.key_id"],
                         environ.get("clinicrecords.key_mode"), environ.get("clinicrecords.clinic_id"),
-                        request.method, environ.get("PATH_INFO", ""), status, environ.get("clinicrecords.problem_code"),
-                        request.request_id, latency_ms)
+                        request.method, environ.get("PATH_INFO", ""), status,
+                        environ.get("clinicrecords.problem_code"), request.request_id, latency_ms)
 
 
 def log_request(request, status, started, sinks=()):

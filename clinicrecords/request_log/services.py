@@ -29,9 +29,10 @@ class RequestPage:
 
 
 def describe(row):
-    return {"time": row.occurred_at.isoformat(), "key": masked(row.key_mode, row.key_id), "method": row.method,
-            "path": row.path, "status": row.status, "code": row.code, "request_id": row.request_id,
-            "latency_ms": row.latency_ms, "clinic_id": str(row.clinic_id) if row.clinic_id else None}
+    return {"time": row.occurred_at.isoformat(), "key": masked(row.key_mode, row.key_id),
+            "method": row.method, "path": row.path, "status": row.status, "code": row.code,
+            "request_id": row.request_id, "latency_ms": row.latency_ms,
+            "clinic_id": str(row.clinic_id) if row.clinic_id else None}
 
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
@@ -89,7 +90,8 @@ def prune(engine, now=None, batch=PRUNE_BATCH):
     removed = 0
     while True:
         with engine.begin() as connection:
-            count = connection.execute(delete(RequestLogEntry).where(RequestLogEntry.id.in_(expired))).rowcount
+            count = connection.execute(
+                delete(RequestLogEntry).where(RequestLogEntry.id.in_(expired))).rowcount
         removed += count
         if count < batch:
             return removed

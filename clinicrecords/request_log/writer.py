@@ -24,17 +24,18 @@ from clinicrecords.request_log.paths import kept_path
 
 log = logging.getLogger(__name__)
 
-COPY = ("COPY control.request_log (occurred_at, owner_id, key_id, key_mode, clinic_id, method, path, status, code,"
-        " request_id, latency_ms) FROM STDIN")
+COPY = ("COPY control.request_log (occurred_at, owner_id, key_id, key_mode, clinic_id, method, path, status,"
+        " code, request_id, latency_ms) FROM STDIN")
 # A connection idle this long is closed; the next batch opens another.
 IDLE_CLOSE_SECONDS = 30
-# Engines a forked child inherited: kept, never used nor closed, so the child never ends the parent's sessions.
+# Engines a forked child inherited: kept, never used nor closed, so it never ends the parent's sessions.
 _inherited = []
 
 
 class RequestLogWriter:
     def __init__(self, make_engine, route_words, capacity=10_000, batch=1_000, interval=0.5):
-        """`make_engine()` builds this process's engine (one connection); `route_words()` the path words kept."""
+        """`make_engine()` builds this process's engine (one connection); `route_words()` the words
+        a path keeps."""
         self._make_engine = make_engine
         self._route_words = route_words
         self.capacity, self.batch, self.interval = capacity, batch, interval

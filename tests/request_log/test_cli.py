@@ -11,7 +11,8 @@ def test_lists_a_workspaces_requests_with_filters_and_pages(world, testapp, writ
     workspace_id, sandbox_id = world.workspace()
     key_id, key = world.key_row(workspace_id=workspace_id, mode="test")
     me = testapp.get("/v1/me", headers=bearer(key))
-    missing = testapp.get(f"/v1/clinics/{sandbox_id}/patients/{uuid.uuid4()}", headers=bearer(key), status=404)
+    missing = testapp.get(f"/v1/clinics/{sandbox_id}/patients/{uuid.uuid4()}", headers=bearer(key),
+                          status=404)
     assert writer.flush(timeout=10)
 
     listed = ok("requests", "list", "--workspace", workspace_id)
@@ -22,14 +23,16 @@ def test_lists_a_workspaces_requests_with_filters_and_pages(world, testapp, writ
     assert {k: row[k] for k in ("key", "method", "path", "status", "code", "clinic_id")} == {
         "key": masked("test", parse_key(key).key_id), "method": "GET", "path": "/v1/me", "status": 200,
         "code": None, "clinic_id": None}
-    assert set(row) == {"time", "key", "method", "path", "status", "code", "request_id", "latency_ms", "clinic_id"}
+    assert set(row) == {"time", "key", "method", "path", "status", "code", "request_id", "latency_ms",
+                        "clinic_id"}
 
     by_status = ok("requests", "list", "--workspace", workspace_id, "--status", 404, "--key", key_id)
     assert [row["code"] for row in by_status["data"]] == ["not_found"]
     by_id = ok("requests", "list", "--workspace", workspace_id, "--request-id", me.headers["X-Request-Id"])
     assert len(by_id["data"]) == 1
     first = ok("requests", "list", "--workspace", workspace_id, "--limit", 1)
-    second = ok("requests", "list", "--workspace", workspace_id, "--limit", 1, "--before", first["next_before"])
+    second = ok("requests", "list", "--workspace", workspace_id, "--limit", 1,
+                "--before", first["next_before"])
     assert [first["data"][0]["request_id"], second["data"][0]["request_id"]] == [
         row["request_id"] for row in listed["data"]]
     assert second["next_before"] is None

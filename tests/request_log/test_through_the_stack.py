@@ -17,8 +17,8 @@ def test_a_test_keys_requests_with_their_fields_and_nothing_of_body_or_query(wor
     started = datetime.datetime.now(datetime.UTC)
     created = testapp.post_json(f"/v1/clinics/{sandbox_id}/patients", PatientCreate.EXAMPLE,
                                 headers={**bearer(key), "Idempotency-Key": "reqlog-secret-idem"}, status=201)
-    listed = testapp.get(f"/v1/clinics/{sandbox_id}/patients?limit=3&family_name=Querysecret", headers=bearer(key),
-                         expect_errors=True)
+    listed = testapp.get(f"/v1/clinics/{sandbox_id}/patients?limit=3&family_name=Querysecret",
+                         headers=bearer(key), expect_errors=True)
     named = testapp.get(f"/v1/clinics/{sandbox_id}/patients/Namesecret", headers=bearer(key), status=404)
 
     page = request_log(workspace_id)
@@ -39,7 +39,8 @@ def test_a_test_keys_requests_with_their_fields_and_nothing_of_body_or_query(wor
     assert page.next_before is None
     text = json.dumps(rows)
     for secret in ("Querysecret", "family_name", "limit=3", "Namesecret", "reqlog-secret-idem",
-                   PatientCreate.EXAMPLE["family_name"], PatientCreate.EXAMPLE["given_name"], parse_key(key).secret):
+                   parse_key(key).secret, PatientCreate.EXAMPLE["family_name"],
+                   PatientCreate.EXAMPLE["given_name"]):
         assert secret not in text
 
 
@@ -106,7 +107,10 @@ def test_filters_by_key_status_and_request_id_and_keyset_pages(world, testapp, r
 
 def test_a_replayed_refusal_carries_its_code_too(world, testapp, request_log):
     workspace_id, sandbox_id = world.workspace()
-    headers = {**bearer(world.key(workspace_id=workspace_id, mode="test")), "Idempotency-Key": "reqlog-replay"}
+    key = world.key(workspace_id=workspace_id, mode="test")
+    headers = {**bearer(key), "Idempotency-Key": "reqlog-replay"}
+    url = f"/v1/clinics/{sandbox_id}/patients"
     for _ in range(2):
-        testapp.post_json(f"/v1/clinics/{sandbox_id}/patients", {"given_name": ""}, headers=headers, status=400)
-    assert [(row.status, row.code) for row in request_log(workspace_id).rows] == [(400, "invalid_request")] * 2
+        testapp.post_json(url, {"given_name": ""}, headers=headers, status=400)
+    rows = request_log(workspace_id).rows
+    assert [(row.status, row.code) for row in rows] == [(400, "invalid_request")] * 2

@@ -16,8 +16,8 @@ from clinicrecords.request_log.writer import RequestLogWriter
 
 
 def entry(owner_id, request_id=None, started_at=None, path="/v1/me"):
-    return KeyedRequest(started_at or time.time(), owner_id, "0123456789abcdef", "test", None, "GET", path, 200,
-                        None, request_id or f"req_{uuid.uuid4().hex[:24]}", 1.5)
+    return KeyedRequest(started_at or time.time(), owner_id, "0123456789abcdef", "test", None, "GET", path,
+                        200, None, request_id or f"req_{uuid.uuid4().hex[:24]}", 1.5)
 
 
 @pytest.fixture
@@ -38,7 +38,8 @@ def make_writer(settings, registry):
 def stored(engine):
     def request_ids(owner_id):
         with engine.connect() as connection:
-            return connection.scalars(select(RequestLogEntry.request_id).where(RequestLogEntry.owner_id == owner_id)
+            return connection.scalars(select(RequestLogEntry.request_id)
+                                      .where(RequestLogEntry.owner_id == owner_id)
                                       .order_by(RequestLogEntry.id)).all()
     return request_ids
 
@@ -95,8 +96,9 @@ def test_a_failed_write_loses_its_batch_and_says_so(settings, registry, make_wri
 
 def test_after_its_connection_is_cut_the_next_batch_reconnects(settings, registry, engine, stored, caplog):
     name = f"reqlog-test-{uuid.uuid4().hex[:8]}"
-    writer = RequestLogWriter(lambda: make_engine({**settings, "database.application_name": name}, pool_size=1),
-                              lambda: route_words(registry), interval=3600)
+    writer = RequestLogWriter(
+        lambda: make_engine({**settings, "database.application_name": name}, pool_size=1),
+        lambda: route_words(registry), interval=3600)
     owner = uuid.uuid4()
     try:
         writer.append(entry(owner, "req_before"))
@@ -135,7 +137,8 @@ def test_a_forked_child_writes_its_own_entries_only(make_writer, stored):
 def test_the_path_keeps_route_words_and_ids_only(make_writer, engine):
     writer = make_writer(interval=3600)
     owner, record = uuid.uuid4(), uuid.uuid4()
-    writer.append(entry(owner, path=f"/v1/clinics/{str(record).upper()}/allergies/ehr_live_abc_def/Jane%20Doe"))
+    path = f"/v1/clinics/{str(record).upper()}/allergies/ehr_live_abc_def/Jane%20Doe"
+    writer.append(entry(owner, path=path))
     writer.append(entry(owner, path="/v1/" + "patients/" * 100))
     writer.flush(timeout=10)
     with engine.connect() as connection:

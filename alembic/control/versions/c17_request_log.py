@@ -31,11 +31,12 @@ def upgrade():
         sa.PrimaryKeyConstraint('id', name=op.f('pk_request_log')),
         schema='control',
     )
-    op.create_index('ix_request_log_owner_id_occurred_at_id', 'request_log', ['owner_id', 'occurred_at', 'id'],
-                    unique=False, schema='control')
-    op.create_index('ix_request_log_request_id', 'request_log', ['request_id'], unique=False, schema='control')
-    op.create_index('ix_request_log_occurred_at', 'request_log', ['occurred_at'], unique=False, schema='control',
-                    postgresql_using='brin')
+    op.create_index('ix_request_log_owner_id_occurred_at_id', 'request_log',
+                    ['owner_id', 'occurred_at', 'id'], unique=False, schema='control')
+    op.create_index('ix_request_log_request_id', 'request_log', ['request_id'], unique=False,
+                    schema='control')
+    op.create_index('ix_request_log_occurred_at', 'request_log', ['occurred_at'], unique=False,
+                    schema='control', postgresql_using='brin')
 
 
 def downgrade():
