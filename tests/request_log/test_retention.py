@@ -38,11 +38,13 @@ def test_rows_past_seven_days_are_hidden_then_pruned_in_batches(writer, world, e
 
 def test_prune_at_a_later_time_removes_what_aged_since(writer, engine):
     owner = uuid.uuid4()
-    writer.append(entry(owner, started_at=time.time() - DAY))
+    started = time.time() - DAY
+    writer.append(entry(owner, started_at=started))
     assert writer.flush(timeout=10)
     prune(engine)
     assert _count(engine, owner) == 1
-    prune(engine, now=datetime.datetime.now(datetime.UTC) + datetime.timedelta(days=6, hours=1))
+    # A second past its seven days (and so past nothing younger: other tests' rows stay).
+    prune(engine, now=datetime.datetime.fromtimestamp(started + 7 * DAY + 1, datetime.UTC))
     assert _count(engine, owner) == 0
 
 
