@@ -14,6 +14,7 @@ CONTEXTS = (
     "clinicrecords.clinics",
     "clinicrecords.access",
     "clinicrecords.onboarding",
+    "clinicrecords.request_log",
     "clinicrecords.events",
     "clinicrecords.patients",
     "clinicrecords.providers",

@@ -43,20 +43,24 @@ def serve_waitress(wsgi_app, global_conf, **kw):
     settings = wsgi_app.registry.settings
     check_ready_to_serve(wsgi_app.registry)
     server = create_server(wsgi_app, **kw)
+    huey_consumer = None
     if as_bool(settings.get("huey.consumer_in_process", False)):
         from clinicrecords.tasks.worker import consumer
 
-        _run_consumer_beside(consumer(int(settings.get("huey.workers", 2))))
+        huey_consumer = consumer(int(settings.get("huey.workers", 2)))
+        huey_consumer.start()
+    _exit_cleanly_on_signals(huey_consumer)
     print(f"Serving Clinic Records API on http://{kw.get('listen', 'localhost:6543')}", flush=True)
     server.run()
 
 
-def _run_consumer_beside(huey_consumer):
-    """Start the consumer's threads, then take SIGTERM/SIGINT back from it: the server process stops both."""
-    huey_consumer.start()
+def _exit_cleanly_on_signals(huey_consumer=None):
+    """SIGTERM/SIGINT stop the in-process consumer (after its start took them) and end the process through
+    SystemExit, so exit hooks run: the request log writes its last batch."""
 
     def stop(signum, frame):
-        huey_consumer.stop(graceful=True)
+        if huey_consumer is not None:
+            huey_consumer.stop(graceful=True)
         raise SystemExit(0)
 
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -27,7 +27,7 @@ from waitress.utilities import RequestEntityTooLarge, RequestHeaderFieldsTooLarg
 from clinicrecords.api.limits import SECURITY_HEADERS
 from clinicrecords.api.problems import PROBLEM_JSON, Problem
 from clinicrecords.api.request_id import new_request_id
-from clinicrecords.api.request_log import log_line
+from clinicrecords.api.request_log import elapsed_ms, log_line
 
 LINGER_SECONDS = 30
 LINGER_READ_BYTES = 256 * 1024
@@ -103,7 +103,8 @@ class ProblemErrorTask(ErrorTask):
         self.channel.linger_after_answer = True
         self.content_length = len(body)
         self.write(body)
-        log_line(request_id, self.request.command or "", self.request.path or "", problem.status, started)
+        log_line(request_id, self.request.command or "", self.request.path or "", problem.status,
+                 elapsed_ms(started))
 
 
 class ProblemChannel(HTTPChannel):

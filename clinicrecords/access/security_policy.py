@@ -28,6 +28,7 @@ class KeySecurityPolicy:
                                     clinic_id=clinic_in_path(request))
         if identity is not None:
             request.environ["clinicrecords.key_id"] = identity.key_id
+            request.environ["clinicrecords.key_mode"] = identity.mode
             # The audit trail names the key's owner without loading the key again after the transaction.
             request.environ["clinicrecords.key_owner"] = (
                 ("clinic", identity.clinic_id) if identity.clinic_id else ("workspace", identity.workspace_id))

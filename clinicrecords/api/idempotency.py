@@ -140,6 +140,8 @@ def idempotency_deriver(view, info):
             if not _same_request(record, digest, request):
                 raise Problem("idempotency_key_conflict", "This Idempotency-Key was used for a different "
                               "request (method, path or body).")
+            if record.status >= 400:  # a stored refusal: the request log still names its code
+                request.environ["clinicrecords.problem_code"] = json.loads(record.body).get("code")
             return _replay(record, replay_field)
         try:
             response = view(context, request)

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "clinicrecords.clinics.cli",
     "clinicrecords.access.cli",
     "clinicrecords.onboarding.cli",
+    "clinicrecords.request_log.cli",
     "clinicrecords.sandbox.cli",
     "clinicrecords.providers.cli",
     "clinicrecords.prescriptions.cli",

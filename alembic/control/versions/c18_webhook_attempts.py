@@ -1,14 +1,14 @@
 """webhook_attempts: every request of a delivery for the deliveries log; endpoints disabled by their owner
 
-Revision ID: c17_webhook_attempts
-Revises: c16_list_indexes
+Revision ID: c18_webhook_attempts
+Revises: c17_workspace_onboarding
 """
 
 from alembic import op
 import sqlalchemy as sa
 
-revision = 'c17_webhook_attempts'
-down_revision = 'c16_list_indexes'
+revision = 'c18_webhook_attempts'
+down_revision = 'c17_workspace_onboarding'
 branch_labels = None
 depends_on = None
 
