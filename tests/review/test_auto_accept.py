@@ -130,7 +130,8 @@ def test_a_workspace_setting_does_not_cover_a_key_created_after_it_was_switched_
 
     def send(substance):
         body = {"patient_id": clinic.patient_id, "substance": {"text": substance}}
-        return testapp.post_json(clinic.url("allergies"), body, headers=headers, status=202).json["data"]
+        return testapp.post_json(clinic.url("allergies"), body, status=202,
+                                 headers={**headers, "Idempotency-Key": str(uuid.uuid4())}).json["data"]
 
     assert send("Latex")["review_status"] == "pending"
     _auto(clinic, "--key", rolled_key_id)

@@ -33,10 +33,13 @@ def server(app):
     runner.start()
     yield running
     running.task_dispatcher.shutdown()
-    while running._map:
-        for dispatcher in list(running._map.values()):
-            dispatcher.handle_close()
+    dispatchers = list(running._map.values())
+    # Emptied first, closed after the loop has ended: a socket closed while the loop's select() holds its
+    # descriptor fails that select (EBADF) in the server's thread.
+    running._map.clear()
     runner.join(5)
+    for dispatcher in dispatchers:
+        dispatcher.handle_close()
 
 
 class Answer:
