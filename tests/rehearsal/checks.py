@@ -120,15 +120,17 @@ class Rehearsal:
             self.clinic_id = clinic.result()["clinic_id"]
             clinic_key = pool.submit(admin, "key", "create", "--clinic", self.clinic_id)
             allow_listed = pool.submit(admin, "key", "create", "--clinic", self.clinic_id, "--ip-allow", "127.0.0.2/32")
+            # The load of the last fault is faster than the live limit (600 a minute) allows.
+            load_key = pool.submit(admin, "key", "create", "--clinic", self.clinic_id, "--rate-limit", "100000")
             test_key = pool.submit(admin, "key", "create", "--workspace", workspace.result()["workspace_id"],
                                    "--mode", "test")
             # production.ini refuses a plain-http loopback URL; the worker's ini (WORKER_OVERRIDES) allows it.
             endpoint = pool.submit(admin, "webhook", "add", "--clinic", self.clinic_id, "--url", self.receiver.url,
                                    "--types", "patient_import.finished", ini=self.stack.worker_ini)
             self.clinic_key, self.allow_listed_key = clinic_key.result()["key"], allow_listed.result()["key"]
-            self.test_key = test_key.result()["key"]
+            self.test_key, self.load_key = test_key.result()["key"], load_key.result()["key"]
             self.receiver.secret = endpoint.result()["secret"]
-        return "clinic, 3 keys, webhook endpoint on " + self.receiver.url
+        return "clinic, 4 keys, webhook endpoint on " + self.receiver.url
 
     def web_processes(self):
         for port in self.stack.web_ports:
@@ -282,7 +284,7 @@ class Rehearsal:
             answer = None
             for _ in range(20):
                 try:
-                    answer = self.api("POST", f"/v1/clinics/{self.clinic_id}/patients", self.clinic_key, body,
+                    answer = self.api("POST", f"/v1/clinics/{self.clinic_id}/patients", self.load_key, body,
                                       headers={"Idempotency-Key": key}, timeout=30)
                 except OSError:
                     answer = None
@@ -316,7 +318,7 @@ class Rehearsal:
                f"{len(outcomes)} creates, {len(written)} patients, counts {set(written.values())}")
         # Each answer was stored with its effect: a replay returns the same patient and creates none.
         for key in sorted(retried) or list(outcomes)[:10]:
-            replay = self.api("POST", f"/v1/clinics/{self.clinic_id}/patients", self.clinic_key,
+            replay = self.api("POST", f"/v1/clinics/{self.clinic_id}/patients", self.load_key,
                               {"given_name": "Load", "family_name": key, "birth_date": "1990-05-05"},
                               headers={"Idempotency-Key": key})
             expect(replay.headers.get("idempotent-replayed") == "true" and replay.json["data"]["id"] == outcomes[key].json["data"]["id"],
@@ -324,6 +326,27 @@ class Rehearsal:
         expect(self.patients_named(f"load-{self.run}-") == written, "a replay wrote a patient")
         expect(wait_until(lambda: call(stack.port, "GET", "/healthz").status == 200, 10), "nginx stopped answering")
         return f"{len(outcomes)} creates, {len(retried)} retried after the kill, each patient exactly once"
+
+    def footprint(self):
+        """What the run left in Redis and how large the processes grew: the numbers docs/deployment.md sizes from."""
+        with self.stack.redis.client() as client:
+            leftovers = client.keys("huey.results.*")
+            memory = client.info("memory")
+            keys = client.dbsize()
+        expect(leftovers == [], f"task results kept in Redis: {leftovers}")
+        survivors = [p for p in (*self.stack.web.values(), self.stack.worker) if p and p.poll() is None]
+        rss = [_rss_mb(p.pid) for p in survivors]
+        with psycopg.connect(self.stack.database_url) as connection:
+            backends = connection.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+                                          ).fetchone()[0]
+        return (f"Redis {keys} keys, {memory['used_memory_peak_human']} peak; web and worker RSS "
+                f"{', '.join(f'{mb:.0f}' for mb in rss)} MB; {backends} PostgreSQL connections")
+
+
+def _rss_mb(pid):
+    """Resident memory of a process and its children (the worker and pserve are one process each)."""
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:")) / 1024
 
 
 CHECKS = [
@@ -344,6 +367,7 @@ CHECKS = [
     ("fault: worker SIGKILLed mid-delivery", "worker_killed_mid_delivery"),
     ("fault: Redis restarted with imports and deliveries queued", "redis_restarted_with_work_queued"),
     ("fault: one web process SIGKILLed under load", "web_process_killed_under_load"),
+    ("footprint", "footprint"),
 ]
 
 __all__ = ["CHECKS", "Failed", "Rehearsal", "missing_secrets", "Stack"]
