@@ -271,7 +271,11 @@ class Rehearsal:
         expect(arrived, "not every queued delivery arrived")
         copies = {i: self.receiver.count(self.finished_event_for(i)["id"]) for i in valid + invalid}
         expect(set(copies.values()) == {1}, f"deliveries per event: {copies}")
-        return f"{queued} queued tasks kept, 503 while down, each ran once after"
+        # A worker that was running through a restart reconnects by itself.
+        stack.redis.restart()
+        after = self.start_import("after-restart")
+        expect(wait_until(lambda: self.import_status(after) == "succeeded", 90), "the worker did not carry on")
+        return f"{queued} queued tasks kept, 503 while down, each ran once after; a running worker carries on"
 
     def web_process_killed_under_load(self):
         stack = self.stack
