@@ -49,7 +49,7 @@ def main():
             began = time.monotonic()
             try:
                 detail = getattr(rehearsal, name)()
-            except Exception as error:  # noqa: BLE001 - any failure is the check's failure, reported as one line
+            except Exception as error:  # any failure is the check's failure, reported as one line
                 log = rehearsal.stack.logs / "rehearsal.log"
                 log.parent.mkdir(parents=True, exist_ok=True)
                 log.write_text(traceback.format_exc())

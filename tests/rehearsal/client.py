@@ -22,8 +22,12 @@ class Answer:
         return (self.json or {}).get("code") if self.headers.get("content-type", "").endswith("json") else None
 
 
+class Broken(OSError):
+    """The connection failed or the answer was cut short (a process killed mid-answer)."""
+
+
 def call(port, method, path, key=None, body=None, headers=None, source="127.0.0.1", timeout=30):
-    """One request to 127.0.0.1:port. Raises OSError when the connection fails."""
+    """One request to 127.0.0.1:port. Raises OSError (Broken) when the connection fails or the answer is cut."""
     sent = {"Accept": "application/json", "Connection": "close", **(headers or {})}
     if key:
         sent["Authorization"] = f"Bearer {key}"
@@ -36,6 +40,8 @@ def call(port, method, path, key=None, body=None, headers=None, source="127.0.0.
         connection.request(method, path, body=payload, headers=sent)
         response = connection.getresponse()
         return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
+    except http.client.HTTPException as error:
+        raise Broken(f"{type(error).__name__}: {error}") from error
     finally:
         connection.close()
 

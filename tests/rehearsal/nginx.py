@@ -1,5 +1,6 @@
 """Debian's nginx as the reverse proxy of docs/deployment.md, on loopback, with its files under one folder."""
 
+import os
 import shutil
 import signal
 import subprocess
@@ -91,6 +92,4 @@ class Nginx:
 
 
 def _is_root():
-    import os
-
     return os.geteuid() == 0

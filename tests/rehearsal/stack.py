@@ -98,7 +98,7 @@ class Stack:
 
     def admin(self, *args, ini=PRODUCTION_INI):
         """`clinicrecords-admin INI ARGS`: its one JSON object, or RuntimeError with its stderr."""
-        done = subprocess.run([_bin("clinicrecords-admin"), str(ini), *args], env=self.env(), cwd=ROOT,
+        done = subprocess.run([_bin("clinicrecords-admin"), str(ini), *args], check=False, env=self.env(), cwd=ROOT,
                               capture_output=True, text=True, timeout=300)
         if done.returncode != 0:
             raise RuntimeError(f"clinicrecords-admin {' '.join(args)} exited {done.returncode}: {done.stderr[-800:]}")
