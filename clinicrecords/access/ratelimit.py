@@ -74,6 +74,10 @@ class RateLimiter:
         """{"live": n, "test": n}: the workspace's requests in the month (a date, first of the month)."""
         return self.store.usage(workspace_id, month)
 
+    def month_usage(self, month):
+        """{workspace_id: {"live": n, "test": n}} for every workspace counted in the month."""
+        return self.store.month_usage(month)
+
 
 def current_decision(request):
     """This request's rate-limit decision, once the gate has counted it."""

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PRODUCTION_INI = ROOT / "production.ini"
 DATABASE = "clinicrecords_rehearsal"
 # What the rehearsal provides itself; every other `env:` setting of production.ini is a secret it is given.
-PROVIDED = ("DATABASE_URL", "REDIS_URL")
+PROVIDED = ("DATABASE_URL", "REDIS_URL", "CLINICRECORDS_BASE_URL")
 
 # The worker's only departures from production.ini: the receiver is plain http on loopback, and a killed
 # worker's claim runs out in 10 s rather than 60 s so the rehearsal need not wait as long.
@@ -32,7 +32,7 @@ WORKER_OVERRIDES = {
 
 
 def required_secrets(ini=PRODUCTION_INI):
-    names = re.findall(r"=\s*env:([A-Z0-9_]+)", ini.read_text())
+    names = re.findall(r"^[^#\n]*=\s*env:([A-Z0-9_]+)", ini.read_text(), flags=re.MULTILINE)
     return sorted({name for name in names if name not in PROVIDED})
 
 
@@ -74,7 +74,8 @@ class Stack:
         return self.nginx.port
 
     def env(self, **changes):
-        env = dict(os.environ, DATABASE_URL=self.database_url, REDIS_URL=self.redis.url, HOST="127.0.0.1")
+        env = dict(os.environ, DATABASE_URL=self.database_url, REDIS_URL=self.redis.url, HOST="127.0.0.1",
+                   CLINICRECORDS_BASE_URL=f"http://127.0.0.1:{self.nginx.port}")
         env.pop("PORT", None)
         env.update(changes)
         return {name: value for name, value in env.items() if value is not None}
