@@ -1,11 +1,13 @@
 """Clinic Records API: a Pyramid application routed by traversal into per-clinic PostgreSQL schemas."""
 
+import sys
+
 from pyramid.config import Configurator
 from pyramid.request import Request
 
 from clinicrecords import contexts
 from clinicrecords.api.public_url import PublicUrls
-from clinicrecords.settings import resolve
+from clinicrecords.settings import SettingsError, resolve
 
 NO_DEFAULT_PERMISSION = "__no_default_permission__"
 
@@ -32,4 +34,11 @@ def make_config(settings):
 
 def main(global_config, **settings):
     """The WSGI application (paste.app_factory)."""
-    return make_config(settings).make_wsgi_app()
+    try:
+        config = make_config(settings)
+    except SettingsError as exc:
+        # pserve, the worker and the operator CLI all start here: a missing secret is one line naming it and
+        # exit 2, not a traceback (docs/deployment.md).
+        print(f"clinicrecords: refusing to start: {exc}", file=sys.stderr)
+        raise SystemExit(2) from None
+    return config.make_wsgi_app()

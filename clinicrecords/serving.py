@@ -1,5 +1,5 @@
-"""The paste server runner for `pserve`: waitress, with the port from $PORT when set, and the Huey
-consumer in the same process when the settings ask for it (development).
+"""The paste server runner for `pserve`: waitress, with the address from $HOST and the port from $PORT when
+set, and the Huey consumer in the same process when the settings ask for it (development).
 
 waitress's own refusals (a body over its cap, headers over theirs, malformed HTTP) are answered as
 problem+json by clinicrecords.waitress_refusals; its body cap must sit above the largest body any route
@@ -16,9 +16,10 @@ from clinicrecords.settings import SettingsError, as_bool
 from clinicrecords.waitress_refusals import problem_channel
 
 
-def _listen_with_port(listen, port):
-    host = listen.rsplit(":", 1)[0] if ":" in listen else listen
-    return f"{host}:{port}"
+def listen_from_environment(listen, environ):
+    """The ini's `listen` (one host:port) with $HOST and/or $PORT put in place of its parts."""
+    host, _, port = listen.rpartition(":") if ":" in listen else (listen, "", "6543")
+    return f"{environ.get('HOST') or host}:{environ.get('PORT') or port}"
 
 
 def create_server(wsgi_app, **kw):
@@ -38,8 +39,8 @@ def create_server(wsgi_app, **kw):
 
 
 def serve_waitress(wsgi_app, global_conf, **kw):
-    if os.environ.get("PORT"):
-        kw["listen"] = _listen_with_port(kw.get("listen", "localhost:6543"), os.environ["PORT"])
+    if os.environ.get("PORT") or os.environ.get("HOST"):
+        kw["listen"] = listen_from_environment(kw.get("listen", "localhost:6543"), os.environ)
     settings = wsgi_app.registry.settings
     check_ready_to_serve(wsgi_app.registry)
     server = create_server(wsgi_app, **kw)

@@ -106,3 +106,21 @@ def queue_on_disk(settings, tmp_path):
         yield tmp_path
     finally:
         tasks.configure(settings)
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    """A real redis-server on a free loopback port with its own data folder (append-only, as in production)."""
+    from tests.common.redis_server import RedisServer
+
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def redis_url(redis_server):
+    """The session's Redis, emptied for this test."""
+    with redis_server.client() as client:
+        client.flushall()
+    return redis_server.url

@@ -2,7 +2,8 @@
 
 Unknown paths are 404 not_found, a known resource asked with the wrong method is 405 with `Allow`,
 a missing or bad key is 401 invalid_key, a missing permission 403 scope_missing naming it, a database
-that does not answer 503, and anything unexpected 500 internal_error with no internals in the body.
+or a Redis (rate limits, queue) that does not answer 503, and anything unexpected 500 internal_error with
+no internals in the body.
 """
 
 import logging
@@ -10,6 +11,7 @@ import logging
 from psycopg import errors as pg_errors
 from pyramid.httpexceptions import HTTPException
 from pyramid.view import exception_view_config, forbidden_view_config, notfound_view_config
+from redis import exceptions as redis_errors
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
@@ -93,6 +95,16 @@ def database_error_view(exc, request):
                           headers={"Retry-After": "2"})
         return problem_response(request, problem)
     return internal_error_view(exc, request)
+
+
+@exception_view_config(redis_errors.ConnectionError)
+@exception_view_config(redis_errors.TimeoutError)
+def redis_unavailable_view(exc, request):
+    # ConnectionError covers a Redis that is down, restarting or still loading its append-only file.
+    log.warning("redis unavailable: %s", type(exc).__name__, extra={"request_id": request.request_id})
+    problem = Problem("service_unavailable", "A backing service did not answer. Retry shortly.",
+                      headers={"Retry-After": "2"})
+    return problem_response(request, problem)
 
 
 @exception_view_config(Exception)

@@ -19,7 +19,9 @@ from clinicrecords.settings import as_bool, var_dir
 
 HUEY_NAME = "clinicrecords"
 
-huey = Huey(HUEY_NAME, storage_class=MemoryStorage)
+# results=False: nothing reads a task's return value, and kept results would pile up in Redis (one entry per
+# webhook delivery, never expiring) until a Redis without eviction refuses every write.
+huey = Huey(HUEY_NAME, results=False, storage_class=MemoryStorage)
 _state = {"registry": None}
 
 

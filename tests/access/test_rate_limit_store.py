@@ -6,7 +6,7 @@ import datetime
 import threading
 import uuid
 
-import fakeredis
+import redis
 import webtest
 from sqlalchemy import text
 
@@ -27,9 +27,9 @@ def _at(minute, second):
     return datetime.datetime(2031, 5, 1, 12, minute, second, tzinfo=datetime.UTC)
 
 
-def test_both_stores_decide_alike_for_the_same_sequence(engine):
+def test_both_stores_decide_alike_for_the_same_sequence(engine, redis_url):
     workspace_id = uuid.uuid4()
-    stores = {"postgres": PostgresStore(engine), "redis": RedisStore(fakeredis.FakeRedis(server=fakeredis.FakeServer()))}
+    stores = {"postgres": PostgresStore(engine), "redis": RedisStore(redis.Redis.from_url(redis_url))}
     decisions = {}
     for name, store in stores.items():
         limiter, identity = RateLimiter(store, live_per_minute=3), _Identity(workspace_id)
@@ -41,11 +41,11 @@ def test_both_stores_decide_alike_for_the_same_sequence(engine):
     assert decisions["postgres"][-1] == {"live": 5, "test": 0}
 
 
-def test_both_stores_read_a_whole_month_alike(engine):
+def test_both_stores_read_a_whole_month_alike(engine, redis_url):
     """`usage export` reads every workspace's month at once: both stores answer the same."""
     first, second = uuid.uuid4(), uuid.uuid4()
     month, other_month = datetime.date(2032, 7, 1), datetime.date(2032, 8, 1)
-    stores = {"postgres": PostgresStore(engine), "redis": RedisStore(fakeredis.FakeRedis(server=fakeredis.FakeServer()))}
+    stores = {"postgres": PostgresStore(engine), "redis": RedisStore(redis.Redis.from_url(redis_url))}
     months = {}
     for name, store in stores.items():
         limiter = RateLimiter(store)
@@ -98,3 +98,25 @@ def test_a_counter_that_does_not_answer_is_a_503(world, make_app, engine):
         release.set()
         holder.join()
     app.get("/v1/me", headers=headers, status=200)
+
+
+def test_a_redis_that_does_not_answer_is_a_503_and_then_counts_on(world, make_app, tmp_path):
+    from tests.common.redis_server import RedisServer
+
+    server = RedisServer(tmp_path / "redis").start()
+    try:
+        app = webtest.TestApp(make_app(**{"ratelimit.backend": "redis", "ratelimit.redis_url": server.url}),
+                              extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+        headers = {"Authorization": f"Bearer {world.key_row(clinic_id=world.clinic())[1]}"}
+        app.get("/v1/me", headers=headers, status=200)
+        server.stop()
+        answer = app.get("/v1/me", headers=headers, status=503)
+        assert answer.json["code"] == "service_unavailable" and answer.headers["Retry-After"] == "2"
+        assert answer.content_type == "application/problem+json"
+        server.start()
+        app.get("/v1/me", headers=headers, status=200)
+        # The append-only file kept the count across the restart, and the refused request was not counted.
+        with server.client() as client:
+            assert sum(int(client.get(name)) for name in client.keys("clinicrecords:ratelimit:*")) == 2
+    finally:
+        server.stop()

@@ -50,6 +50,16 @@ def test_pserve_serves_health_and_problems_on_port_from_env(tmp_path):
         assert server.wait(30) == 0, "SIGTERM stops the server and its in-process queue consumer"
 
 
+def test_host_and_port_from_the_environment_replace_the_ini_listen():
+    from clinicrecords.serving import listen_from_environment
+
+    assert listen_from_environment("0.0.0.0:8080", {}) == "0.0.0.0:8080"
+    assert listen_from_environment("0.0.0.0:8080", {"PORT": "9001"}) == "0.0.0.0:9001"
+    assert listen_from_environment("0.0.0.0:8080", {"HOST": "127.0.0.1"}) == "127.0.0.1:8080"
+    assert listen_from_environment("0.0.0.0:8080", {"HOST": "127.0.0.1", "PORT": "9001"}) == "127.0.0.1:9001"
+    assert listen_from_environment("localhost", {"PORT": "9001"}) == "localhost:9001"
+
+
 def test_serve_keeps_the_demo_keys_across_restarts_and_shows_the_reference(engine, make_app, tmp_path):
     """`scripts/serve --setup-only` twice (all of serve but the server) on the suite's database: the second
     start prints the first start's keys, and they work in an app with development.ini's secrets."""

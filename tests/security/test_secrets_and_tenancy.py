@@ -19,16 +19,32 @@ def _production_settings():
     return dict(parser["app:main"])
 
 
-@pytest.mark.parametrize("missing", ["CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER",
-                                     "CLINICRECORDS_WEBHOOK_KEYS", "CLINICRECORDS_BASE_URL"])
-def test_production_refuses_to_start_without_a_secret(monkeypatch, missing):
+def _environment_without(monkeypatch, missing):
     for name in ("CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER", "CLINICRECORDS_WEBHOOK_KEYS",
                  "CLINICRECORDS_BASE_URL", "DATABASE_URL", "REDIS_URL"):
         monkeypatch.setenv(name, {"DATABASE_URL": "postgresql://127.0.0.1:1/x",
                                   "CLINICRECORDS_BASE_URL": "https://records.example.org"}.get(name, "set"))
     monkeypatch.delenv(missing)
+
+
+@pytest.mark.parametrize("missing", ["CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER",
+                                     "CLINICRECORDS_WEBHOOK_KEYS", "CLINICRECORDS_BASE_URL"])
+def test_production_refuses_to_start_without_a_secret(monkeypatch, missing):
+    _environment_without(monkeypatch, missing)
     with pytest.raises(SettingsError, match=missing):
         make_config(_production_settings())
+
+
+def test_the_process_refuses_with_one_line_and_exit_2(monkeypatch, capsys):
+    from clinicrecords import main
+
+    _environment_without(monkeypatch, "CLINICRECORDS_KEY_PEPPER")
+    with pytest.raises(SystemExit) as stopped:
+        main({}, **_production_settings())
+    assert stopped.value.code == 2
+    stderr = capsys.readouterr().err
+    assert stderr == ("clinicrecords: refusing to start: setting 'secrets.key_pepper' needs the environment "
+                      "variable CLINICRECORDS_KEY_PEPPER\n")
 
 
 @pytest.mark.parametrize("crafted", [

@@ -1,0 +1,68 @@
+"""`python -m tests.rehearsal` (scripts/rehearse): the production rehearsal, one line per check.
+
+Exits 0 when every check passed, 1 on the first that fails (the stack's logs stay under var/rehearsal),
+2 without starting anything when a secret is missing from the environment."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import traceback
+
+from tests.rehearsal.checks import CHECKS, Failed, Rehearsal
+from tests.rehearsal.stack import ROOT, missing_secrets
+
+PACKAGES = {"redis-server": "redis-server", "nginx": "nginx"}
+
+
+def install_missing_packages():
+    """Debian's redis-server and nginx, as scripts/test installs chromium."""
+    missing = [package for command, package in PACKAGES.items()
+               if not shutil.which(command) and not os.path.exists(f"/usr/sbin/{command}")]
+    if not missing or not shutil.which("apt-get"):
+        return
+    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    subprocess.run([*sudo, "apt-get", "update", "-qq"], check=True, timeout=600)
+    subprocess.run([*sudo, "apt-get", "install", "-y", "-qq", *missing], check=True, timeout=600,
+                   env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"), stdout=subprocess.DEVNULL)
+
+
+def _stop_on_signal(signum, frame):
+    raise SystemExit(128 + signum)  # unwinds through the finally below, which stops every process
+
+
+def main():
+    missing = missing_secrets()
+    if missing:
+        print(f"rehearse: set {', '.join(missing)} in the environment first: production.ini reads them "
+              "and the service refuses to start without them (docs/deployment.md)", file=sys.stderr)
+        return 2
+    install_missing_packages()
+    for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(signum, _stop_on_signal)
+    rehearsal = Rehearsal(ROOT / "var" / "rehearsal")
+    started = time.monotonic()
+    try:
+        for title, name in CHECKS:
+            began = time.monotonic()
+            try:
+                detail = getattr(rehearsal, name)()
+            except Exception as error:  # any failure is the check's failure, reported as one line
+                log = rehearsal.stack.logs / "rehearsal.log"
+                log.parent.mkdir(parents=True, exist_ok=True)
+                log.write_text(traceback.format_exc())
+                reason = str(error) if isinstance(error, Failed) else f"{type(error).__name__}: {error}"
+                print(f"FAIL {title}: {reason} (traceback and logs: {log.parent})", flush=True)
+                return 1
+            print(f"ok   {title}: {detail} [{time.monotonic() - began:.1f} s]", flush=True)
+        print(f"ok   rehearsal: {len(CHECKS)} checks in {time.monotonic() - started:.0f} s", flush=True)
+        return 0
+    finally:
+        rehearsal.stack.stop()
+        rehearsal.receiver.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
