@@ -17,18 +17,12 @@ def browser(app):
     return webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
 
 
-def submit(page, form_id=None, index=0, status=None, **fields):
-    form = page.forms[form_id] if form_id is not None else _form(page, index)
+def submit(page, form_id, status=None, **fields):
+    """Fill the page's form `form_id` (every portal form has an id) and submit it."""
+    form = page.forms[form_id]
     for name, value in fields.items():
         form[name] = value
     return form.submit(status=status)
-
-
-def _form(page, index):
-    # The masthead's log-out form comes first on signed-in pages: skip it.
-    forms = [form for _, form in sorted(page.forms.items(), key=lambda item: item[0] if isinstance(item[0], int)
-                                        else -1) if isinstance(_, int) and not form.action.endswith("/logout")]
-    return forms[index]
 
 
 def signed_up(app, email=None, password=PASSWORD):
@@ -36,7 +30,7 @@ def signed_up(app, email=None, password=PASSWORD):
     client = browser(app)
     email = email or unique_email()
     page = client.get("/portal/signup")
-    submit(page, email=email, password=password, status=303)
+    submit(page, "signup", email=email, password=password, status=303)
     return client, email
 
 
@@ -44,14 +38,14 @@ def with_workspace(app, name="Acme Health"):
     """A signed-in browser and the id of a workspace it owns."""
     client, email = signed_up(app)
     page = client.get("/portal/workspaces/new")
-    answer = submit(page, name=name, status=303)
+    answer = submit(page, "workspace", name=name, status=303)
     workspace_id = re.search(r"/portal/workspaces/([0-9a-f-]{36})", answer.location).group(1)
     return client, workspace_id
 
 
 def create_key(client, workspace_id, mode="test", ip_allow="", status=200):
     page = client.get(f"/portal/workspaces/{workspace_id}/keys/new")
-    return submit(page, mode=mode, ip_allow=ip_allow, status=status)
+    return submit(page, "new-key", mode=mode, ip_allow=ip_allow, status=status)
 
 
 def secret_of(page):

@@ -7,6 +7,7 @@ from pyramid.authorization import DENY_ALL, Allow, Authenticated
 SIGNED_IN = "portal.signed_in"
 MEMBER = "portal.member"
 OWNER = "portal.owner"
+PORTAL_PERMISSIONS = (SIGNED_IN, MEMBER, OWNER)
 
 
 class Node:
@@ -43,6 +44,8 @@ class PortalRoot(Node):
 
 class Static(Node):
     """`/static/portal.css`: the one stylesheet (no CDN, nothing inline)."""
+
+    public = True
 
 
 def add_portal_child(config, name, factory):

@@ -12,5 +12,6 @@ _STYLESHEET = files("clinicrecords.portal.web").joinpath("static/portal.css").re
 @view_config(route_name="portal", context=Static, name="portal.css", request_method="GET",
              permission=NO_PERMISSION_REQUIRED)
 def stylesheet(context, request):
-    return Response(_STYLESHEET, content_type="text/css", charset="utf-8",
-                    headers={"Cache-Control": "public, max-age=3600"})
+    response = Response(_STYLESHEET, content_type="text/css", charset="utf-8")
+    response.headers["Cache-Control"] = "public, max-age=3600"
+    return response

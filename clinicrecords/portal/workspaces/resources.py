@@ -80,6 +80,10 @@ class InvitationsCollection(Node):
 
 
 class InvitationResource(Node):
+    """/invitations/{token}: shown to anyone holding the link, accepted only when signed in."""
+
+    public = True
+
     def __init__(self, parent, token, invitation):
         super().__init__(parent, token)
         self.token = token
