@@ -105,7 +105,9 @@ def test_log_in_starts_a_new_session_and_sets_a_safe_cookie(app, engine):
     with engine.connect() as connection:
         stored = connection.scalars(select(PortalSession.token_hash)).all()
     assert token.encode() not in stored  # only a hash is kept
-    assert email in client.get("/portal/").text
+    signed_in = browser(app)
+    signed_in.set_cookie("portal_session", token)
+    assert email in signed_in.get("/portal/").text
 
 
 def test_secure_cookies_outside_development(make_app):
