@@ -81,8 +81,8 @@ def key_create(request, args):
         services.get_workspace(request.db, args.workspace)
         missing = request.find_service(ILiveKeyGate).missing(args.workspace)
         if missing:
-            raise services.AccessError("a live key needs: " + "; ".join(
-                f"{condition.text.lower()} ({condition.code})" for condition in missing))
+            raise services.AccessError("a live key needs " + ", ".join(
+                f"{condition.need} ({condition.code})" for condition in missing))
     key, full_key = services.create_key(
         request.db, _pepper(request), clinic_id=args.clinic, workspace_id=args.workspace, mode=args.mode,
         scopes=args.scopes, ip_allow=args.ip_allow, expires_at=args.expires_at, rate_limit=args.rate_limit,

@@ -10,16 +10,23 @@ from clinicrecords.access import services as access
 @dataclass(frozen=True)
 class Condition:
     code: str
-    text: str
+    text: str  # as a checklist item
+    need: str  # as what a live key needs
     page: str  # the workspace page where it is met
 
 
 CONDITIONS = (
-    Condition("not_verified", "The workspace's domain is verified", ""),
-    Condition("profile_not_approved", "The business profile is approved", ""),
-    Condition("terms_not_accepted", "The current API Terms are accepted", "terms"),
-    Condition("plan_not_paid", "The plan is paid", "plan"),
+    Condition("not_verified", "The workspace's domain is verified", "a verified domain", ""),
+    Condition("profile_not_approved", "The business profile is approved", "an approved business profile", ""),
+    Condition("terms_not_accepted", "The current API Terms are accepted", "the current API Terms accepted", "terms"),
+    Condition("plan_not_paid", "The plan is paid", "the paid plan", "plan"),
 )
+
+
+def needs_sentence(missing):
+    """'a verified domain, an approved business profile and the paid plan'"""
+    needs = [condition.need for condition in missing]
+    return needs[0] if len(needs) == 1 else ", ".join(needs[:-1]) + " and " + needs[-1]
 
 
 class LiveKeyGate:

@@ -7,6 +7,7 @@ import ipaddress
 from clinicrecords.access import services as access
 from clinicrecords.access.keys import masked
 from clinicrecords.errors import InvalidInput
+from clinicrecords.portal.keys.gate import needs_sentence
 
 OVERLAPS = {
     "now": datetime.timedelta(0),
@@ -63,7 +64,7 @@ class KeyService:
         if mode == "live":
             missing = self.gate.missing(workspace_id)
             if missing:
-                raise KeyFormError("mode", "A live key needs: " + "; ".join(c.text.lower() for c in missing))
+                raise KeyFormError("mode", f"A live key needs {needs_sentence(missing)}")
         key, full_key = access.create_key(self.db, self.pepper, workspace_id=workspace_id, mode=mode, ip_allow=cidrs)
         self.audit.record("key.created", account_id=account_id, workspace_id=workspace_id,
                           target=masked(key.mode, key.key_id), mode=mode)
