@@ -1,27 +1,20 @@
 """Accounts: sign up, log in with throttling, password change. Forms call these with typed values; each
-method either does all of its work or raises `AccountError` naming the field and changes nothing."""
+method either does all of its work or raises `FormError` naming the field and changes nothing."""
 
 import datetime
 import re
 
 from sqlalchemy import func, select
 
-from clinicrecords.errors import InvalidInput
 from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.accounts.passwords import hash_password, needs_rehash, password_problem, verify_password
 from clinicrecords.portal.accounts.throttle import LoginThrottle, ThrottleRules
+from clinicrecords.portal.web.forms import FormError
 
 # Deliberately loose (RFC 5321 lengths, one @, a dot in the domain): the invitation link proves the address.
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
 LOGIN_REFUSED = "Email or password is not right"
 THROTTLED = "Too many attempts to log in. Wait 15 minutes and try again"
-
-
-class AccountError(InvalidInput):
-    def __init__(self, field, message):
-        super().__init__(message)
-        self.field = field
-        self.message = message
 
 
 def _now():
@@ -54,31 +47,29 @@ class AccountService:
 
     def sign_up(self, email, password):
         email = normal_email(email)
-        problem = email_problem(email)
-        if problem:
-            raise AccountError("email", problem)
-        problem = password_problem(password, email)
-        if problem:
-            raise AccountError("password", problem)
-        # Taken or not, the check is the same query; the answer names the field so the person can log in.
-        if self.db.scalar(select(func.count()).select_from(Account).where(Account.email == email)):
-            raise AccountError("email", "An account with this email already exists: log in instead")
+        problems = {"email": email_problem(email), "password": password_problem(password, email)}
+        if not problems["email"] and self.db.scalar(
+                select(func.count()).select_from(Account).where(Account.email == email)):
+            problems["email"] = "An account with this email already exists: log in instead"
+        problems = {field: message for field, message in problems.items() if message}
+        if problems:
+            raise FormError(errors=problems)
         account = Account(email=email, password_hash=hash_password(password))
         self.db.add(account)
         self.db.flush()
         return account
 
     def log_in(self, email, password, address):
-        """The account, or AccountError with the same words for an unknown email and a wrong password."""
+        """The account, or FormError with the same words for an unknown email and a wrong password."""
         email = normal_email(email)
         if not email or not password:
-            raise AccountError("email", LOGIN_REFUSED)
+            raise FormError("email", LOGIN_REFUSED)
         if self.throttle.blocked(email, address):
-            raise AccountError("email", THROTTLED)
+            raise FormError("email", THROTTLED)
         account = self.by_email(email)
         if not verify_password(account.password_hash if account else None, password):
             self.throttle.fail(email, address)
-            raise AccountError("email", LOGIN_REFUSED)
+            raise FormError("email", LOGIN_REFUSED)
         self.throttle.succeed(email)
         if needs_rehash(account.password_hash):
             account.password_hash = hash_password(password)
@@ -87,12 +78,12 @@ class AccountService:
     def change_password(self, account_id, current, new):
         account = self.get(account_id)
         if not verify_password(account.password_hash, current or ""):
-            raise AccountError("current_password", "Your current password is not right")
+            raise FormError("current_password", "Your current password is not right")
         problem = password_problem(new, account.email)
         if problem:
-            raise AccountError("new_password", problem)
+            raise FormError("new_password", problem)
         if verify_password(account.password_hash, new):
-            raise AccountError("new_password", "Choose a password different from your current one")
+            raise FormError("new_password", "Choose a password different from your current one")
         account.password_hash = hash_password(new)
         account.password_changed_at = self.clock()
         return account

@@ -5,8 +5,7 @@ from pyramid.view import view_config
 from clinicrecords.portal.accounts.forms import LogInForm, PasswordForm, SignUpForm, safe_next
 from clinicrecords.portal.accounts.interfaces import IAccountService
 from clinicrecords.portal.accounts.resources import LogIn, LogOut, PasswordPage, SignUp
-from clinicrecords.portal.accounts.services import AccountError
-from clinicrecords.portal.web.forms import rerender
+from clinicrecords.portal.web.forms import FormError, rerender
 from clinicrecords.portal.web.interfaces import ISessionService
 from clinicrecords.portal.web.resources import SIGNED_IN
 
@@ -29,8 +28,8 @@ def sign_up(context, request):
     form = SignUpForm(request.POST)
     try:
         account = request.find_service(IAccountService).sign_up(form["email"], form["password"])
-    except AccountError as exc:
-        form.error(exc.field, exc.message)
+    except FormError as exc:
+        form.refused(exc)
         return rerender(request, form=form)
     return _signed_in(request, account, request.params.get("next"))
 
@@ -48,8 +47,8 @@ def log_in(context, request):
     try:
         account = request.find_service(IAccountService).log_in(form["email"], form["password"],
                                                                 request.client_addr or "")
-    except AccountError as exc:
-        form.error("email", exc.message)
+    except FormError as exc:
+        form.refused(exc)
         return rerender(request, form=form, next=request.POST.get("next", ""))
     return _signed_in(request, account, request.POST.get("next"))
 
@@ -73,8 +72,8 @@ def change_password(context, request):
     try:
         request.find_service(IAccountService).change_password(identity.account_id, form["current_password"],
                                                               form["new_password"])
-    except AccountError as exc:
-        form.error(exc.field, exc.message)
+    except FormError as exc:
+        form.refused(exc)
         return rerender(request, form=form)
     # Every other browser is signed out; this one continues in a new session with a new id.
     request.find_service(ISessionService).end_all_but(identity.account_id, identity.session_id)

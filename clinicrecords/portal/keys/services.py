@@ -6,8 +6,8 @@ import ipaddress
 
 from clinicrecords.access import services as access
 from clinicrecords.access.keys import masked
-from clinicrecords.errors import InvalidInput
 from clinicrecords.portal.keys.gate import needs_sentence
+from clinicrecords.portal.web.forms import FormError
 
 OVERLAPS = {
     "now": datetime.timedelta(0),
@@ -18,25 +18,18 @@ OVERLAPS = {
 MAX_CIDRS = 50
 
 
-class KeyFormError(InvalidInput):
-    def __init__(self, field, message):
-        super().__init__(message)
-        self.field = field
-        self.message = message
-
-
 def parse_cidrs(text):
-    """Addresses or CIDR ranges, one per line or comma-separated → normalized CIDRs; KeyFormError naming the
+    """Addresses or CIDR ranges, one per line or comma-separated → normalized CIDRs; FormError naming the
     first bad entry."""
     entries = [part.strip() for line in (text or "").splitlines() for part in line.split(",") if part.strip()]
     if len(entries) > MAX_CIDRS:
-        raise KeyFormError("ip_allow", f"Enter at most {MAX_CIDRS} addresses or ranges")
+        raise FormError("ip_allow", f"Enter at most {MAX_CIDRS} addresses or ranges")
     cidrs = []
     for entry in entries:
         try:
             network = ipaddress.ip_network(entry, strict=False)
         except ValueError:
-            raise KeyFormError("ip_allow", f"“{entry[:60]}” is not an IP address or CIDR range, like 203.0.113.0/24") \
+            raise FormError("ip_allow", f"“{entry[:60]}” is not an IP address or CIDR range, like 203.0.113.0/24") \
                 from None
         if str(network) not in cidrs:
             cidrs.append(str(network))
@@ -59,12 +52,12 @@ class KeyService:
     def create(self, workspace_id, mode, ip_allow_text, account_id):
         """(ApiKey, full key). A live key only when the gate is open; the page names what is missing."""
         if mode not in ("test", "live"):
-            raise KeyFormError("mode", "Choose test or live")
+            raise FormError("mode", "Choose test or live")
         cidrs = parse_cidrs(ip_allow_text)
         if mode == "live":
             missing = self.gate.missing(workspace_id)
             if missing:
-                raise KeyFormError("mode", f"A live key needs {needs_sentence(missing)}")
+                raise FormError("mode", f"A live key needs {needs_sentence(missing)}")
         key, full_key = access.create_key(self.db, self.pepper, workspace_id=workspace_id, mode=mode, ip_allow=cidrs)
         self.audit.record("key.created", account_id=account_id, workspace_id=workspace_id,
                           target=masked(key.mode, key.key_id), mode=mode)
@@ -78,7 +71,7 @@ class KeyService:
     def roll(self, workspace_id, key, overlap_choice, account_id):
         overlap = OVERLAPS.get(overlap_choice)
         if overlap is None:
-            raise KeyFormError("overlap", "Choose when the old key stops working")
+            raise FormError("overlap", "Choose when the old key stops working")
         old_expires = key.expires_at
         new, full_key = access.roll_key(self.db, self.pepper, key, overlap)
         self.audit.record("key.rolled", account_id=account_id, workspace_id=workspace_id,

@@ -4,8 +4,7 @@ from clinicrecords.access.keys import masked
 from clinicrecords.portal.keys.forms import IpAllowForm, NewKeyForm, RollForm
 from clinicrecords.portal.keys.interfaces import IKeyService, ILiveKeyGate
 from clinicrecords.portal.keys.resources import KeyResource, KeysCollection
-from clinicrecords.portal.keys.services import KeyFormError
-from clinicrecords.portal.web.forms import rerender, see_other
+from clinicrecords.portal.web.forms import FormError, rerender, see_other
 from clinicrecords.portal.web.resources import MEMBER
 
 T = "clinicrecords.portal.keys:templates/"
@@ -42,8 +41,8 @@ def create_key(context, request):
     try:
         key, full_key = request.find_service(IKeyService).create(context.workspace.id, form["mode"],
                                                                  form["ip_allow"], request.identity.account_id)
-    except KeyFormError as exc:
-        form.error(exc.field, exc.message)
+    except FormError as exc:
+        form.refused(exc)
         return rerender(request, **_new_key_page(context, request, form))
     request.override_renderer = T + "created.jinja2"
     return _secret_page(request, key, full_key)
@@ -78,8 +77,8 @@ def roll(context, request):
     try:
         new, full_key = request.find_service(IKeyService).roll(context.workspace.id, context.key, form["overlap"],
                                                                request.identity.account_id)
-    except KeyFormError as exc:
-        form.error(exc.field, exc.message)
+    except FormError as exc:
+        form.refused(exc)
         return rerender(request, form=form, masked=old_name)
     request.override_renderer = T + "created.jinja2"
     return _secret_page(request, new, full_key, rolled_from=(old_name, context.key.revoked_at or context.key.expires_at))
@@ -99,7 +98,7 @@ def set_ip_allow(context, request):
     try:
         request.find_service(IKeyService).set_ip_allow(context.workspace.id, context.key, form["ip_allow"],
                                                        request.identity.account_id)
-    except KeyFormError as exc:
-        form.error(exc.field, exc.message)
+    except FormError as exc:
+        form.refused(exc)
         return rerender(request, form=form, masked=masked(context.key.mode, context.key.key_id))
     return see_other(request, "workspaces", context.workspace.id, "keys", changed=context.key.key_id)

@@ -3,6 +3,17 @@ shows a summary linking to the fields. A form that fails re-renders with status 
 
 from pyramid.httpexceptions import HTTPSeeOther
 
+from clinicrecords.errors import InvalidInput
+
+
+class FormError(InvalidInput):
+    """Input a service refuses, per field (`errors`: field → message); nothing was written. Raised with one
+    field and message, or with every problem found at once (`FormError(errors={...})`)."""
+
+    def __init__(self, field=None, message=None, errors=None):
+        self.errors = dict(errors or {field: message})
+        super().__init__("; ".join(self.errors.values()))
+
 
 class Form:
     """Submitted values and their errors. `fields` lists the form's field names in page order."""
@@ -22,6 +33,12 @@ class Form:
 
     def error(self, name, message):
         self.errors.setdefault(name, message)
+
+    def refused(self, exc):
+        """Take a service's FormError onto the form; returns the form."""
+        for name, message in exc.errors.items():
+            self.error(name, message)
+        return self
 
     @property
     def valid(self):

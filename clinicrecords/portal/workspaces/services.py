@@ -9,19 +9,12 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from clinicrecords.access import services as access
-from clinicrecords.errors import InvalidInput
 from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.accounts.services import email_problem, normal_email
+from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.workspaces.models import ROLES, Invitation, Member
 
 INVITATION_LIFETIME = datetime.timedelta(days=7)
-
-
-class WorkspaceError(InvalidInput):
-    def __init__(self, field, message):
-        super().__init__(message)
-        self.field = field
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -65,9 +58,9 @@ class WorkspaceService:
         """A workspace with its seeded sandbox clinic (as `workspace create` does), its creator its owner."""
         name = (name or "").strip()
         if not name:
-            raise WorkspaceError("name", "Enter a name for the workspace")
+            raise FormError("name", "Enter a name for the workspace")
         if len(name) > 200:
-            raise WorkspaceError("name", "Enter a name of at most 200 characters")
+            raise FormError("name", "Enter a name of at most 200 characters")
         workspace = access.create_workspace(self.db, name, seed=self.seed)
         self.db.add(Member(workspace_id=workspace.id, account_id=account_id, role="owner"))
         self.audit.record("workspace.created", account_id=account_id, workspace_id=workspace.id, target=name)
@@ -96,12 +89,12 @@ class WorkspaceService:
         email = normal_email(email)
         problem = email_problem(email)
         if problem:
-            raise WorkspaceError("email", problem.replace("your email", "the email"))
+            raise FormError("email", problem.replace("your email", "the email"))
         if role not in ROLES:
-            raise WorkspaceError("role", "Choose owner or developer")
+            raise FormError("role", "Choose owner or developer")
         access.get_workspace(self.db, workspace_id)
         if any(member.email == email for member in self.members(workspace_id)):
-            raise WorkspaceError("email", "This person is already a member of the workspace")
+            raise FormError("email", "This person is already a member of the workspace")
         token = secrets.token_urlsafe(32)
         invitation = Invitation(workspace_id=workspace_id, email=email, role=role, token_hash=_token_hash(token),
                                 invited_by=invited_by, expires_at=self.clock() + INVITATION_LIFETIME)
@@ -120,10 +113,10 @@ class WorkspaceService:
     def accept(self, token, account_id):
         invitation = self.invitation(token)
         if invitation is None:
-            raise WorkspaceError("token", "This invitation has been used or has expired")
+            raise FormError("token", "This invitation has been used or has expired")
         email = self.db.scalar(select(Account.email).where(Account.id == account_id))
         if email != invitation.email:
-            raise WorkspaceError("token", f"This invitation is for {invitation.email}: log in with that email")
+            raise FormError("token", f"This invitation is for {invitation.email}: log in with that email")
         invitation.accepted_at = self.clock()
         if self.membership(account_id, invitation.workspace_id) is None:
             self.db.add(Member(workspace_id=invitation.workspace_id, account_id=account_id, role=invitation.role))

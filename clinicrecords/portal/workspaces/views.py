@@ -2,13 +2,12 @@ from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.security import NO_PERMISSION_REQUIRED
 from pyramid.view import view_config
 
-from clinicrecords.portal.web.forms import rerender
+from clinicrecords.portal.web.forms import FormError, rerender
 from clinicrecords.portal.web.resources import MEMBER, OWNER, SIGNED_IN, PortalRoot
 from clinicrecords.portal.workspaces.forms import InviteForm, WorkspaceForm
 from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
 from clinicrecords.portal.workspaces.resources import (Activity, InvitationResource, Members, WorkspaceResource,
                                                        WorkspacesCollection)
-from clinicrecords.portal.workspaces.services import WorkspaceError
 
 T = "clinicrecords.portal.workspaces:templates/"
 
@@ -40,8 +39,8 @@ def create_workspace(context, request):
     form = WorkspaceForm(request.POST)
     try:
         workspace = request.find_service(IWorkspaceService).create(request.identity.account_id, form["name"])
-    except WorkspaceError as exc:
-        form.error(exc.field, exc.message)
+    except FormError as exc:
+        form.refused(exc)
         return rerender(request, form=form)
     return HTTPSeeOther(request.portal_url("workspaces", workspace.id, created=1))
 
@@ -75,8 +74,8 @@ def invite(context, request):
     try:
         invitation, token = request.find_service(IWorkspaceService).invite(
             context.workspace.id, form["email"], form["role"], request.identity.account_id)
-    except WorkspaceError as exc:
-        form.error(exc.field, exc.message)
+    except FormError as exc:
+        form.refused(exc)
         return rerender(request, **_members_page(context, request, form))
     # No mail server: the owner passes the link on; it is shown on this answer only.
     return _members_page(context, request, InviteForm({"role": "developer"}),
@@ -94,8 +93,8 @@ def invitation_page(context, request):
 def accept_invitation(context, request):
     try:
         invitation = request.find_service(IWorkspaceService).accept(context.token, request.identity.account_id)
-    except WorkspaceError as exc:
-        return rerender(request, invitation=context.invitation, error=exc.message)
+    except FormError as exc:
+        return rerender(request, invitation=context.invitation, error=str(exc))
     return HTTPSeeOther(request.portal_url("workspaces", invitation.workspace_id, joined=1))
 
 
