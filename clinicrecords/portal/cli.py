@@ -26,5 +26,5 @@ def invite_link(request, args):
     invitation, token = request.find_service(IWorkspaceService).invite(args.workspace, args.email, args.role,
                                                                        invited_by=None)
     return {"workspace_id": str(args.workspace), "email": invitation.email, "role": invitation.role,
-            "invitation_url": f"{portal_base_url(request.registry.settings)}/invitations/{token}",
+            "invitation_url": f"{portal_base_url(request.registry.settings)}/invitations?token={token}",
             "expires_at": invitation.expires_at.isoformat()}

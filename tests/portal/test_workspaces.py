@@ -62,7 +62,7 @@ def test_an_owner_invites_by_link_and_the_invited_email_joins_as_developer(app, 
     page = owner.get(f"/portal/workspaces/{workspace_id}/members")
     answer = submit(page, "invite", email=email, role="developer")
     link = answer.html.find(id="invitation-link").get_text().strip()
-    assert link.startswith("http://localhost/portal/invitations/")
+    assert link.startswith("http://localhost/portal/invitations?token=")
     assert link not in owner.get(f"/portal/workspaces/{workspace_id}/members").text  # shown once
     joined = submit(invitee.get(link), "join", status=303)
     assert joined.location.endswith(f"/portal/workspaces/{workspace_id}?joined=1")
@@ -151,3 +151,16 @@ def test_log_in_after_sign_up_lists_only_my_workspaces(app):
     form.submit(status=303)
     page = again.get("/portal/")
     assert "Only Mine" in page.text and f"/portal/workspaces/{workspace_id}" in page.text
+
+
+def test_an_invitation_token_never_reaches_the_request_log(app, caplog):
+    owner, workspace_id = with_workspace(app)
+    answer = submit(owner.get(f"/portal/workspaces/{workspace_id}/members"), "invite", email="log@example.org",
+                    role="developer")
+    url = answer.html.find(id="invitation-link").get_text().strip()
+    token = url.split("token=")[1]
+    with caplog.at_level("INFO", logger="clinicrecords.request"):
+        browser(app).get(url)
+    lines = [record.getMessage() for record in caplog.records if record.name == "clinicrecords.request"]
+    assert any('"/portal/invitations"' in line for line in lines)
+    assert not any(token in line for line in lines)

@@ -1,7 +1,8 @@
 import uuid
 
 from pyramid.authorization import Allow
-from pyramid.httpexceptions import HTTPForbidden
+from pyramid.decorator import reify
+from pyramid.httpexceptions import HTTPForbidden, HTTPNotFound
 from pyramid.traversal import find_interface
 
 from clinicrecords.portal.web.resources import MEMBER, OWNER, Node
@@ -69,25 +70,22 @@ class Activity(WorkspacePart):
     """/workspaces/{id}/activity"""
 
 
-class InvitationsCollection(Node):
-    """/invitations/{token}"""
-
-    def __getitem__(self, token):
-        invitation = self.request.find_service(IWorkspaceService).invitation(token)
-        if invitation is None:
-            raise KeyError(token)
-        return InvitationResource(self, token, invitation)
-
-
-class InvitationResource(Node):
-    """/invitations/{token}: shown to anyone holding the link, accepted only when signed in."""
+class InvitationPage(Node):
+    """/invitations?token=…: shown to anyone holding the link, accepted only when signed in. The token is in
+    the query string, which the request log never writes (a path would be logged)."""
 
     public = True
 
-    def __init__(self, parent, token, invitation):
-        super().__init__(parent, token)
-        self.token = token
-        self.invitation = invitation
+    @property
+    def token(self):
+        return self.request.params.get("token", "")
+
+    @reify
+    def invitation(self):
+        invitation = self.request.find_service(IWorkspaceService).invitation(self.token)
+        if invitation is None:
+            raise HTTPNotFound()
+        return invitation
 
 
 def add_workspace_child(config, name, factory):

@@ -6,14 +6,14 @@ from clinicrecords.portal.web.forms import FormError, rerender
 from clinicrecords.portal.web.resources import MEMBER, OWNER, SIGNED_IN, PortalRoot
 from clinicrecords.portal.workspaces.forms import InviteForm, WorkspaceForm
 from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
-from clinicrecords.portal.workspaces.resources import (Activity, InvitationResource, Members, WorkspaceResource,
+from clinicrecords.portal.workspaces.resources import (Activity, InvitationPage, Members, WorkspaceResource,
                                                        WorkspacesCollection)
 
 T = "clinicrecords.portal.workspaces:templates/"
 
 
 def invitation_url(request, token):
-    return request.application_url + request.portal_url("invitations", token)
+    return request.application_url + request.portal_url("invitations", token=token)
 
 
 @view_config(route_name="portal", context=PortalRoot, request_method="GET", renderer=T + "list.jinja2",
@@ -82,13 +82,13 @@ def invite(context, request):
                          link=(invitation.email, invitation_url(request, token)))
 
 
-@view_config(route_name="portal", context=InvitationResource, request_method="GET",
+@view_config(route_name="portal", context=InvitationPage, request_method="GET",
              renderer=T + "invitation.jinja2", permission=NO_PERMISSION_REQUIRED)
 def invitation_page(context, request):
     return {"invitation": context.invitation, "error": None}
 
 
-@view_config(route_name="portal", context=InvitationResource, request_method="POST",
+@view_config(route_name="portal", context=InvitationPage, request_method="POST",
              renderer=T + "invitation.jinja2", permission=SIGNED_IN)
 def accept_invitation(context, request):
     try:
