@@ -207,3 +207,25 @@ def test_key_actions_are_in_the_workspaces_activity(app):
     activity = client.get(f"/portal/workspaces/{workspace_id}/activity").text
     for action in ("workspace.created", "key.created", "key.rolled"):
         assert action in activity
+
+
+def test_a_rolled_key_starts_with_automatic_acceptance_off(app, testapp):
+    from clinicrecords.sandbox.ids import sandbox_id
+
+    client, workspace_id = with_workspace(app)
+    overview = client.get(f"/portal/workspaces/{workspace_id}").html
+    sandbox = overview.find("dt", string="Sandbox clinic id").find_next("dd").get_text().strip()
+    old = secret_of(create_key(client, workspace_id))
+    status, _, err = admin("auto-accept", "set", "--clinic", sandbox, "--key", _key_id(old), "--kinds", "allergy",
+                           "--on")
+    assert status == 0, err
+    new = secret_of(submit(client.get(f"/portal/workspaces/{workspace_id}/keys/{_key_id(old)}/roll"), "roll",
+                           overlap="24h"))
+
+    def send(key, substance):
+        body = {"patient_id": str(sandbox_id("patient:1")), "substance": {"text": substance}}
+        return testapp.post_json(f"/v1/clinics/{sandbox}/allergies", body, headers=_bearer(key),
+                                 status=202).json["data"]["review_status"]
+
+    assert send(old, "Peanut") == "confirmed"
+    assert send(new, "Latex") == "pending"
