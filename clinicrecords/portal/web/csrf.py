@@ -7,10 +7,11 @@ raises `CSRFRefused`, which the portal answers with a page asking to reload the 
 """
 
 import hmac
-import secrets
 from urllib.parse import urlsplit
 
 from pyramid.httpexceptions import HTTPForbidden
+
+from clinicrecords.portal.web.tokens import new_token
 
 FIELD = "csrf_token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -38,7 +39,7 @@ class CSRFGuard:
             return identity.csrf_token
         token = request.cookies.get(self.cookie_name)
         if not token:
-            token = request.environ.setdefault("clinicrecords.portal.csrf", secrets.token_urlsafe(32))
+            token = request.environ.setdefault("clinicrecords.portal.csrf", new_token())
             if not request.environ.get("clinicrecords.portal.csrf_set"):
                 request.environ["clinicrecords.portal.csrf_set"] = True
                 request.add_response_callback(self._set_cookie(token))

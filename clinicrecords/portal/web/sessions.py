@@ -6,14 +6,13 @@ new session with a new token (no fixation), signing out ends it on the server.
 """
 
 import datetime
-import hashlib
-import secrets
 
 from sqlalchemy import select, update
 
 from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.web.models import PortalSession
 from clinicrecords.portal.web.security import MemberIdentity
+from clinicrecords.portal.web.tokens import new_token, token_hash
 from clinicrecords.settings import as_bool
 
 # last_seen_at is written at most this often per session: a page view is not a write.
@@ -24,10 +23,6 @@ def _now():
     return datetime.datetime.now(datetime.UTC)
 
 
-def token_hash(token):
-    return hashlib.sha256(token.encode()).digest()
-
-
 class SessionService:
     def __init__(self, db, idle, absolute, clock=_now):
         self.db = db
@@ -36,9 +31,9 @@ class SessionService:
         self.clock = clock
 
     def start(self, account_id):
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         session = PortalSession(token_hash=token_hash(token), account_id=account_id,
-                                csrf_token=secrets.token_urlsafe(32), created_at=self.clock(),
+                                csrf_token=new_token(), created_at=self.clock(),
                                 last_seen_at=self.clock())
         self.db.add(session)
         self.db.flush()

@@ -2,8 +2,6 @@
 by (account, workspace), so another workspace's id finds nothing (the page answers 404)."""
 
 import datetime
-import hashlib
-import secrets
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -12,6 +10,7 @@ from clinicrecords.access import services as access
 from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.accounts.services import email_problem, normal_email
 from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.tokens import new_token, token_hash
 from clinicrecords.portal.workspaces.models import ROLES, Invitation, Member
 
 INVITATION_LIFETIME = datetime.timedelta(days=7)
@@ -29,10 +28,6 @@ class Membership:
 
 def _now():
     return datetime.datetime.now(datetime.UTC)
-
-
-def _token_hash(token):
-    return hashlib.sha256(token.encode()).digest()
 
 
 class WorkspaceService:
@@ -95,8 +90,8 @@ class WorkspaceService:
         access.get_workspace(self.db, workspace_id)
         if any(member.email == email for member in self.members(workspace_id)):
             raise FormError("email", "This person is already a member of the workspace")
-        token = secrets.token_urlsafe(32)
-        invitation = Invitation(workspace_id=workspace_id, email=email, role=role, token_hash=_token_hash(token),
+        token = new_token()
+        invitation = Invitation(workspace_id=workspace_id, email=email, role=role, token_hash=token_hash(token),
                                 invited_by=invited_by, expires_at=self.clock() + INVITATION_LIFETIME)
         self.db.add(invitation)
         self.audit.record("member.invited", account_id=invited_by, workspace_id=workspace_id, target=email,
@@ -107,7 +102,7 @@ class WorkspaceService:
     def invitation(self, token):
         """The open invitation this link's token names, or None (unknown, used or expired)."""
         return self.db.scalar(select(Invitation).where(
-            Invitation.token_hash == _token_hash(token or ""), Invitation.accepted_at.is_(None),
+            Invitation.token_hash == token_hash(token or ""), Invitation.accepted_at.is_(None),
             Invitation.expires_at > self.clock()))
 
     def accept(self, token, account_id):
