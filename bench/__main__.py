@@ -47,6 +47,14 @@ def bench_settings():
     return settings
 
 
+def bench_var():
+    """The bench's var dir (`$CLINICRECORDS_BENCH_VAR`, else var/bench), made the process's var dir."""
+    var = Path(os.environ.get("CLINICRECORDS_BENCH_VAR", ROOT / "var" / "bench")).resolve()
+    var.mkdir(parents=True, exist_ok=True)
+    os.environ["CLINICRECORDS_VAR"] = str(var)
+    return var
+
+
 @contextlib.contextmanager
 def request_in_transaction(registry):
     """A request on `registry` whose block runs in one transaction (seeding the bench's databases)."""
@@ -212,6 +220,8 @@ MODULES = {  # the existing bench modules, called as they are: (full arguments, 
     # 1,000 clinics keeps the whole bench under 15 minutes; `python -m bench.tenants` alone runs 2,000.
     "processes": ([], ["--smoke", "--seconds", "1"]),
     "tenants": (["--clinics", "1000"], ["--smoke", "--seconds", "1"]),
+    # Issue 18 item 10: GET one with the request log's writer off and on (must stay within 5%).
+    "request_log": (["--pairs", "3"], ["--smoke", "--seconds", "1"]),
 }
 
 
@@ -258,9 +268,7 @@ def main(argv=None):
     seconds = args.seconds or (2 if args.smoke else 10)
     warmup = 1 if args.smoke else 3
 
-    var = Path(os.environ.get("CLINICRECORDS_BENCH_VAR", ROOT / "var" / "bench")).resolve()
-    var.mkdir(parents=True, exist_ok=True)
-    os.environ["CLINICRECORDS_VAR"] = str(var)
+    var = bench_var()
     started = time.perf_counter()
     settings = bench_settings()
     print(f"seeding ({DATABASE} under {var}) ...", flush=True)

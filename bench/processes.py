@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench.__main__ import ROOT, _free_port, bench_settings, measure, seed, summarise
+from bench.__main__ import ROOT, _free_port, bench_settings, bench_var, measure, seed, summarise
 
 DATABASE = "clinicrecords_bench_processes"
 
@@ -23,11 +23,11 @@ DATABASE = "clinicrecords_bench_processes"
 class Group:
     """`count` service processes on one port (SO_REUSEPORT), measured as one server."""
 
-    def __init__(self, count, settings, var):
+    def __init__(self, count, settings, var, label="processes"):
         self.port = _free_port()
         self.processes = []
         for n in range(count):
-            log = var / f"bench-processes-{count}-{n}.log"
+            log = var / f"bench-{label}-{count}-{n}.log"
             process = subprocess.Popen([sys.executable, "-m", "bench.server", "app", str(self.port),
                                         json.dumps(settings), str(log), "reuseport"],
                                        cwd=ROOT, stdout=subprocess.PIPE, text=True)
@@ -80,9 +80,7 @@ def main(argv=None):
     from clinicrecords.db import embedded
     from clinicrecords.settings import var_dir
 
-    var = Path(os.environ.get("CLINICRECORDS_BENCH_VAR", ROOT / "var" / "bench")).resolve()
-    var.mkdir(parents=True, exist_ok=True)
-    os.environ["CLINICRECORDS_VAR"] = str(var)
+    var = bench_var()
     settings = {**bench_settings(), "database.name": DATABASE, "clinicrecords.var": str(var)}
     if not os.environ.get("DATABASE_URL"):
         embedded.drop_database(var_dir(settings), DATABASE)

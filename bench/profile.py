@@ -1,4 +1,4 @@
-"""`python -m bench.profile [--scenario one|list|fhir|post] [--requests N] [--cpu-only | --phases]`: pyinstrument
+"""`python -m bench.profile [--scenario one|list|fhir|post] [--requests N] [--cpu-only | --phases] [--set NAME=VALUE]`: pyinstrument
 profile of one benchmark scenario through the whole WSGI stack (in-process, on the bench database; `pip install
 -e .[bench]` first). Before profiling it measures this process's CPU per request without the profiler (the figure
 docs/performance.md quotes as "in-process CPU ms/req"): the service's Python CPU, without waitress or HTTP.
@@ -41,6 +41,8 @@ def main(argv=None):
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--cpu-only", action="store_true", help="measure CPU per request, do not profile")
     parser.add_argument("--phases", action="store_true", help="each part of the request path's share of CPU")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="a setting for the service, e.g. database.pooled=true (no prepared statements)")
     args = parser.parse_args(argv)
     import webtest
 
@@ -49,6 +51,7 @@ def main(argv=None):
     os.environ.setdefault("CLINICRECORDS_VAR", str(Path(ROOT / "var" / "bench")))
     settings = bench_settings()
     seeded = seed(settings, 100)
+    settings.update(item.split("=", 1) for item in args.set)
     client = webtest.TestApp(make_config(settings).make_wsgi_app(), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
     call = _requests(seeded, args.scenario)
     for _ in range(100):

@@ -178,13 +178,12 @@ def main(argv=None):
 
     from pyramid.paster import get_appsettings
 
+    from bench.__main__ import bench_var
     from clinicrecords import make_config
     from clinicrecords.db import embedded, migrations
     from clinicrecords.settings import var_dir
 
-    var = Path(os.environ.get("CLINICRECORDS_BENCH_VAR", ROOT / "var" / "bench")).resolve()
-    var.mkdir(parents=True, exist_ok=True)
-    os.environ["CLINICRECORDS_VAR"] = str(var)
+    var = bench_var()
     settings = dict(get_appsettings(str(ROOT / "development.ini"), "main"))
     settings.update({"database.name": DATABASE, "huey.backend": "memory", "huey.consumer_in_process": "false",
                      "ratelimit.live_per_minute": "100000000", "clinicrecords.var": str(var)})

@@ -4,12 +4,13 @@ from pyramid.config import Configurator
 from pyramid.request import Request
 
 from clinicrecords import contexts
+from clinicrecords.api.public_url import PublicUrls
 from clinicrecords.settings import resolve
 
 NO_DEFAULT_PERMISSION = "__no_default_permission__"
 
 
-class ClinicRecordsRequest(Request):
+class ClinicRecordsRequest(PublicUrls, Request):
     # pyramid_retry makes every body seekable so a retry can read it again. Bodies are capped (10 MiB for
     # imports), so keep them in memory rather than in temporary files that nothing closes.
     request_body_tempfile_limit = 16 * 1024 * 1024

@@ -13,6 +13,8 @@ CONTEXTS = (
     "clinicrecords.sandbox",
     "clinicrecords.clinics",
     "clinicrecords.access",
+    "clinicrecords.onboarding",
+    "clinicrecords.request_log",
     "clinicrecords.events",
     "clinicrecords.patients",
     "clinicrecords.providers",

@@ -1,12 +1,19 @@
 """The paste server runner for `pserve`: waitress, with the port from $PORT when set, and the Huey
-consumer in the same process when the settings ask for it (development)."""
+consumer in the same process when the settings ask for it (development).
+
+waitress's own refusals (a body over its cap, headers over theirs, malformed HTTP) are answered as
+problem+json by clinicrecords.waitress_refusals; its body cap must sit above the largest body any route
+accepts, so that every refusal the application can make is made by the application."""
 
 import os
 import signal
 
-import waitress
+import waitress.server
 
-from clinicrecords.settings import as_bool
+from clinicrecords.api.limits import input_limits
+from clinicrecords.db import check_ready_to_serve
+from clinicrecords.settings import SettingsError, as_bool
+from clinicrecords.waitress_refusals import problem_channel
 
 
 def _listen_with_port(listen, port):
@@ -14,24 +21,46 @@ def _listen_with_port(listen, port):
     return f"{host}:{port}"
 
 
+def create_server(wsgi_app, **kw):
+    """A waitress server (not yet running) whose own refusals are problem+json."""
+    limits = input_limits(wsgi_app.registry)
+    cap = int(kw.get("max_request_body_size", 1073741824))
+    if cap <= limits.largest_body():
+        raise SettingsError(f"max_request_body_size ({cap}) must be larger than the largest body a route "
+                            f"accepts ({limits.largest_body()}), so that the application answers it")
+    channel = problem_channel(limits)
+    sockets = {}
+    server = waitress.server.create_server(wsgi_app, map=sockets, **kw)
+    for dispatcher in list(sockets.values()):
+        if isinstance(dispatcher, waitress.server.BaseWSGIServer):
+            dispatcher.channel_class = channel
+    return server
+
+
 def serve_waitress(wsgi_app, global_conf, **kw):
     if os.environ.get("PORT"):
         kw["listen"] = _listen_with_port(kw.get("listen", "localhost:6543"), os.environ["PORT"])
     settings = wsgi_app.registry.settings
+    check_ready_to_serve(wsgi_app.registry)
+    server = create_server(wsgi_app, **kw)
+    huey_consumer = None
     if as_bool(settings.get("huey.consumer_in_process", False)):
         from clinicrecords.tasks.worker import consumer
 
-        _run_consumer_beside(consumer(int(settings.get("huey.workers", 2))))
+        huey_consumer = consumer(int(settings.get("huey.workers", 2)))
+        huey_consumer.start()
+    _exit_cleanly_on_signals(huey_consumer)
     print(f"Serving Clinic Records API on http://{kw.get('listen', 'localhost:6543')}", flush=True)
-    waitress.serve(wsgi_app, **kw)
+    server.run()
 
 
-def _run_consumer_beside(huey_consumer):
-    """Start the consumer's threads, then take SIGTERM/SIGINT back from it: the server process stops both."""
-    huey_consumer.start()
+def _exit_cleanly_on_signals(huey_consumer=None):
+    """SIGTERM/SIGINT stop the in-process consumer (after its start took them) and end the process through
+    SystemExit, so exit hooks run: the request log writes its last batch."""
 
     def stop(signum, frame):
-        huey_consumer.stop(graceful=True)
+        if huey_consumer is not None:
+            huey_consumer.stop(graceful=True)
         raise SystemExit(0)
 
     for signum in (signal.SIGTERM, signal.SIGINT):

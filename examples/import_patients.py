@@ -19,6 +19,7 @@ import re
 import sys
 from pathlib import Path
 
+import httpx
 from clinicrecords_client import ApiError, Client, Conflict
 
 SAMPLE = Path(__file__).resolve().parent / "data" / "patients.ndjson"
@@ -80,6 +81,10 @@ def main(argv=None):
             run(api, args.file.read_text(encoding="utf-8"), run_valid_rows=not args.no_run_valid_rows)
     except ApiError as error:
         print(f"failed: {error.code} {error.detail} (request {error.request_id})", file=sys.stderr)
+        return 1
+    except httpx.TransportError as error:
+        print(f"failed: cannot reach {args.base_url} ({error or type(error).__name__}); is the service running?",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -10,8 +10,8 @@ import argparse
 import sys
 import uuid
 
+import httpx
 from clinicrecords_client import ApiError, Client
-
 
 
 def run(api, decision="accept"):
@@ -45,11 +45,19 @@ def main(argv=None):
     parser.add_argument("--key", required=True, help="a test key (ehr_test_...)")
     parser.add_argument("--decline", action="store_true", help="decline instead of accept")
     args = parser.parse_args(argv)
+    if not args.key.startswith("ehr_test_"):
+        # Checked before any call: a live key would put the allergy in a real clinic's review queue.
+        parser.error("needs a test key (ehr_test_...): this example writes to your sandbox and has the test "
+                     "helpers play the clinician, which only a sandbox allows")
     try:
         with Client(args.base_url, args.key) as api:
             run(api, "decline" if args.decline else "accept")
     except ApiError as error:
         print(f"failed: {error.code} {error.detail} (request {error.request_id})", file=sys.stderr)
+        return 1
+    except httpx.TransportError as error:
+        print(f"failed: cannot reach {args.base_url} ({error or type(error).__name__}); is the service running?",
+              file=sys.stderr)
         return 1
     return 0
 

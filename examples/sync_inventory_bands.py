@@ -33,6 +33,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import httpx
 from clinicrecords_client import ApiError, Client, WebhookVerificationError, verify_webhook
 
 
@@ -298,6 +299,10 @@ def main(argv=None):
         return 1
     except ApiError as error:
         print(f"failed: {error.code} {error.detail} (request {error.request_id})", file=sys.stderr)
+        return 1
+    except httpx.TransportError as error:
+        print(f"failed: cannot reach {args.base_url} ({error or type(error).__name__}); is the service running?",
+              file=sys.stderr)
         return 1
     return 0
 

@@ -34,7 +34,7 @@ def app(settings):
     if not os.environ.get("DATABASE_URL"):
         embedded.drop_database(var_dir(settings), settings["database.name"])
     wsgi_app = make_config(settings).make_wsgi_app()
-    migrations.migrate_all(wsgi_app.registry["db.engine"], workers=2)
+    migrations.migrate_all(wsgi_app.registry["db.engine"], workers=2, settings=settings)
     yield wsgi_app
     wsgi_app.registry["db.engine"].dispose()
 
@@ -49,14 +49,26 @@ def engine(app):
     return app.registry["db.engine"]
 
 
-@pytest.fixture
-def testapp(app):
-    return webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+@pytest.fixture(scope="session")
+def connection_watch(app):
+    from tests.common.connections import ConnectionWatch
+
+    watch = ConnectionWatch(app.registry["db.engine"])
+    yield watch
+    watch.close()
 
 
 @pytest.fixture
+def testapp(app, connection_watch):
+    """Every request through it is watched: it may never hold two pooled connections at once."""
+    connection_watch.assert_one_at_a_time()  # what a test without this fixture left behind is not ours
+    yield webtest.TestApp(connection_watch.wrap(app), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+    connection_watch.assert_one_at_a_time()
+
+
+@pytest.fixture(scope="module")
 def served(app):
-    """The real application on 127.0.0.1, as `scripts/serve` runs it."""
+    """The real application on 127.0.0.1, as `scripts/serve` runs it (one server per test module)."""
     server = create_server(app, host="127.0.0.1", port=0, threads=4)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

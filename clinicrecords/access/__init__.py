@@ -7,6 +7,7 @@ from clinicrecords.access.reach import reach_factory
 from clinicrecords.access.representations import ConnectionOut, KeyOut, connection_json, key_json
 from clinicrecords.access.resources import Connections, Me
 from clinicrecords.access.security_policy import KeySecurityPolicy
+from clinicrecords.access.usage import IUsageService, plan_allowances, usage_service_factory
 
 
 def includeme(config):
@@ -18,6 +19,8 @@ def includeme(config):
     config.add_gate_check(record_last_use)
     config.add_request_method(require_key, "require_key")
     config.register_service_factory(reach_factory, name="reach")
+    config.registry["access.allowances"] = plan_allowances(settings)
+    config.register_service_factory(usage_service_factory, iface=IUsageService)
     config.add_representation("key", plain=key_json, schema=KeyOut)
     config.add_representation("connection", plain=connection_json, schema=ConnectionOut)
     config.add_api_resource("me", Me)

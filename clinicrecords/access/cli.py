@@ -1,9 +1,14 @@
 import argparse
 import datetime
+import re
 
 from clinicrecords.access import services
 from clinicrecords.access.interfaces import ILiveKeyGate
-from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, scopes_arg, uuid_arg
+from clinicrecords.access.keys import parse_key
+from clinicrecords.access.operator_json import connection_json, key_json, revocation_json, workspace_json
+from clinicrecords.access.usage import IUsageService
+from clinicrecords.cli import command_group
+from clinicrecords.cli.arguments import SCOPES_HELP, datetime_arg, positive_int_arg, scopes_arg, uuid_arg
 from clinicrecords.sandbox import seed_sandbox
 
 
@@ -19,8 +24,7 @@ def register(commands):
 
 
 def _register_workspace(commands):
-    workspace = commands.add_parser("workspace", help="organizations' workspaces").add_subparsers(
-        dest="action", required=True)
+    workspace = command_group(commands, "workspace", "organizations' workspaces")
     create = workspace.add_parser("create", help="create a workspace and its seeded sandbox clinic")
     create.add_argument("--name", required=True)
     create.add_argument("--verified", action="store_true")
@@ -39,6 +43,8 @@ def _register_workspace(commands):
     change.add_argument("--terms-accepted", dest="terms_accepted", action="store_const", const=True)
     change.set_defaults(handler=workspace_set)
 
+    workspace.add_parser("list", help="every workspace, oldest first").set_defaults(handler=workspace_list)
+
 
 def workspace_create(request, args):
     workspace = services.create_workspace(
@@ -54,6 +60,28 @@ def workspace_set(request, args):
     return {"workspace_id": str(workspace.id)}
 
 
+def workspace_list(request, args):
+    return {"workspaces": [workspace_json(workspace) for workspace in services.list_workspaces(request.db)]}
+
+
+def _owner_filter(parser, what):
+    owner = parser.add_mutually_exclusive_group()
+    owner.add_argument("--workspace", type=uuid_arg, metavar="WORKSPACE_ID",
+                       help=f"only this workspace's {what}")
+    owner.add_argument("--clinic", type=uuid_arg, metavar="CLINIC_ID", help=f"only this clinic's {what}")
+
+
+def key_id_arg(text):
+    """A key id, or a whole key pasted by mistake: never echoed, since it may carry a secret."""
+    parsed = parse_key(text)
+    if parsed is not None:
+        return parsed.key_id
+    if re.fullmatch(r"[0-9a-f]{16}", text):
+        return text
+    raise argparse.ArgumentTypeError(
+        "not a key id (16 hex characters, as printed by `key create`) or a whole key")
+
+
 def _register_key(commands):
     key = commands.add_parser("key", help="API keys").add_subparsers(dest="action", required=True)
     create = key.add_parser("create", help="create a key; its secret is printed this once only")
@@ -63,13 +91,17 @@ def _register_key(commands):
     create.add_argument("--mode", choices=("live", "test"))
     create.add_argument("--ip-allow", action="append", default=[], metavar="CIDR")
     create.add_argument("--expires-at", type=datetime_arg, metavar="ISO")
-    create.add_argument("--scopes", type=scopes_arg, help="narrow the key, e.g. allergies:read,conditions:read")
+    create.add_argument("--scopes", type=scopes_arg, help=f"narrow the key to some of: {SCOPES_HELP}")
     create.add_argument("--rate-limit", type=positive_int_arg, metavar="N", help="requests per minute")
     create.set_defaults(handler=key_create)
 
     revoke = key.add_parser("revoke", help="revoke a key; it stops working on the next call")
-    revoke.add_argument("key_id", metavar="KEY_ID")
+    revoke.add_argument("key_id", type=key_id_arg, metavar="KEY_ID", help="the key id (a whole key works too)")
     revoke.set_defaults(handler=key_revoke)
+
+    listing = key.add_parser("list", help="keys, oldest first: ids and settings, never secrets")
+    _owner_filter(listing, "keys")
+    listing.set_defaults(handler=key_list)
 
 
 def key_create(request, args):
@@ -91,8 +123,13 @@ def key_create(request, args):
 
 
 def key_revoke(request, args):
-    key = services.revoke_key(request.db, args.key_id)
-    return {"key_id": key.key_id, "revoked": True}
+    revocation = services.revoke_key(request.db, args.key_id)
+    return {"key_id": revocation.record.key_id, **revocation_json(revocation)}
+
+
+def key_list(request, args):
+    keys = services.list_keys(request.db, workspace_id=args.workspace, clinic_id=args.clinic)
+    return {"keys": [key_json(key) for key in keys]}
 
 
 def _register_connection(commands):
@@ -101,7 +138,8 @@ def _register_connection(commands):
     grant = connection.add_parser("grant", help="connect, or replace the scopes of an existing connection")
     grant.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
     grant.add_argument("--clinic", type=uuid_arg, required=True, metavar="CLINIC_ID")
-    grant.add_argument("--scopes", type=scopes_arg, required=True)
+    grant.add_argument("--scopes", type=scopes_arg, required=True,
+                       help=f"comma-separated, from: {SCOPES_HELP}")
     grant.add_argument("--expires-at", type=datetime_arg, metavar="ISO")
     grant.set_defaults(handler=connection_grant)
 
@@ -109,6 +147,10 @@ def _register_connection(commands):
     revoke.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
     revoke.add_argument("--clinic", type=uuid_arg, required=True, metavar="CLINIC_ID")
     revoke.set_defaults(handler=connection_revoke)
+
+    listing = connection.add_parser("list", help="connections, oldest first, revoked ones included")
+    _owner_filter(listing, "connections")
+    listing.set_defaults(handler=connection_list)
 
 
 def connection_grant(request, args):
@@ -118,8 +160,15 @@ def connection_grant(request, args):
 
 
 def connection_revoke(request, args):
-    services.revoke_connection(request.db, args.workspace, args.clinic)
-    return {"revoked": True}
+    revocation = services.revoke_connection(request.db, args.workspace, args.clinic)
+    connection = revocation.record
+    return {"connection_id": str(connection.id), "workspace_id": str(connection.workspace_id),
+            "clinic_id": str(connection.clinic_id), **revocation_json(revocation)}
+
+
+def connection_list(request, args):
+    connections = services.list_connections(request.db, workspace_id=args.workspace, clinic_id=args.clinic)
+    return {"connections": [connection_json(connection) for connection in connections]}
 
 
 def month_arg(text):
@@ -130,17 +179,34 @@ def month_arg(text):
 
 
 def _register_usage(commands):
-    usage = commands.add_parser("usage", help="requests counted per workspace").add_subparsers(
+    usage = commands.add_parser("usage", help="monthly usage per workspace: the billing basis").add_subparsers(
         dest="action", required=True)
-    show = usage.add_parser("show", help="a workspace's requests in a calendar month (UTC)")
+    show = usage.add_parser("show", help="a workspace's month (UTC): requests, connected clinics, allowance, "
+                                         "overage")
     show.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
     show.add_argument("--month", type=month_arg, metavar="YYYY-MM", help="default: the current month")
     show.set_defaults(handler=usage_show)
 
+    export = usage.add_parser("export", help="one entry per workspace to invoice for a month (UTC)")
+    export.add_argument("--month", type=month_arg, required=True, metavar="YYYY-MM")
+    export.set_defaults(handler=usage_export)
+
+
+def _month_usage_json(usage):
+    return {
+        "workspace_id": str(usage.workspace_id), "month": f"{usage.month:%Y-%m}", "plan": usage.plan,
+        "billable": usage.billable, "requests": usage.live_requests + usage.test_requests,
+        "live": usage.live_requests, "test": usage.test_requests, "connected_clinics": usage.connected_clinics,
+        "included": {"requests": usage.included_requests, "connected_clinics": usage.included_clinics},
+        "overage": {"requests": usage.overage_requests, "connected_clinics": usage.overage_clinics},
+    }
+
 
 def usage_show(request, args):
-    month = args.month or datetime.datetime.now(datetime.UTC).date().replace(day=1)
-    counts = services.workspace_usage(request.db, request.registry["access.rate_limiter"], args.workspace, month)
-    return {"workspace_id": str(args.workspace), "month": f"{month:%Y-%m}",
-            "requests": counts["live"] + counts["test"], "live": counts["live"], "test": counts["test"],
-            "connected_clinics": services.connected_clinics(request.db, args.workspace, month)}
+    month = args.month or datetime.datetime.now(datetime.UTC).date()
+    return _month_usage_json(request.find_service(IUsageService).month_usage(args.workspace, month))
+
+
+def usage_export(request, args):
+    usages = request.find_service(IUsageService).month_export(args.month)
+    return {"month": f"{args.month:%Y-%m}", "workspaces": [_month_usage_json(usage) for usage in usages]}

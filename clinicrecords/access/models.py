@@ -8,25 +8,19 @@ from clinicrecords.db.meta import ControlBase
 
 PLANS = ("sandbox", "paid")
 MODES = ("live", "test")
-PROFILE_STATUSES = ("none", "submitted", "approved", "rejected")
 
 
 class Workspace(ControlBase):
     """An outside organization's workspace in the developer portal."""
 
     __tablename__ = "workspaces"
-    __table_args__ = (
-        CheckConstraint("plan IN ('sandbox', 'paid')", name="plan"),
-        CheckConstraint("profile_status IN ('none', 'submitted', 'approved', 'rejected')", name="profile_status"),
-    )
+    __table_args__ = (CheckConstraint("plan IN ('sandbox', 'paid')", name="plan"),)
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     name: Mapped[str] = mapped_column(String(200))
     verified: Mapped[bool] = mapped_column(default=False)
     plan: Mapped[str] = mapped_column(String(20), default="sandbox")
     terms_accepted: Mapped[bool] = mapped_column(default=False)
-    # The business profile's review (spec: Authentication); live keys need it approved.
-    profile_status: Mapped[str] = mapped_column(String(10), default="none", server_default="none")
     sandbox_clinic_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clinics.id"))
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
 

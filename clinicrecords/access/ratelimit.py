@@ -74,6 +74,10 @@ class RateLimiter:
         """{"live": n, "test": n}: the workspace's requests in the month (a date, first of the month)."""
         return self.store.usage(workspace_id, month)
 
+    def month_usage(self, month):
+        """{workspace_id: {"live": n, "test": n}} for every workspace counted in the month."""
+        return self.store.month_usage(month)
+
     def daily_usage(self, workspace_id, first_day, last_day):
         """{date: n}: the workspace's requests (both modes) per UTC day, for days that had any."""
         return self.store.daily_usage(workspace_id, first_day, last_day)

@@ -1,6 +1,7 @@
 """Where the rate-limit and monthly counters live. Both stores are shared by every server process."""
 
 import datetime
+import uuid
 
 from sqlalchemy import bindparam, func, select, text
 from sqlalchemy.exc import DBAPIError
@@ -71,12 +72,23 @@ class PostgresStore:
         return count, counted_start
 
     def usage(self, workspace_id, month):
+        return self._read(month, workspace_id).get(workspace_id, _counts({}))
+
+    def month_usage(self, month):
+        """{workspace_id: {"live": n, "test": n}} for every workspace counted in the month."""
+        return self._read(month)
+
+    def _read(self, month, workspace_id=None):
+        statement = select(WorkspaceUsage.workspace_id, WorkspaceUsage.mode, WorkspaceUsage.requests).where(
+            WorkspaceUsage.month == month)
+        if workspace_id is not None:
+            statement = statement.where(WorkspaceUsage.workspace_id == workspace_id)
         with self.engine.connect() as connection:
-            rows = connection.execute(select(WorkspaceUsage.mode, WorkspaceUsage.requests).where(
-                WorkspaceUsage.workspace_id == workspace_id, WorkspaceUsage.month == month)).all()
-        counts = {"live": 0, "test": 0}
-        counts.update({row.mode: row.requests for row in rows})
-        return counts
+            rows = connection.execute(statement).all()
+        found = {}
+        for row in rows:
+            found.setdefault(row.workspace_id, {})[row.mode] = row.requests
+        return {workspace: _counts(modes) for workspace, modes in found.items()}
 
     def daily_usage(self, workspace_id, first_day, last_day):
         """{day: requests of both modes} for the days in [first_day, last_day] that had any."""
@@ -117,10 +129,17 @@ class RedisStore:
         return count, window_start
 
     def usage(self, workspace_id, month):
-        values = self.client.hgetall(self._usage_key(workspace_id, month))
-        counts = {"live": 0, "test": 0}
-        counts.update({name.decode(): int(value) for name, value in values.items()})
-        return counts
+        return _counts(self._modes(self._usage_key(workspace_id, month)))
+
+    def month_usage(self, month):
+        """{workspace_id: {"live": n, "test": n}} for every workspace counted in the month (SCAN, not KEYS:
+        the server is never blocked)."""
+        pattern = self._usage_key("*", month)
+        return {uuid.UUID(key.decode().split(":")[2]): _counts(self._modes(key))
+                for key in self.client.scan_iter(match=pattern, count=1000)}
+
+    def _modes(self, key):
+        return {name.decode(): int(value) for name, value in self.client.hgetall(key).items()}
 
     def daily_usage(self, workspace_id, first_day, last_day):
         found = {}
@@ -140,3 +159,7 @@ class RedisStore:
     @staticmethod
     def _daily_key(workspace_id, month):
         return f"clinicrecords:usage-daily:{workspace_id}:{month:%Y-%m}"
+
+
+def _counts(modes):
+    return {"live": modes.get("live", 0), "test": modes.get("test", 0)}

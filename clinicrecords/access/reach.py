@@ -33,6 +33,18 @@ def _active_connection(now):
     return (Connection.revoked_at.is_(None)) & (Connection.expires_at.is_(None) | (Connection.expires_at > now))
 
 
+def live_access_blocked(identity):
+    """Why a live workspace key reaches no real clinic now (a `Problem`), or None. Checked in this order."""
+    if identity.clinic_id is not None or identity.is_test:
+        return None
+    if not identity.workspace_verified:
+        return Problem("not_verified", "The workspace's verification is absent or has lapsed.")
+    if identity.workspace_plan != "paid" or not identity.workspace_terms_accepted:
+        return Problem("workspace_plan_required",
+                       "Live access needs a paid plan with the API Terms of Use accepted.")
+    return None
+
+
 class ReachService:
     def __init__(self, db):
         self.db = db
@@ -41,7 +53,7 @@ class ReachService:
         """(clinic, granted permissions) for this key, or a Problem / KeyError (404) when out of reach.
 
         When authentication already read this clinic's row and connection in the key's statement
-        (`identity.prefetched`, same transaction), the decision is made from it without another query."""
+        (`identity.prefetched`), the decision is made from it without another query."""
         prefetched = identity.prefetched if identity.prefetched and identity.prefetched.clinic_id == clinic_id \
             else None
         if identity.clinic_id is not None:
@@ -52,16 +64,14 @@ class ReachService:
             if clinic_id != identity.sandbox_clinic_id:
                 raise Problem("sandbox_only", "A test key reaches only its workspace's sandbox clinic.")
             return self._clinic(prefetched, clinic_id), identity.scopes
-        if not identity.workspace_verified:
-            raise Problem("not_verified", "The workspace's verification is absent or has lapsed.")
-        if identity.workspace_plan != "paid" or not identity.workspace_terms_accepted:
-            raise Problem("workspace_plan_required",
-                          "Live access needs a paid plan with the API Terms of Use accepted.")
+        blocked = live_access_blocked(identity)
+        if blocked is not None:
+            raise blocked
         if prefetched is not None:
             clinic = prefetched.clinic
             if clinic is None or clinic.is_sandbox or prefetched.connection_scopes is None:
                 raise KeyError(clinic_id)
-            return clinic, identity.scopes & frozenset(prefetched.connection_scopes)
+            return self._attached(clinic), identity.scopes & frozenset(prefetched.connection_scopes)
         now = now or datetime.datetime.now(datetime.UTC)
         row = self.db.execute(
             select(Clinic, Connection.scopes)
@@ -74,7 +84,14 @@ class ReachService:
         return row.Clinic, identity.scopes & frozenset(row.scopes)
 
     def _clinic(self, prefetched, clinic_id):
-        return prefetched.clinic if prefetched else self.db.get(Clinic, clinic_id)
+        if prefetched is None:
+            return self.db.get(Clinic, clinic_id)
+        return self._attached(prefetched.clinic) if prefetched.clinic is not None else None
+
+    def _attached(self, clinic):
+        """The key's statement ran before the request's transaction: join its clinic row to the request's
+        session as it was read (no query), so the request uses it like any row it loaded itself."""
+        return self.db.merge(clinic, load=False)
 
     def calling_key(self, identity):
         owner = self.db.get(Clinic, identity.clinic_id) if identity.clinic_id else self.db.get(
@@ -82,11 +99,14 @@ class ReachService:
         return CallingKey(identity, owner.name)
 
     def reachable(self, identity, now=None):
-        """Every clinic the key reaches now (`Reached`), for GET /v1/connections."""
+        """Every clinic the key reaches now (`Reached`), for GET /v1/connections: none while its live access
+        is blocked (`live_access_blocked`), whatever connections its workspace holds."""
         if identity.clinic_id is not None:
             return [Reached(self.db.get(Clinic, identity.clinic_id), identity.scopes, None)]
         if identity.is_test:
             return [Reached(self.db.get(Clinic, identity.sandbox_clinic_id), identity.scopes, None)]
+        if live_access_blocked(identity) is not None:
+            return []
         now = now or datetime.datetime.now(datetime.UTC)
         rows = self.db.execute(
             select(Clinic, Connection)

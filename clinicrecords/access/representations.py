@@ -32,6 +32,24 @@ def connection_json(reached, request):
     }
 
 
+def blocked_json(problem):
+    """Why a key reaches no clinic now (GET /v1/connections `blocked`): the refusal a clinic's route answers."""
+    if problem is None:
+        return None
+    return {"code": problem.code, "title": problem.title, "detail": problem.detail}
+
+
+BLOCKED_SCHEMA = {
+    "type": ["object", "null"], "required": ["code", "title", "detail"],
+    "description": "Why this key reaches no clinic now, or null. A live organization key of a workspace whose "
+                   "verification is absent or has lapsed (`not_verified`), or that is on the sandbox plan or has "
+                   "not accepted the API Terms of Use (`workspace_plan_required`): the same code a clinic's "
+                   "route answers with (403). Its connections are not listed while it is set.",
+    "properties": {"code": {"type": "string", "enum": ["not_verified", "workspace_plan_required"]},
+                   "title": {"type": "string"}, "detail": {"type": "string"}},
+}
+
+
 class OwnerOut(Schema):
     type = fields.String(validate=validate.OneOf(("clinic", "workspace")))
     id = fields.UUID()

@@ -9,6 +9,7 @@ from pyramid.security import Denied
 from pyramid.traversal import find_interface
 
 from clinicrecords.access.identity import authenticate
+from clinicrecords.db import autocommit_session
 
 
 def permission_principal(permission):
@@ -21,10 +22,13 @@ class KeySecurityPolicy:
         self._identity_cache = RequestLocalCache(self._load_identity)
 
     def _load_identity(self, request):
-        identity = authenticate(request.db, self.pepper, request.headers.get("Authorization"),
-                                clinic_id=clinic_in_path(request))
+        # Before the request's transaction, on a connection released at once (clinicrecords.db).
+        with autocommit_session(request.registry["db.engine"]) as db:
+            identity = authenticate(db, self.pepper, request.headers.get("Authorization"),
+                                    clinic_id=clinic_in_path(request))
         if identity is not None:
             request.environ["clinicrecords.key_id"] = identity.key_id
+            request.environ["clinicrecords.key_mode"] = identity.mode
             # The audit trail names the key's owner without loading the key again after the transaction.
             request.environ["clinicrecords.key_owner"] = (
                 ("clinic", identity.clinic_id) if identity.clinic_id else ("workspace", identity.workspace_id))

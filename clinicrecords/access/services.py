@@ -3,11 +3,12 @@
 import datetime
 import ipaddress
 import uuid
+from dataclasses import dataclass
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import select
 
 from clinicrecords.access.keys import hash_secret, new_key
-from clinicrecords.access.models import PROFILE_STATUSES, ApiKey, Connection, Workspace
+from clinicrecords.access.models import ApiKey, Connection, Workspace
 from clinicrecords.clinics.models import Clinic
 from clinicrecords.errors import InvalidInput
 
@@ -52,12 +53,8 @@ def get_clinic(db, clinic_id):
     return clinic
 
 
-def set_workspace(db, workspace_id, verified=None, paid=None, terms_accepted=None, profile_status=None):
+def set_workspace(db, workspace_id, verified=None, paid=None, terms_accepted=None):
     workspace = get_workspace(db, workspace_id)
-    if profile_status is not None:
-        if profile_status not in PROFILE_STATUSES:
-            raise AccessError(f"profile status must be one of {', '.join(PROFILE_STATUSES)}")
-        workspace.profile_status = profile_status
     if verified is not None:
         workspace.verified = verified
     if paid is not None:
@@ -145,13 +142,26 @@ def workspace_connections(db, workspace_id):
                       .order_by(Connection.revoked_at.is_not(None), Clinic.name, Clinic.id)).all()
 
 
+@dataclass(frozen=True)
+class Revocation:
+    """A key or connection after `revoke_*`: revoking again changes nothing and says so."""
+
+    record: ApiKey | Connection
+    already_revoked: bool
+
+
+def _revoke(record):
+    already = record.revoked_at is not None
+    if not already:
+        record.revoked_at = _now()
+    return Revocation(record, already)
+
+
 def revoke_key(db, key_id):
     key = db.scalar(select(ApiKey).where(ApiKey.key_id == key_id))
     if key is None:
         raise AccessError(f"no key {key_id}")
-    if key.revoked_at is None:
-        key.revoked_at = _now()
-    return key
+    return _revoke(key)
 
 
 def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None):
@@ -178,27 +188,35 @@ def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None):
 
 def revoke_connection(db, workspace_id, clinic_id):
     connection = db.scalar(select(Connection).where(Connection.workspace_id == workspace_id,
-                                                    Connection.clinic_id == clinic_id,
-                                                    Connection.revoked_at.is_(None)))
+                                                    Connection.clinic_id == clinic_id))
     if connection is None:
-        raise AccessError("no active connection between that workspace and clinic")
-    connection.revoked_at = _now()
-    return connection
+        raise AccessError("no connection between that workspace and clinic")
+    return _revoke(connection)
 
 
-def connected_clinics(db, workspace_id, month):
-    """How many clinics the workspace was connected to at some moment of the month (a date, first of the
-    month, UTC): the monthly allowance of connected clinics counts them like requests, never caps them."""
-    get_workspace(db, workspace_id)
-    start = datetime.datetime.combine(month, datetime.time(), tzinfo=datetime.UTC)
-    end = (start + datetime.timedelta(days=32)).replace(day=1)
-    return db.scalar(select(func.count()).select_from(Connection).where(
-        Connection.workspace_id == workspace_id, Connection.connected_at < end,
-        or_(Connection.revoked_at.is_(None), Connection.revoked_at >= start),
-        or_(Connection.expires_at.is_(None), Connection.expires_at >= start)))
+def list_workspaces(db):
+    return db.scalars(select(Workspace).order_by(Workspace.created_at, Workspace.id)).all()
 
 
-def workspace_usage(db, limiter, workspace_id, month):
-    """{"live": n, "test": n}: requests the workspace's keys made in the month. Counted, never capped."""
-    get_workspace(db, workspace_id)
-    return limiter.usage(workspace_id, month)
+def list_keys(db, workspace_id=None, clinic_id=None):
+    """Keys of one owner (or every key), oldest first, revoked ones included."""
+    return _of_owner(db, ApiKey, ApiKey.created_at, workspace_id, clinic_id)
+
+
+def list_connections(db, workspace_id=None, clinic_id=None):
+    """Connections of one workspace or clinic (or every one), oldest first, revoked ones included."""
+    return _of_owner(db, Connection, Connection.connected_at, workspace_id, clinic_id)
+
+
+def _of_owner(db, model, oldest_first, workspace_id, clinic_id):
+    query = select(model).order_by(oldest_first, model.id)
+    if workspace_id is not None:
+        query = query.where(model.workspace_id == get_workspace(db, workspace_id).id)
+    if clinic_id is not None:
+        query = query.where(model.clinic_id == get_clinic(db, clinic_id).id)
+    return db.scalars(query).all()
+
+
+def workspace_is_verified(db, workspace_id):
+    """The flag the live-key gate reads (`not_verified`); domain verification and operators set it."""
+    return get_workspace(db, workspace_id).verified

@@ -1,6 +1,8 @@
 from pyramid.view import view_config
 
 from clinicrecords.access.permissions import KEY_HOLDER
+from clinicrecords.access.reach import live_access_blocked
+from clinicrecords.access.representations import BLOCKED_SCHEMA, blocked_json
 from clinicrecords.access.resources import Connections, Me
 from clinicrecords.api.pagination import Page
 from clinicrecords.api.representations import render_one, render_page
@@ -15,7 +17,13 @@ def me(context, request):
 
 @view_config(context=Connections, request_method="GET", permission=KEY_HOLDER,
              openapi={"summary": "List the clinics this key reaches now, with the scopes granted",
-                      "kind": "connection", "many": True})
+                      "kind": "connection", "many": True, "envelope_properties": {"blocked": BLOCKED_SCHEMA},
+                      "description": "A live organization key whose workspace cannot reach real clinics now "
+                                     "(verification absent or lapsed, sandbox plan, API Terms of Use not "
+                                     "accepted) lists none, whatever connections exist; `blocked` says why with "
+                                     "the code a clinic's route would answer. `blocked` is null otherwise."})
 def connections(context, request):
     reached = request.find_service(name="reach").reachable(request.identity)
-    return render_page(request, "connection", Page(reached, has_more=False, next_cursor=None))
+    blocked = blocked_json(live_access_blocked(request.identity))
+    return render_page(request, "connection", Page(reached, has_more=False, next_cursor=None),
+                       extra={"blocked": blocked})

@@ -4,6 +4,7 @@ import decimal
 import json
 
 from clinicrecords.api.problems import Problem, invalid
+from clinicrecords.api.schemas import escape_pointer_token
 
 JSON = "application/json"
 FHIR_JSON = "application/fhir+json"
@@ -31,11 +32,57 @@ def _bounded_int(text):
     return int(text)
 
 
+class DuplicateKey(ValueError):
+    """An object names the same key twice: `pointer` is the JSON Pointer to the (first) repeated member."""
+
+    def __init__(self, pointer):
+        super().__init__(f"the key at {pointer} appears more than once")
+        self.pointer = pointer
+
+
+class _Repeating(dict):
+    """An object whose text repeats the key `repeated` (only ever built on the failure path)."""
+
+    repeated = None
+
+
+def _repeating(pairs):
+    seen = set()
+    members = _Repeating(pairs)
+    members.repeated = next(key for key, _ in pairs if key in seen or seen.add(key))
+    return members
+
+
+def _repeated_pointer(value, prefix=""):
+    """The pointer to the first repeated key, in document order, or None."""
+    if isinstance(value, _Repeating):
+        return f"{prefix}/{escape_pointer_token(value.repeated)}"
+    children = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for token, child in children:
+        found = _repeated_pointer(child, f"{prefix}/{escape_pointer_token(token)}")
+        if found is not None:
+            return found
+    return None
+
+
 def parse_json(raw):
     """Decimal for every non-integer number so money stays exact; NaN, Infinity and absurdly long or large
-    numbers are refused (deep nesting ends in RecursionError, refused by the caller)."""
-    return json.loads(raw, parse_float=_bounded_float, parse_int=_bounded_int,
-                      parse_constant=_refuse_constant)
+    numbers are refused (deep nesting ends in RecursionError, refused by the caller). An object that names a
+    key twice raises DuplicateKey: the last one would silently win, and two readers may disagree on which."""
+    repeating = []
+
+    def members(pairs):
+        found = dict(pairs)
+        if len(found) != len(pairs):
+            found = _repeating(pairs)
+            repeating.append(found)
+        return found
+
+    value = json.loads(raw, parse_float=_bounded_float, parse_int=_bounded_int, parse_constant=_refuse_constant,
+                       object_pairs_hook=members)
+    if repeating:
+        raise DuplicateKey(_repeated_pointer(value))
+    return value
 
 
 def _json_object(request):
@@ -49,6 +96,9 @@ def _json_object(request):
         raise Problem("unsupported_media_type", "Send the body as application/json.")
     try:
         value = parse_json(request.body)
+    except DuplicateKey as repeated:
+        raise invalid([{"pointer": repeated.pointer, "message": "This key appears more than once in its "
+                        "object."}], "The body names a key twice in one object.")
     except (ValueError, UnicodeDecodeError, RecursionError):
         raise invalid([{"pointer": "", "message": "The body is not valid JSON."}], "The body is not valid JSON.")
     if not isinstance(value, dict):

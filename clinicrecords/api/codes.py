@@ -55,13 +55,15 @@ CODES = {
     "appointment_clinic_managed": Code(409, "The appointment was booked by the clinic or another app"),
     "already_imported": Code(409, "Identical import content was already imported"),
     "import_not_runnable": Code(409, "The import cannot run its valid rows"),
-    # 413, 415, 429
+    # 413, 414, 415, 429, 431
     "payload_too_large": Code(413, "The request body is too large"),
     "uri_too_long": Code(414, "The URL is too long"),
     "unsupported_media_type": Code(415, "The body must be application/json"),
     "rate_limited": Code(429, "Too many requests"),
+    "request_header_too_large": Code(431, "The request line and headers are too large"),
     # 5xx
     "internal_error": Code(500, "Internal error"),
+    "not_implemented": Code(501, "The request's transfer coding is not supported"),
     "service_unavailable": Code(503, "The service is temporarily unavailable"),
 }
 

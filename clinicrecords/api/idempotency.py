@@ -1,16 +1,20 @@
 """Idempotency-Key for writes, in one place: the `idempotency=` view option ("required" or "optional").
 
 - The answer is stored per key owner and Idempotency-Key with a fingerprint of method, path and body, for
-  RETENTION (24 hours). A retry of the same request replays it (same status and body, plus the header
-  `Idempotent-Replayed: true`); the same key with another request is 409 idempotency_key_conflict.
+  RETENTION (24 hours). A retry of the same request replays it (same status and body byte for byte, plus
+  the header `Idempotent-Replayed: true`); the same key with another request is 409
+  idempotency_key_conflict. A JSON body is compared as parsed, not as sent (`canonical_body`).
 - While the first request runs, it holds a transaction-scoped advisory lock on the key: a concurrent
   retry gets 409 idempotency_key_reused at once instead of waiting.
 - A success is stored in the request's own transaction, so the effect and its record commit together.
-  A 4xx is stored in a transaction of its own (the request's transaction is aborted; it wrote nothing).
+  A 4xx is stored in a transaction of its own once the request's transaction has ended (it was aborted and
+  wrote nothing; storing it meanwhile would take a second pooled connection). It never replaces a stored
+  answer still within retention: a retry that ran in between keeps its own.
   A 5xx or any unexpected error is not stored, so a retry runs again.
 """
 
 import datetime
+import decimal
 import hashlib
 import json
 import re
@@ -30,12 +34,53 @@ KEY_PATTERN = "^[!-~]+$"  # visible ASCII: a UUID, a ULID, any token a client ge
 _REPLAYED_HEADERS = ("Location", "Content-Type")
 
 
-def fingerprint(request):
+def _canonical_number(value):
+    """A number by its value: 1, 1.0 and 1.00 are one number (docs/decisions.md), and so are 2.5 and 2.50."""
+    number = decimal.Decimal(value)
+    if number == number.to_integral_value():
+        return str(int(number))
+    return format(number.normalize(), "f")
+
+
+def _canonical(value):
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{json.dumps(name)}:{_canonical(value[name])}" for name in sorted(value)) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_canonical(item) for item in value) + "]"
+    if value is None or isinstance(value, (str, bool)):
+        return json.dumps(value)
+    return _canonical_number(value)
+
+
+def canonical_body(request):
+    """The body as one text per meaning: members sorted, no whitespace, numbers by value. A body that is not
+    a JSON object the API would read is compared as its bytes."""
+    if not request.body:
+        return b""
+    try:
+        # The parse validation reads too (reified): a large import is parsed once.
+        return b"json:" + _canonical(request.json_object).encode()
+    except (Problem, RecursionError):
+        return b"bytes:" + request.body
+
+
+def _digest(*parts):
     digest = hashlib.sha256()
-    for part in (request.method.encode(), request.path.encode(), request.body or b""):
+    for part in parts:
         digest.update(len(part).to_bytes(8, "big"))
         digest.update(part)
     return digest.digest()
+
+
+def fingerprint(request):
+    return _digest(request.method.encode(), request.path.encode(), canonical_body(request))
+
+
+def _same_request(record, digest, request):
+    # Records stored before bodies were compared as parsed hold a digest of the raw bytes: still a match
+    # for a byte-identical retry within their retention.
+    return record.fingerprint in (digest, _digest(request.method.encode(), request.path.encode(),
+                                                   request.body or b""))
 
 
 def _record_values(owner_id, key, digest, response):
@@ -48,10 +93,9 @@ def _record_values(owner_id, key, digest, response):
 
 def _replay(record, replay_field):
     body = record.body
-    if replay_field and record.status < 300:
-        document = json.loads(body)
-        document["idempotent_replay"] = True
-        body = json.dumps(document).encode()
+    if replay_field and record.status < 300 and body.endswith(b"}") and body != b"{}":
+        # Added to the stored text, never re-encoded, so every byte of the first answer is kept.
+        body = body[:-1] + b',"idempotent_replay":true}'
     response = Response(status=record.status, body=body, charset=None)
     response.headers.update(record.headers)
     response.headers[REPLAYED_HEADER] = "true"
@@ -93,15 +137,18 @@ def idempotency_deriver(view, info):
         digest = fingerprint(request)
         record = connection.execute(_STORED, {"owner_id": owner_id, "key": key}).first()
         if record is not None:
-            if record.fingerprint != digest:
+            if not _same_request(record, digest, request):
                 raise Problem("idempotency_key_conflict", "This Idempotency-Key was used for a different "
                               "request (method, path or body).")
+            if record.status >= 400:  # a stored refusal: the request log still names its code
+                request.environ["clinicrecords.problem_code"] = json.loads(record.body).get("code")
             return _replay(record, replay_field)
         try:
             response = view(context, request)
         except Problem as problem:
             if 400 <= problem.status < 500:
-                _store_apart(request, _record_values(owner_id, key, digest, problem_response(request, problem)))
+                request.idempotency_refusals.append(
+                    _record_values(owner_id, key, digest, problem_response(request, problem)))
             raise
         if response.status_int < 500:
             _upsert(connection, _record_values(owner_id, key, digest, response))
@@ -120,9 +167,12 @@ _STORED = select(*IdempotencyRecord.__table__.columns).where(
     IdempotencyRecord.key == bindparam("key", type_=String()),
     IdempotencyRecord.created_at > func.now() - RETENTION)
 _INSERT = insert(IdempotencyRecord).values(created_at=func.now())
-_UPSERT = _INSERT.on_conflict_do_update(
-    index_elements=[IdempotencyRecord.owner_id, IdempotencyRecord.key],
-    set_={name: _INSERT.excluded[name] for name in ("fingerprint", "status", "headers", "body", "created_at")})
+_REPLACED = {name: _INSERT.excluded[name] for name in ("fingerprint", "status", "headers", "body", "created_at")}
+_UPSERT = _INSERT.on_conflict_do_update(index_elements=[IdempotencyRecord.owner_id, IdempotencyRecord.key],
+                                        set_=_REPLACED)
+_INSERT_UNLESS_KEPT = _INSERT.on_conflict_do_update(
+    index_elements=[IdempotencyRecord.owner_id, IdempotencyRecord.key], set_=_REPLACED,
+    where=IdempotencyRecord.created_at <= func.now() - RETENTION)
 
 
 def _upsert(connection, values):
@@ -130,9 +180,20 @@ def _upsert(connection, values):
     connection.execute(_UPSERT, values)
 
 
-def _store_apart(request, values):
-    with request.registry["db.engine"].begin() as connection:
-        _upsert(connection, values)
+def refusals_apart_tween_factory(handler, registry):
+    """Outside pyramid_tm: store the 4xx answers of idempotent requests after their transaction ended."""
+    engine = registry["db.engine"]
+
+    def refusals_apart(request):
+        request.idempotency_refusals = refusals = []
+        try:
+            return handler(request)
+        finally:
+            if refusals:
+                with engine.begin() as connection:
+                    connection.execute(_INSERT_UNLESS_KEPT, refusals)
+
+    return refusals_apart
 
 
 def prune(db):
@@ -143,3 +204,5 @@ def prune(db):
 
 def includeme(config):
     config.add_view_deriver(idempotency_deriver, name="idempotency")
+    config.add_tween("clinicrecords.api.idempotency.refusals_apart_tween_factory",
+                     over="pyramid_tm.tm_tween_factory")

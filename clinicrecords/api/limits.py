@@ -49,12 +49,19 @@ class LimitedExecutionPolicy:
         self._routes = None
 
     def body_limit(self, method, path):
-        if self._routes is None:
-            self._routes = route_body_limits(self.registry)
-        for route_method, pattern, limit in self._routes:
+        for route_method, pattern, limit in self._route_limits():
             if route_method == method and pattern.match(path):
                 return limit
         return self.max_body
+
+    def largest_body(self):
+        """The most any route accepts: the server's own cap must sit above it, so the app answers the rest."""
+        return max([self.max_body] + [limit for _, _, limit in self._route_limits()])
+
+    def _route_limits(self):
+        if self._routes is None:
+            self._routes = route_body_limits(self.registry)
+        return self._routes
 
     def refusal(self, environ):
         path = environ.get("PATH_INFO", "")
@@ -82,6 +89,11 @@ class LimitedExecutionPolicy:
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         return response
+
+
+def input_limits(registry):
+    """The application's LimitedExecutionPolicy (its body and URL limits)."""
+    return registry.getUtility(IExecutionPolicy)
 
 
 def includeme(config):

@@ -7,6 +7,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.common import resolve_schema_cls
 
 from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.api.code_samples import CURL_SETUP, code_samples
 from clinicrecords.api.codes import CODES, problem_type
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
 from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
@@ -18,8 +19,10 @@ PROBLEM_JSON = "application/problem+json"
 BEARER = "bearerAuth"
 
 # Every keyed route can meet the key gate; every route can meet validation of its query and the database.
-# Every route: a malformed query, a URL over the length limit (api.max_url_length), and server failures.
-_ALWAYS = ("invalid_request", "uri_too_long", "internal_error", "service_unavailable")
+# Every route: a malformed query, a URL over the length limit (api.max_url_length), headers over the server's
+# limit, an unknown transfer coding (clinicrecords/waitress_refusals.py), and server failures.
+_ALWAYS = ("invalid_request", "uri_too_long", "request_header_too_large", "not_implemented", "internal_error",
+           "service_unavailable")
 _KEYED = ("invalid_key", "browser_not_allowed", "ip_not_allowed", "rate_limited")
 _IN_CLINIC = ("sandbox_only", "not_verified", "workspace_plan_required", "not_found")
 
@@ -165,6 +168,41 @@ def _envelope(data_schema, many, replay_field, envelope="page"):
     return {"type": "object", "required": ["data"], "properties": properties}
 
 
+def _add_envelope_properties(schema, properties):
+    """Top-level fields a route adds beside its envelope (`openapi={"envelope_properties": {...}}`): always
+    present in the answer, so required."""
+    if properties:
+        schema["properties"].update(properties)
+        schema["required"] = [*schema["required"], *properties]
+
+
+def _exclusive_bounds(converter, field, ret, **kwargs):
+    """apispec writes a Range's bounds as inclusive; OpenAPI 3.1 states an exclusive one by its own keyword."""
+    for validator in field.validators:
+        for inclusive, bound, keyword in (("min_inclusive", "minimum", "exclusiveMinimum"),
+                                          ("max_inclusive", "maximum", "exclusiveMaximum")):
+            if getattr(validator, inclusive, True) is False and bound in ret:
+                ret[keyword] = ret.pop(bound)
+    return {}
+
+
+def error_code_table():
+    """Markdown, from the code list itself: the page shows exactly the codes the API answers with."""
+    rows = [f"| {known.status} | `{code}` | {known.title} |"
+            for code, known in sorted(CODES.items(), key=lambda item: (item[1].status, item[0]))]
+    return "\n".join(["| Status | Code | Meaning |", "| - | - | - |", *rows])
+
+
+def introduction():
+    return "\n\n".join([
+        "Server-to-server JSON REST API to a clinic's own records. Every request carries `Authorization: "
+        "Bearer <API_KEY>`; failures are application/problem+json with a stable `code`, listed in the table "
+        "below (and as `x-error-codes` in this document). Each operation lists the codes it can answer.",
+        "## Trying it with curl", CURL_SETUP,
+        "## Error codes", error_code_table(),
+    ])
+
+
 class _Builder:
     def __init__(self, registry):
         from clinicrecords.api.openapi import version
@@ -173,11 +211,10 @@ class _Builder:
         self.plugin = MarshmallowPlugin(schema_name_resolver=_name_resolver())
         self.spec = APISpec(
             title="Clinic Records API", version=version(), openapi_version="3.1.0", plugins=[self.plugin],
-            info={"description": "Server-to-server JSON REST API to a clinic's own records. Every request "
-                                 "carries `Authorization: Bearer <API_KEY>`; failures are "
-                                 "application/problem+json with a stable `code` (table: `x-error-codes`)."},
+            info={"description": introduction()},
             security=[{BEARER: []}],
         )
+        self.plugin.converter.add_attribute_function(_exclusive_bounds)
         self.spec.components.security_scheme(BEARER, {
             "type": "http", "scheme": "bearer",
             "description": "An API key: `ehr_live_<keyId>_<secret>` or `ehr_test_<keyId>_<secret>`."})
@@ -234,8 +271,9 @@ class _Builder:
         if data_schema is not None:
             many = bool(doc.get("many"))
             envelope = doc.get("envelope", "page")
-            content[JSON] = {"schema": _envelope(data_schema, many,
-                                                 operation.options.get("idempotent_replay_field"), envelope)}
+            schema = _envelope(data_schema, many, operation.options.get("idempotent_replay_field"), envelope)
+            _add_envelope_properties(schema, doc.get("envelope_properties"))
+            content[JSON] = {"schema": schema}
             if (representation is not None and representation.fhir is not None and operation.method == "GET"
                     and envelope == "page"):
                 fhir = "FhirSearchsetBundle" if many else "FhirResource"
@@ -292,6 +330,9 @@ class _Builder:
         for path, methods in paths.items():
             self.spec.path(path=path, operations=methods)
         document = self.spec.to_dict()
+        for path, methods in document["paths"].items():
+            for method, operation in methods.items():
+                operation["x-codeSamples"] = code_samples(method, path, operation)
         document["x-error-codes"] = {code: {"status": known.status, "title": known.title,
                                             "type": problem_type(code)} for code, known in CODES.items()}
         # One canonical JSON form: what is served is exactly what is committed.

@@ -49,4 +49,6 @@ def problem_response(request, problem):
         charset=None,
     )
     response.headers.update(problem.headers)
+    # The request log records the code without reading the body back.
+    request.environ["clinicrecords.problem_code"] = problem.code
     return response

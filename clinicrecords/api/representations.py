@@ -67,14 +67,16 @@ def render_one(request, kind, record, status=200, headers=None, plain_only=False
     return json_response(document, status, JSON, headers)
 
 
-def render_page(request, kind, page):
+def render_page(request, kind, page, extra=None):
+    """`extra`: top-level fields the route adds beside the page envelope (plain shape only)."""
     if wants_fhir(request):
         to_fhir = _fhir_or_406(request, kind)
         resources = _shown(request, [to_fhir(item, request) for item in page.items])
         return json_response(searchset_bundle(request, resources, page.next_cursor), 200, FHIR_CONTENT_TYPE)
     plain = _representation(request, kind).plain
     documents = _shown(request, [plain(item, request) for item in page.items])
-    return json_response({"data": documents, "has_more": page.has_more, "next_cursor": page.next_cursor})
+    return json_response({"data": documents, "has_more": page.has_more, "next_cursor": page.next_cursor,
+                          **(extra or {})})
 
 
 def render_list(request, kind, items):

@@ -3,8 +3,12 @@
 import secrets
 
 
-def _request_id(request):
+def new_request_id():
     return "req_" + secrets.token_hex(12)
+
+
+def _request_id(request):
+    return new_request_id()
 
 
 def includeme(config):

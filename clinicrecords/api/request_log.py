@@ -1,12 +1,16 @@
 """One JSON log line per request, and the X-Request-Id header on every answer.
 
 The line names the route with ids folded to {id}; it never carries a key, a query string or a body.
+Requests made with a valid key are also handed, as a `KeyedRequest`, to the sinks contexts register with
+`config.add_request_sink(append)` (the workspace's request log): an `append` must return at once, never
+block or touch the database on the request's thread.
 """
 
 import json
 import logging
 import re
 import time
+from typing import NamedTuple
 
 from pyramid.tweens import INGRESS
 
@@ -23,24 +27,66 @@ def route_template(path):
     return _KEY_LIKE.sub("{key}", _ID_SEGMENT.sub("/{id}", path))
 
 
-def log_request(request, status, started):
+class KeyedRequest(NamedTuple):
+    """What a sink receives: raw values, cheap to build; the sink cleans the path off the request path."""
+
+    started_at: float  # time.time() when the answer was ready, less the latency
+    owner_id: object  # the key's workspace or clinic (uuid)
+    key_id: str
+    key_mode: str
+    clinic_id: str | None  # the clinic the path named, when traversal reached it
+    method: str
+    path: str  # PATH_INFO as sent: the sink decides what of it is kept
+    status: int
+    code: str | None  # the problem code of a failure
+    request_id: str
+    latency_ms: float
+
+
+def keyed_request(request, status, latency_ms):
+    environ = request.environ
+    owner = environ.get("clinicrecords.key_owner")
+    if owner is None:
+        return None
+    return KeyedRequest(time.time() - latency_ms / 1000, owner[1], environ["clinicrecords.key_id"],
+                        environ.get("clinicrecords.key_mode"), environ.get("clinicrecords.clinic_id"),
+                        request.method, environ.get("PATH_INFO", ""), status,
+                        environ.get("clinicrecords.problem_code"), request.request_id, latency_ms)
+
+
+def log_line(request_id, method, path, status, latency_ms, environ=None):
+    """`environ` is absent for what the server refused before there was a request (waitress_refusals)."""
     line = {
-        "request_id": request.request_id,
-        "method": request.method,
-        "route": route_template(request.environ.get("PATH_INFO", "")),
+        "request_id": request_id,
+        "method": method,
+        "route": route_template(path),
         "status": status,
-        "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+        "duration_ms": latency_ms,
     }
-    clinic_id = request.environ.get("clinicrecords.clinic_id")
-    if clinic_id:
-        line["clinic_id"] = clinic_id
-    key_id = request.environ.get("clinicrecords.key_id")
-    if key_id:
-        line["key_id"] = key_id
+    for field, name in (("clinic_id", "clinicrecords.clinic_id"), ("key_id", "clinicrecords.key_id")):
+        if environ and environ.get(name):
+            line[field] = environ[name]
     log.info(json.dumps(line))
 
 
+def elapsed_ms(started):
+    return round((time.perf_counter() - started) * 1000, 2)
+
+
+def log_request(request, status, started, sinks=()):
+    latency_ms = elapsed_ms(started)
+    log_line(request.request_id, request.method, request.environ.get("PATH_INFO", ""), status, latency_ms,
+             request.environ)
+    if sinks:
+        entry = keyed_request(request, status, latency_ms)
+        if entry is not None:
+            for append in sinks:
+                append(entry)
+
+
 def request_log_tween_factory(handler, registry):
+    sinks = tuple(registry.get("api.request_sinks", ()))
+
     def request_log_tween(request):
         started = time.perf_counter()
         status = 500
@@ -54,10 +100,16 @@ def request_log_tween_factory(handler, registry):
             response.headers["X-Request-Id"] = request.request_id
             return response
         finally:
-            log_request(request, status, started)
+            log_request(request, status, started, sinks)
 
     return request_log_tween
 
 
+def add_request_sink(config, append):
+    """`append(KeyedRequest)` is called on every keyed request's thread, after its answer is ready."""
+    config.registry.setdefault("api.request_sinks", []).append(append)
+
+
 def includeme(config):
+    config.add_directive("add_request_sink", add_request_sink)
     config.add_tween("clinicrecords.api.request_log.request_log_tween_factory", under=INGRESS)

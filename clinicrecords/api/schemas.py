@@ -1,8 +1,9 @@
 """Base classes for request schemas, and turning marshmallow errors into JSON-pointer errors."""
 
+from decimal import Decimal
 from typing import ClassVar
 
-from marshmallow import RAISE, Schema, ValidationError
+from marshmallow import RAISE, Schema, ValidationError, fields
 
 
 class RequestSchema(Schema):
@@ -20,6 +21,19 @@ class RequestSchema(Schema):
 
     class Meta:
         unknown = RAISE
+
+
+class WholeNumber(fields.Integer):
+    """A JSON integer in JSON Schema's sense, which the OpenAPI document's `"type": "integer"` states: any
+    number with no fraction, so 1537 and 1537.0 are both 1537; 1537.5, "1537" and true are refused."""
+
+    def __init__(self, **kwargs):
+        super().__init__(strict=True, **kwargs)
+
+    def _validated(self, value):
+        if isinstance(value, Decimal) and value.is_finite() and value == value.to_integral_value():
+            value = int(value)
+        return super()._validated(value)
 
 
 def escape_pointer_token(token):
@@ -41,4 +55,4 @@ def error_pointers(messages, prefix=""):
     return errors
 
 
-__all__ = ["RequestSchema", "ValidationError", "error_pointers", "escape_pointer_token"]
+__all__ = ["RequestSchema", "ValidationError", "WholeNumber", "error_pointers", "escape_pointer_token"]

@@ -6,9 +6,11 @@ aborted). Each bounded context adds its commands in its own `cli.py` with a `reg
 """
 
 import argparse
+import configparser
 import importlib
 import json
 import sys
+from pathlib import Path
 
 from clinicrecords.errors import InvalidInput
 
@@ -16,6 +18,8 @@ COMMAND_MODULES = (
     "clinicrecords.db.cli",
     "clinicrecords.clinics.cli",
     "clinicrecords.access.cli",
+    "clinicrecords.onboarding.cli",
+    "clinicrecords.request_log.cli",
     "clinicrecords.sandbox.cli",
     "clinicrecords.providers.cli",
     "clinicrecords.prescriptions.cli",
@@ -55,6 +59,7 @@ def run(argv=None, stdout=None, stderr=None):
     args = build_parser().parse_args(argv)
     from pyramid.paster import bootstrap
     try:
+        _check_readable(args.config_uri)
         with bootstrap(args.config_uri) as env:
             try:
                 result = _run_handler(args, env["request"])
@@ -66,6 +71,24 @@ def run(argv=None, stdout=None, stderr=None):
     stdout.write(json.dumps(result, default=str) + "\n")
     stdout.flush()
     return 0
+
+
+def _check_readable(config_uri):
+    """A missing, unreadable or malformed ini file is bad input (exit 2), not a traceback."""
+    location, _, name = config_uri.partition("#")
+    path, name = Path(location), name or "main"
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        with path.open(encoding="utf-8") as config:
+            parser.read_file(config)
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise CommandError(f"cannot read the config file {str(path)!r}: {reason}")
+    except configparser.Error as exc:
+        first_line = str(exc).splitlines()[0]
+        raise CommandError(f"the config file {str(path)!r} is not a valid ini file: {first_line}")
+    if not any(parser.has_section(f"{kind}:{name}") for kind in ("app", "pipeline", "composite")):
+        raise CommandError(f"the config file {str(path)!r} has no [app:{name}] section")
 
 
 def _run_handler(args, request):

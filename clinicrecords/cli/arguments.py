@@ -4,7 +4,9 @@ import argparse
 import datetime
 import uuid
 
-from clinicrecords.access.permissions import parse_scopes
+from clinicrecords.access.permissions import ALL_PERMISSIONS, parse_scopes
+
+SCOPES_HELP = ", ".join(sorted(ALL_PERMISSIONS))
 
 
 def uuid_arg(text):

@@ -54,7 +54,7 @@ def get_allergy(context, request):
 
 
 @view_config(context=r.AllergyCollection, request_method="POST", permission=P.AllergiesWrite,
-             body_schema=s.AllergyCreate, idempotency="optional",
+             body_schema=s.AllergyCreate, idempotency="required",
              openapi={"summary": "Send an allergy, or a statement of no known allergies, for review",
                       "status": 202, "kind": "submission", "errors": _SEND_ERRORS})
 def send_allergy(context, request):
@@ -84,7 +84,7 @@ def get_condition(context, request):
 
 
 @view_config(context=r.ConditionCollection, request_method="POST", permission=P.ConditionsWrite,
-             body_schema=s.ConditionCreate, idempotency="optional",
+             body_schema=s.ConditionCreate, idempotency="required",
              openapi={"summary": "Send a condition for review", "status": 202, "kind": "submission",
                       "errors": _SEND_ERRORS})
 def send_condition(context, request):
@@ -115,7 +115,7 @@ def get_medication_statement(context, request):
 
 
 @view_config(context=r.MedicationStatementCollection, request_method="POST", permission=P.MedicationsWrite,
-             body_schema=s.MedicationStatementCreate, idempotency="optional",
+             body_schema=s.MedicationStatementCreate, idempotency="required",
              openapi={"summary": "Report a medicine for review", "status": 202, "kind": "submission",
                       "errors": _SEND_ERRORS})
 def send_medication_statement(context, request):

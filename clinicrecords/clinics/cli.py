@@ -1,8 +1,8 @@
-from clinicrecords.cli.arguments import float_arg
+from clinicrecords.api.render import iso
+from clinicrecords.cli.arguments import float_arg, uuid_arg
 from clinicrecords.clinics.models import CLINIC_KINDS
-from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.clinics.plans import FEATURES, plan_features
-from clinicrecords.clinics.services import create_clinic, set_clinic
+from clinicrecords.clinics.services import create_clinic, list_clinics, set_clinic
 
 
 def register(commands):
@@ -25,6 +25,10 @@ def register(commands):
     change.add_argument("--timezone", help="IANA name, e.g. Europe/Berlin: clinicians' working hours are in it")
     change.set_defaults(handler=clinic_set)
 
+    listing = clinic.add_parser("list", help="every clinic, oldest first")
+    listing.add_argument("--include-sandboxes", action="store_true", help="workspaces' sandbox clinics too")
+    listing.set_defaults(handler=clinic_list)
+
 
 def clinic_create(request, args):
     clinic = create_clinic(request.db, args.name, kind=args.kind, currency=args.currency, lat=args.lat,
@@ -36,3 +40,13 @@ def clinic_set(request, args):
     clinic = set_clinic(request.db, args.clinic_id, timezone=args.timezone,
                         **{name: getattr(args, name) for name in FEATURES})
     return {"clinic_id": str(clinic.id), **plan_features(clinic), "timezone": clinic.timezone}
+
+
+def clinic_list(request, args):
+    return {"clinics": [_clinic_json(clinic) for clinic in list_clinics(request.db, args.include_sandboxes)]}
+
+
+def _clinic_json(clinic):
+    return {"clinic_id": str(clinic.id), "name": clinic.name, "kind": clinic.kind, "currency": clinic.currency,
+            "sandbox_of_workspace_id": str(clinic.sandbox_of_workspace_id) if clinic.is_sandbox else None,
+            "timezone": clinic.timezone, **plan_features(clinic), "created_at": iso(clinic.created_at)}

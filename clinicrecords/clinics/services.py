@@ -4,6 +4,8 @@ import uuid
 import zoneinfo
 from decimal import Decimal
 
+from sqlalchemy import select
+
 from clinicrecords.clinics.models import CLINIC_KINDS, Clinic
 from clinicrecords.clinics.plans import FEATURES
 from clinicrecords.db.migrations import create_tenant_schema
@@ -46,6 +48,14 @@ def create_clinic(db, name, kind="clinic", currency="USD", lat=None, lng=None, c
     db.flush()
     clinic.schema_revision = create_tenant_schema(db.connection(), clinic.id)
     return clinic
+
+
+def list_clinics(db, include_sandboxes=False):
+    """Clinics oldest first; workspaces' sandbox clinics only when asked (there is one per workspace)."""
+    query = select(Clinic).order_by(Clinic.created_at, Clinic.id)
+    if not include_sandboxes:
+        query = query.where(Clinic.sandbox_of_workspace_id.is_(None))
+    return db.scalars(query).all()
 
 
 def validate_timezone(name):

@@ -1,14 +1,16 @@
 """The database: one engine per process, one session per request joined to pyramid_tm's transaction."""
 
 import os
+from contextlib import contextmanager
 
 import orjson
 import zope.sqlalchemy
 from sqlalchemy import create_engine, event, exc
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
 from clinicrecords.db import embedded
-from clinicrecords.settings import var_dir
+from clinicrecords.db.session_settings import startup_options, verify_timeouts
+from clinicrecords.settings import as_bool, var_dir
 
 DEFAULT_DATABASE = "clinicrecords"
 
@@ -20,10 +22,21 @@ def database_url(settings):
         url = os.environ.get("DATABASE_URL") or embedded.database_url(
             var_dir(settings), settings.get("database.name", DEFAULT_DATABASE)
         )
+    return driver_url(url)
+
+
+def driver_url(url):
+    """SQLAlchemy's psycopg 3 dialect for a plain `postgres://` or `postgresql://` URL."""
     for prefix in ("postgres://", "postgresql://"):
         if url.startswith(prefix):
             url = "postgresql+psycopg://" + url[len(prefix):]
     return url
+
+
+def is_pooled(settings):
+    """True when the service reaches PostgreSQL through a transaction pooler such as PgBouncer
+    (docs/deployment.md): then no state may live on a server connection beyond one transaction."""
+    return as_bool(settings.get("database.pooled", "false"))
 
 
 def make_engine(settings, **overrides):
@@ -37,13 +50,7 @@ def make_engine(settings, **overrides):
         # json/jsonb columns are parsed on every read (a page of 100 allergies parses 200 values): orjson
         # builds the same values several times faster than the standard library.
         "json_deserializer": orjson.loads,
-        "connect_args": {
-            "application_name": settings.get("database.application_name", "clinicrecords"),
-            "options": "-c statement_timeout={} -c idle_in_transaction_session_timeout={}".format(
-                int(settings.get("database.statement_timeout_ms", 30000)),
-                int(settings.get("database.idle_in_transaction_timeout_ms", 60000)),
-            ),
-        },
+        "connect_args": connect_args(settings),
     }
     max_uses = int(overrides.pop("pool_max_uses", settings.get("database.pool_max_uses", DEFAULT_POOL_MAX_USES)))
     options.update(overrides)
@@ -51,6 +58,22 @@ def make_engine(settings, **overrides):
     if max_uses:
         bound_connection_uses(engine, max_uses)
     return engine
+
+
+def connect_args(settings):
+    """psycopg's connection arguments.
+
+    Direct to PostgreSQL, the session timeouts travel as the `options` startup parameter (they are also the
+    role's defaults, set by `migrate`). Through a transaction pooler, neither can be per connection: the
+    pooler refuses `options`, and a statement psycopg prepares on one server connection (`_pg3_0`, named per
+    client connection) would be run by another client's request, in another clinic's schema. So there the
+    timeouts come from the role's defaults alone and nothing is prepared."""
+    args = {"application_name": settings.get("database.application_name", "clinicrecords")}
+    if is_pooled(settings):
+        args["prepare_threshold"] = None
+    else:
+        args["options"] = startup_options(settings)
+    return args
 
 
 # A backend keeps the catalog entries of every clinic schema it has served (tens of KB each); with requests
@@ -71,6 +94,26 @@ def bound_connection_uses(engine, max_uses):
         record.info["uses"] = record.info.get("uses", 0) + 1
         if record.info["uses"] > max_uses:
             raise exc.DisconnectionError(f"served {max_uses} checkouts")  # the pool retries on a new one
+
+
+def check_ready_to_serve(registry):
+    """Before a server or worker takes work: behind a pooler, the timeouts must come from the role."""
+    settings = registry.settings
+    if is_pooled(settings):
+        verify_timeouts(registry["db.engine"], settings)
+
+
+@contextmanager
+def autocommit_session(engine):
+    """A session on a connection of its own, in autocommit, returned to the pool on exit.
+
+    For what a request reads and counts before its own transaction begins (the key, its rate limit): done
+    first and released, so a request never holds one pooled connection while it waits for a second (with a
+    pool smaller than the thread count, or a pooler with few server connections, that wait can deadlock).
+    Entities it loads are detached on exit; attach one to the request's session with merge(load=False)."""
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        with Session(bind=connection, expire_on_commit=False) as session:
+            yield session
 
 
 def _request_db(request):

@@ -3,6 +3,7 @@ import sys
 
 from clinicrecords.cli import not_transactional
 from clinicrecords.cli.arguments import positive_int_arg
+from clinicrecords.db.direct import migration_engine, migration_lock
 from clinicrecords.db.migrations import migrate_all
 
 
@@ -25,6 +26,8 @@ def _progress_bar(done, total):
 
 @not_transactional
 def migrate(request, args):
-    moved = migrate_all(request.registry["db.engine"], workers=args.workers, progress=_progress_bar,
-                        settings=request.registry.settings)
+    """On a direct connection (clinicrecords.db.direct), under a lock no second run can take meanwhile."""
+    settings = request.registry.settings
+    with migration_engine(settings) as engine, migration_lock(engine):
+        moved = migrate_all(engine, workers=args.workers, progress=_progress_bar, settings=settings)
     return {"schemas_migrated": moved}

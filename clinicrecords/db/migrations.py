@@ -22,6 +22,7 @@ from sqlalchemy.pool import NullPool
 from sqlalchemy.schema import CreateSchema, CreateTable
 
 from clinicrecords.db.meta import CONTROL_SCHEMA, TenantBase
+from clinicrecords.db.session_settings import set_role_defaults
 from clinicrecords.db.tenancy import schema_name
 
 ALEMBIC_DIR = Path(__file__).resolve().parents[2] / "alembic"
@@ -105,6 +106,8 @@ def migrate_control(engine, settings=None):
         before = context.get_current_revision()
         prepare_migration_transaction(connection, CONTROL_SCHEMA)
         command.upgrade(alembic_config("control", connection, CONTROL_SCHEMA, settings=settings), "head")
+        if settings is not None:
+            set_role_defaults(connection, settings)
         return int(before != head("control"))
 
 

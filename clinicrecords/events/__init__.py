@@ -1,9 +1,11 @@
 """Events: the per-clinic outbox and change feed, and signed webhooks (docs/events.md)."""
 
 from clinicrecords.events.feed import feed_factory
+from clinicrecords.events.interfaces import IWebhookDeliveries, IWebhookEndpoints, IWebhookTester
 from clinicrecords.events.representations import event_json
 from clinicrecords.events.resources import EventFeed
 from clinicrecords.events.schemas import EventOut
+from clinicrecords.events.services import delivery_service_factory, endpoint_service_factory, tester_factory
 from clinicrecords.events.settings import WebhookSettings
 
 
@@ -11,6 +13,9 @@ def includeme(config):
     config.registry["events.webhook_settings"] = WebhookSettings.from_settings(config.get_settings())
     config.add_clinic_collection("events", EventFeed)
     config.register_service_factory(feed_factory, name="events.feed")
+    config.register_service_factory(endpoint_service_factory, iface=IWebhookEndpoints)
+    config.register_service_factory(delivery_service_factory, iface=IWebhookDeliveries)
+    config.register_service_factory(tester_factory, iface=IWebhookTester)
     config.add_representation("event", plain=event_json, schema=EventOut)
     config.scan(".views")
     # Registers the Huey tasks in every process that loads the application (web, worker, CLI).

@@ -25,7 +25,8 @@ from sqlalchemy import and_, delete, or_, select, update
 
 from clinicrecords.api.render import json_bytes
 from clinicrecords.events import routing, signing, transport, types
-from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
+from clinicrecords.events.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
+from clinicrecords.events.outbox import queue_after_commit
 from clinicrecords.events.settings import webhook_settings
 
 
@@ -60,6 +61,8 @@ class Outcome:
     retry_in: float | None = None
     status_code: int | None = None
     error: str | None = None
+    seconds: float | None = None    # of the request, when one was made
+    body: str | None = None         # the start of the receiver's answer
 
 
 @dataclass(frozen=True)
@@ -86,7 +89,7 @@ def _claim(db, settings, delivery_id, now):
     if endpoint.disabled_at is not None and delivery.type != types.PING:
         delivery.locked_until = None
         return "skipped"
-    if delivery.clinic_id is not None and not _still_entitled(db, delivery, now):
+    if delivery.clinic_id is not None and not still_entitled(db, delivery, now):
         delivery.status, delivery.locked_until, delivery.last_error = "cancelled", None, "no longer entitled"
         return "cancelled"
     if delivery.type != types.PING:
@@ -102,7 +105,7 @@ def _claim(db, settings, delivery_id, now):
     return _Claimed(endpoint.url, body, headers)
 
 
-def _still_entitled(db, delivery, now):
+def still_entitled(db, delivery, now):
     """A connection revoked or narrowed since the event stops its deliveries to that organization. (The
     audience of an addressed type was checked when the delivery was made and cannot change.)"""
     found = routing.targets(db, delivery.clinic_id, now, endpoint_id=delivery.endpoint_id)
@@ -122,14 +125,19 @@ def _record(db, settings, delivery_id, result, now):
     delivery.last_status_code = result.status_code
     delivery.last_error = result.error
     delivery.locked_until = None
+    logged = WebhookAttempt(delivery_id=delivery.id, attempted_at=now, status_code=result.status_code,
+                            duration_ms=round(result.seconds * 1000), response_body=result.body,
+                            error=result.error[:500] if result.error else None)
+    db.add(logged)
+    answer = {"status_code": result.status_code, "seconds": result.seconds, "body": result.body}
     if result.ok:
         delivery.status, delivery.delivered_at = "delivered", now
-        if endpoint.disabled_at is not None and delivery.type == types.PING:
-            _enable(db, endpoint, now)
+        if endpoint.disabled_at is not None and delivery.type == types.PING and not endpoint.disabled_manually:
+            enable(db, endpoint, now)
         elif endpoint.failing_since is not None:
             _resume(db, endpoint, now)
         endpoint.failing_since = endpoint.paused_until = None
-        return Outcome("delivered", status_code=result.status_code)
+        return Outcome("delivered", **answer)
     endpoint.failing_since = endpoint.failing_since or now
     failing_for = (now - endpoint.failing_since).total_seconds()
     pause = min(settings.retry_cap_seconds, max(settings.retry_base_seconds, failing_for))
@@ -139,11 +147,11 @@ def _record(db, settings, delivery_id, result, now):
         endpoint.disabled_reason = f"failing continuously since {endpoint.failing_since.isoformat()}"
     if now - delivery.created_at >= _seconds(settings.give_up_after_seconds) or delivery.type == types.PING:
         delivery.status = "failed"
-        return Outcome("failed", status_code=result.status_code, error=result.error)
+        return Outcome("failed", error=result.error, **answer)
     retry_in = backoff_seconds(settings, delivery.attempts)
-    delivery.next_attempt_at = now + _seconds(retry_in)
+    delivery.next_attempt_at = logged.next_attempt_at = now + _seconds(retry_in)
     delivery.queued_for = delivery.next_attempt_at
-    return Outcome("retry", retry_in, result.status_code, result.error)
+    return Outcome("retry", retry_in, error=result.error, **answer)
 
 
 def _resume(db, endpoint, now):
@@ -154,18 +162,26 @@ def _resume(db, endpoint, now):
                .values(next_attempt_at=now, queued_for=None))
 
 
-def _enable(db, endpoint, now):
-    """A successful ping re-enables an endpoint; its pending deliveries become due again."""
+def enable(db, endpoint, now):
+    """Enable a disabled endpoint (its owner, or a successful ping after failures): its failures are
+    forgotten and its pending deliveries are due at once, queued when the transaction commits."""
     endpoint.disabled_at = endpoint.disabled_reason = None
-    db.execute(update(WebhookDelivery)
-               .where(WebhookDelivery.endpoint_id == endpoint.id, WebhookDelivery.status == "pending")
-               .values(next_attempt_at=now, queued_for=None))
+    endpoint.disabled_manually = False
+    endpoint.failing_since = endpoint.paused_until = None
+    due = list(db.scalars(update(WebhookDelivery)
+                          .where(WebhookDelivery.endpoint_id == endpoint.id, WebhookDelivery.status == "pending")
+                          .values(next_attempt_at=now, queued_for=now)
+                          .returning(WebhookDelivery.id)))
+    queue_after_commit(db, due)
 
 
 def attempt(registry, delivery_id):
     """One attempt of one delivery, if it is due and nobody else holds it."""
-    settings = webhook_settings(registry)
-    session_factory = registry["db.session_factory"]
+    return attempt_with(registry["db.session_factory"], webhook_settings(registry), delivery_id)
+
+
+def attempt_with(session_factory, settings, delivery_id):
+    """`attempt`, given what it needs: its own short transactions, none held during the request."""
     now = _now()
     with session_factory.begin() as db:
         claimed = _claim(db, settings, delivery_id, now)
@@ -200,6 +216,8 @@ def sweep(db, settings, now=None, limit=1000):
     ids = list(db.scalars(due))
     if ids:
         db.execute(update(WebhookDelivery).where(WebhookDelivery.id.in_(ids)).values(queued_for=now))
+    db.execute(update(WebhookEndpoint).where(WebhookEndpoint.previous_secret_expires_at < now)
+               .values(previous_secret_sealed=None, previous_secret_expires_at=None))
     give_up = now - _seconds(settings.give_up_after_seconds)
     db.execute(update(WebhookDelivery)
                .where(and_(WebhookDelivery.status == "pending", WebhookDelivery.created_at < give_up,

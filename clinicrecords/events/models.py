@@ -2,7 +2,7 @@ import datetime
 import uuid
 
 from sqlalchemy import (ARRAY, BigInteger, CheckConstraint, ForeignKey, Index, SmallInteger, String, Text,
-                        func)
+                        false, func)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import ControlBase, TenantBase
@@ -66,6 +66,8 @@ class WebhookEndpoint(ControlBase):
     paused_until: Mapped[datetime.datetime | None] = mapped_column()
     disabled_at: Mapped[datetime.datetime | None] = mapped_column()
     disabled_reason: Mapped[str | None] = mapped_column(String(200))
+    # Disabled by its owner (not by failures): a successful test event does not enable it again.
+    disabled_manually: Mapped[bool] = mapped_column(default=False, server_default=false())
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
 
     @property
@@ -103,3 +105,23 @@ class WebhookDelivery(ControlBase):
     last_error: Mapped[str | None] = mapped_column(Text)
     delivered_at: Mapped[datetime.datetime | None] = mapped_column()
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), index=True)
+
+
+class WebhookAttempt(ControlBase):
+    """One request made for a delivery, as the deliveries log shows it. The receiver's answer is kept only
+    up to its first 1 KiB (RESPONSE_BODY_BYTES): enough to see what went wrong, never a copy of its pages."""
+
+    __tablename__ = "webhook_attempts"
+    __table_args__ = (
+        Index("ix_webhook_attempts_delivery", "delivery_id", "attempted_at"),
+    )
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    delivery_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("webhook_deliveries.id", ondelete="CASCADE"))
+    attempted_at: Mapped[datetime.datetime] = mapped_column()
+    status_code: Mapped[int | None] = mapped_column(SmallInteger)
+    duration_ms: Mapped[int] = mapped_column()
+    response_body: Mapped[str | None] = mapped_column(String(1024))
+    error: Mapped[str | None] = mapped_column(String(500))
+    # When the delivery was to be tried again after this attempt (null: delivered, given up or a test event).
+    next_attempt_at: Mapped[datetime.datetime | None] = mapped_column()

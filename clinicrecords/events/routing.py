@@ -60,3 +60,16 @@ def targets(db, clinic_id, now=None, endpoint_id=None):
                             tuple(endpoint.types) if endpoint.types is not None else None,
                             endpoint.disabled_at is not None))
     return found
+
+
+def clinics_of(db, endpoint, now=None):
+    """The clinics whose events an endpoint receives now: a clinic's own, a workspace's sandbox (test) or
+    the clinics actively connected to it (live)."""
+    now = now or datetime.datetime.now(datetime.UTC)
+    if endpoint.clinic_id is not None:
+        return [endpoint.clinic_id]
+    if endpoint.mode == "test":
+        return list(db.scalars(select(Clinic.id).where(Clinic.sandbox_of_workspace_id == endpoint.workspace_id)))
+    return list(db.scalars(select(Connection.clinic_id)
+                           .where(Connection.workspace_id == endpoint.workspace_id, _active(now))
+                           .order_by(Connection.clinic_id)))

@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 from clinicrecords.errors import InvalidInput
 
 MAX_URL_LENGTH = 2000
+# The start of a receiver's answer kept for the deliveries log and a test event's result.
+RESPONSE_BODY_BYTES = 1024
 USER_AGENT = "ClinicRecords-Webhooks/1.0"
 
 
@@ -29,13 +31,26 @@ class Result:
     status_code: int | None
     error: str | None
     seconds: float
+    body: str | None = None     # the first RESPONSE_BODY_BYTES of the answer, decoded leniently
+
+
+def _ip(address):
+    ip = ipaddress.ip_address(address)
+    return ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped else ip
 
 
 def _is_private(address):
-    ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
+    ip = _ip(address)
     return not ip.is_global or ip.is_multicast
+
+
+def _is_loopback(address):
+    return _ip(address).is_loopback
+
+
+def _body_start(raw):
+    # PostgreSQL text cannot hold NUL; each byte decodes to at most one character, so 1 KiB stays 1 KiB.
+    return raw[:RESPONSE_BODY_BYTES].decode("utf-8", errors="replace").replace("\x00", "\ufffd")
 
 
 def check_url(url, allow_private=False, require_https=True):
@@ -59,6 +74,8 @@ def check_url(url, allow_private=False, require_https=True):
     except (socket.gaierror, UnicodeError) as exc:
         raise AddressRefused(f"the host {parts.hostname!r} does not resolve: {exc}") from None
     addresses = [info[4][0] for info in infos]
+    if parts.scheme == "http" and not all(_is_loopback(a) for a in addresses):
+        raise AddressRefused("plain http is accepted only to a loopback address (development); use https")
     if not allow_private and any(_is_private(a) for a in addresses):
         raise AddressRefused(f"the host {parts.hostname!r} resolves to a private, loopback or link-local "
                              "address")
@@ -119,7 +136,7 @@ def post(url, body, headers, timeout, allow_private=False, require_https=True):
         connection.request("POST", path, body=body, headers={
             **headers, "Content-Type": "application/json", "User-Agent": USER_AGENT})
         response = connection.getresponse()
-        response.read(65536)
+        raw = response.read(65536)
         status = response.status
     except TimeoutError:
         return Result(False, None, f"no answer within {timeout:g} s", time.monotonic() - started)
@@ -133,4 +150,4 @@ def post(url, body, headers, timeout, allow_private=False, require_https=True):
     if fired.is_set():  # a cut answer reads as complete to http.client: it is a failure, whatever its status
         return Result(False, None, f"no answer within {timeout:g} s", time.monotonic() - started)
     error = None if 200 <= status < 300 else f"HTTP {status}"
-    return Result(200 <= status < 300, status, error, time.monotonic() - started)
+    return Result(200 <= status < 300, status, error, time.monotonic() - started, _body_start(raw))

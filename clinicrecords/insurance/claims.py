@@ -3,9 +3,11 @@
 import uuid
 from decimal import Decimal, InvalidOperation
 
+from sqlalchemy import select
+
 from clinicrecords.access.services import get_workspace
 from clinicrecords.errors import InvalidInput
-from clinicrecords.insurance.models import Claim, InsurerLink
+from clinicrecords.insurance.models import Claim, Coverage, InsurerLink
 from clinicrecords.insurance.money import MAX_AMOUNT, fits_minor_units, minor_units_message
 from clinicrecords.insurance.payers import get_payer
 from clinicrecords.patients.models import Patient
@@ -27,11 +29,24 @@ def parse_amount(text, currency, name="--amount"):
     return amount
 
 
+def _require_usable_coverage(db, patient_id, insurer_id):
+    """Spec, Coverage: only a coverage staff confirmed and activated can be used for claims."""
+    coverage = db.scalar(select(Coverage).where(Coverage.patient_id == patient_id, Coverage.payer_id == insurer_id))
+    if coverage is None:
+        raise ClaimError(f"patient {patient_id} has no coverage with payer {insurer_id}: add one, then confirm "
+                         "and activate it (`coverage confirm`, `coverage activate`)")
+    if coverage.confirmation_status != "confirmed":
+        raise ClaimError(f"coverage {coverage.id} is not confirmed: run `coverage confirm`, then `coverage activate`")
+    if not coverage.coverage_active:
+        raise ClaimError(f"coverage {coverage.id} is confirmed but not active: run `coverage activate`")
+
+
 def create_claim(db, clinic, insurer_id, patient_id, amount, claim_id=None):
     get_payer(db, insurer_id)
     if db.get(Patient, patient_id) is None:
         raise ClaimError(f"no patient {patient_id} in this clinic")
     amount = parse_amount(amount, clinic.currency)
+    _require_usable_coverage(db, patient_id, insurer_id)
     claim = Claim(id=claim_id or uuid.uuid4(), insurer_id=insurer_id, patient_id=patient_id, amount=amount,
                   outstanding=amount, status="awaiting_payment")
     db.add(claim)

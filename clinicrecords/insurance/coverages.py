@@ -34,6 +34,14 @@ def _columns(data):
     return columns
 
 
+def _changes_activation(data, coverage):
+    """`coverage_active: true` is always refused, also when the coverage is already active (spec: sending it
+    through the API is refused); `false` only when it would deactivate an active coverage."""
+    if "coverage_active" not in data:
+        return False
+    return data["coverage_active"] is True or coverage.coverage_active
+
+
 class CoverageService:
     def __init__(self, request):
         self.request = request
@@ -101,7 +109,7 @@ class CoverageService:
         return self._save(coverage, patient, reveal_existing)
 
     def update(self, coverage, data, reveal_existing):
-        if "coverage_active" in data and data["coverage_active"] != coverage.coverage_active:
+        if _changes_activation(data, coverage):
             raise Problem("activation_requires_staff", "Only clinic staff activate or deactivate a coverage.")
         columns = _columns(data)
         patient = self.db.get(Patient, coverage.patient_id)

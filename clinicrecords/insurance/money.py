@@ -39,6 +39,11 @@ class Money(fields.Field):
         "too_large": f"Must be at most {MAX_AMOUNT}.",
     }
 
+    def __init__(self, **kwargs):
+        # What _deserialize accepts, as the OpenAPI document states it (null is refused like any non-number).
+        metadata = {"type": "number", "exclusiveMinimum": 0, "maximum": MAX_AMOUNT, **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
     def _deserialize(self, value, attr, data, **kwargs):
         if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
             raise self.make_error("invalid")

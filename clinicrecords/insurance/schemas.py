@@ -9,7 +9,7 @@ from clinicrecords.sandbox.ids import sandbox_id
 
 SANDBOX_PAYER_IDS = [sandbox_id(f"payer:{n}") for n in range(1, 5)]
 SANDBOX_CLAIM_IDS = [sandbox_id(f"claim:{n}") for n in range(1, 5)]
-SANDBOX_COVERAGE_IDS = [sandbox_id(f"coverage:{n}") for n in range(1, 3)]
+SANDBOX_COVERAGE_IDS = [sandbox_id(f"coverage:{n}") for n in range(1, 4)]
 
 METHODS = ("bank_transfer", "eft", "cheque", "other")
 ADVICE_STATUSES = ("advised", "recorded", "declined")

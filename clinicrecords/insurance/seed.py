@@ -15,12 +15,12 @@ _PAYERS = [
     ("Legacy Care Plan", "LCP09", ["medical"], ["TX"], False),
 ]
 
-# (claim, payer, patient, amount, still owed)
+# (claim, payer, patient, amount, still owed): each against a confirmed, active coverage, as claims must be.
 _CLAIMS = [
     (0, 0, 0, Decimal("250.00"), Decimal("250.00")),
-    (1, 0, 1, Decimal("120.50"), Decimal("40.50")),
+    (1, 0, 0, Decimal("120.50"), Decimal("40.50")),
     (2, 0, 0, Decimal("80.00"), Decimal("0.00")),
-    (3, 2, 2, Decimal("60.00"), Decimal("60.00")),
+    (3, 2, 3, Decimal("60.00"), Decimal("60.00")),
 ]
 
 
@@ -33,6 +33,9 @@ def seed_insurance(db, clinic):
     db.add(Coverage(id=SANDBOX_COVERAGE_IDS[1], patient_id=SANDBOX_PATIENT_IDS[2], payer_id=SANDBOX_PAYER_IDS[2],
                     member_id="BGD-77-0192", subscriber_relationship="child", subscriber_name="Ada Quill",
                     confirmation_status="unconfirmed", coverage_active=False))
+    db.add(Coverage(id=SANDBOX_COVERAGE_IDS[2], patient_id=SANDBOX_PATIENT_IDS[3], payer_id=SANDBOX_PAYER_IDS[2],
+                    member_id="BGD-77-0415", subscriber_relationship="child", subscriber_name="Ada Quill",
+                    confirmation_status="confirmed", coverage_active=True))
     for claim, payer, patient, amount, owed in _CLAIMS:
         db.add(Claim(id=SANDBOX_CLAIM_IDS[claim], insurer_id=SANDBOX_PAYER_IDS[payer],
                      patient_id=SANDBOX_PATIENT_IDS[patient], amount=amount, outstanding=owed,

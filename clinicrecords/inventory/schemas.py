@@ -1,6 +1,6 @@
 from marshmallow import ValidationError, fields, validate, validates_schema
 
-from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.api.schemas import RequestSchema, WholeNumber
 from clinicrecords.inventory.bands import BANDS
 from clinicrecords.inventory.ledger import KINDS as MOVEMENT_KINDS
 from clinicrecords.inventory.ledger import MAX_QUANTITY as MAX_MOVEMENT_QUANTITY
@@ -62,8 +62,7 @@ class MovementCreate(RequestSchema):
                "reference": "PO-10442"}
 
     kind = fields.String(required=True, validate=validate.OneOf(MOVEMENT_KINDS))
-    quantity = fields.Integer(required=True, strict=True,
-                              validate=validate.Range(-MAX_MOVEMENT_QUANTITY, MAX_MOVEMENT_QUANTITY))
+    quantity = WholeNumber(required=True, validate=validate.Range(-MAX_MOVEMENT_QUANTITY, MAX_MOVEMENT_QUANTITY))
     lot = fields.String(validate=validate.Length(1, 64))
     expires_on = fields.Date()
     reason = fields.String(validate=validate.Length(max=500),
@@ -101,8 +100,7 @@ class MovementOut(RequestSchema):
 class BatchLine(RequestSchema):
     item_id = fields.UUID()
     gtin = fields.String(validate=validate.Length(1, 20), metadata={"description": "GTIN-8/12/13/14"})
-    quantity = fields.Integer(required=True, strict=True, validate=validate.Range(-MAX_MOVEMENT_QUANTITY,
-                                                                                  MAX_MOVEMENT_QUANTITY))
+    quantity = WholeNumber(required=True, validate=validate.Range(-MAX_MOVEMENT_QUANTITY, MAX_MOVEMENT_QUANTITY))
 
 
 class StockBatchCreate(RequestSchema):

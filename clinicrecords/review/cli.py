@@ -110,7 +110,7 @@ def _register_auto_accept(commands):
 def _setting_json(setting):
     return {"sender_type": setting.sender_type, "sender_id": str(setting.sender_id), "kind": setting.kind,
             "enabled": setting.enabled, "paused_at": _iso(setting.paused_at),
-            "connected_at": _iso(setting.connected_at)}
+            "connected_at": _iso(setting.connected_at), "switched_on_at": _iso(setting.switched_on_at)}
 
 
 def auto_accept_set(request, args):

@@ -50,7 +50,9 @@ class AutoAcceptSetting(TenantBase):
     """Automatic acceptance for one sender (a key, or a workspace's connection) and one kind; off by default.
 
     A workspace setting holds the `connected_at` of the connection it was switched on for: a new connection
-    (revoked and granted again) has another `connected_at`, so it starts with automatic acceptance off.
+    (revoked and granted again) has another `connected_at`, so it starts with automatic acceptance off. It
+    also holds when it was last switched on (`switched_on_at`): it applies only to the workspace's keys that
+    existed then, so a new or rolled key starts with automatic acceptance off too.
     """
 
     __tablename__ = "auto_accept_settings"
@@ -62,6 +64,7 @@ class AutoAcceptSetting(TenantBase):
     kind: Mapped[str] = mapped_column(String(30))
     enabled: Mapped[bool] = mapped_column(default=False)
     connected_at: Mapped[datetime.datetime | None] = mapped_column()
+    switched_on_at: Mapped[datetime.datetime | None] = mapped_column()
     paused_at: Mapped[datetime.datetime | None] = mapped_column()
     updated_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), onupdate=func.now())
 

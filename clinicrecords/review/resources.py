@@ -3,6 +3,7 @@ from pyramid.authorization import DENY_ALL, Allow
 from clinicrecords.access.permissions import DerivedPermission
 from clinicrecords.access.security_policy import permission_principal
 from clinicrecords.resources import Collection, Resource, parse_uuid
+from clinicrecords.sandbox.ids import sandbox_id
 
 
 def _kind_permissions(kind):
@@ -11,6 +12,8 @@ def _kind_permissions(kind):
 
 class SubmissionResource(Resource):
     """One submission: readable with the read or write permission of its kind."""
+
+    sandbox_example_id = sandbox_id("submission:1")  # pending, sent by the sandbox's own workspace
 
     def __init__(self, parent, name, submission):
         super().__init__(parent, name)

@@ -201,6 +201,8 @@ class AutoAcceptance:
             setting = found["workspace"]
             if setting.connected_at != self._connected_at(identity.workspace_id):
                 return None  # switched on for an earlier connection: a new connection starts with it off
+            if setting.switched_on_at is None or identity.created_at > setting.switched_on_at:
+                return None  # a key created (or rolled) after it was switched on starts with it off
         return setting
 
     def consider(self, submission, identity):
@@ -310,6 +312,9 @@ class StaffReview:
                 self.db.add(setting)
             setting.enabled = enabled
             setting.connected_at = connected_at
+            if enabled:
+                # The database's clock, like the keys' created_at it is compared with.
+                setting.switched_on_at = func.now()
             if setting.paused_at is not None:
                 # Switching it again is the operator's answer to a pause: it resumes (or stays off).
                 setting.paused_at = None

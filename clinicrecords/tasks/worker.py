@@ -8,6 +8,7 @@ import logging
 
 from pyramid.paster import bootstrap, setup_logging
 
+from clinicrecords.db import check_ready_to_serve
 from clinicrecords.tasks import huey
 
 
@@ -22,5 +23,6 @@ def main(argv=None):
     args = parser.parse_args(argv)
     setup_logging(args.config_uri)
     logging.getLogger("huey").setLevel(logging.INFO)
-    with bootstrap(args.config_uri):
+    with bootstrap(args.config_uri) as env:
+        check_ready_to_serve(env["registry"])
         consumer(args.workers).run()

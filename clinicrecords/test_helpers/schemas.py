@@ -2,7 +2,7 @@
 
 from marshmallow import Schema, fields, validate
 
-from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.api.schemas import RequestSchema, WholeNumber
 from clinicrecords.clinical.staff import REFERRAL_TRANSITIONS
 from clinicrecords.encounters.schemas import SANDBOX_APP_DRAFT_ID, SANDBOX_ENCOUNTER_IDS
 from clinicrecords.insurance.schemas import SANDBOX_COVERAGE_IDS
@@ -64,7 +64,7 @@ class CoverageActivate(RequestSchema):
 class StockSet(RequestSchema):
     EXAMPLE = {"item_id": str(SANDBOX_ITEM_IDS["paracetamol-500"]), "quantity": 0}
     item_id = fields.UUID(required=True)
-    quantity = fields.Integer(required=True, strict=True, validate=validate.Range(min=0, max=10_000_000))
+    quantity = WholeNumber(required=True, validate=validate.Range(min=0, max=10_000_000))
 
 
 class TestHelperResult(Schema):

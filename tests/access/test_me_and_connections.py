@@ -54,3 +54,39 @@ def test_connections_for_a_live_key_shows_granted_scopes(world, testapp):
     assert entries["First"]["scopes"] == ["patients:read"]
     assert entries["Second"]["scopes"] == ["conditions:read"]
     assert entries["First"]["connected_at"] is not None
+
+
+def test_connections_of_a_live_key_that_reaches_no_clinic_now_lists_none_and_says_why(world, testapp):
+    clinic_id = world.clinic()
+    cases = [
+        ({"verified": False}, "not_verified"),
+        ({"paid": False}, "workspace_plan_required"),
+        ({"terms_accepted": False}, "workspace_plan_required"),
+    ]
+    for flags, code in cases:
+        workspace_id, _ = world.workspace(**flags)
+        world.grant(workspace_id, clinic_id, {"patients:read"})
+        key = world.key(workspace_id=workspace_id, mode="live")
+        body = testapp.get("/v1/connections", headers=_bearer(key)).json
+        assert (body["data"], body["has_more"], body["next_cursor"]) == ([], False, None), flags
+        assert body["blocked"]["code"] == code and body["blocked"]["detail"], flags
+        # The same code a clinic's route answers with.
+        refused = testapp.get(f"/v1/clinics/{clinic_id}/patients", headers=_bearer(key), status=403)
+        assert refused.json["code"] == code
+
+
+def test_a_lapsed_verification_hides_the_connections_until_it_is_restored(world, testapp, connected):
+    listed = testapp.get("/v1/connections", headers=connected.headers).json
+    assert [e["clinic_id"] for e in listed["data"]] == [str(connected.clinic_id)] and listed["blocked"] is None
+    world.set_workspace(connected.workspace_id, verified=False)
+    lapsed = testapp.get("/v1/connections", headers=connected.headers).json
+    assert lapsed["data"] == [] and lapsed["blocked"]["code"] == "not_verified"
+    world.set_workspace(connected.workspace_id, verified=True)
+    assert testapp.get("/v1/connections", headers=connected.headers).json["data"] == listed["data"]
+
+
+def test_clinic_and_test_keys_are_never_blocked(world, testapp):
+    workspace_id, _ = world.workspace(verified=False, paid=False, terms_accepted=False)
+    for key in (world.key(workspace_id=workspace_id, mode="test"), world.key(clinic_id=world.clinic())):
+        body = testapp.get("/v1/connections", headers=_bearer(key)).json
+        assert len(body["data"]) == 1 and body["blocked"] is None

@@ -41,6 +41,23 @@ def test_both_stores_decide_alike_for_the_same_sequence(engine):
     assert decisions["postgres"][-1] == {"live": 5, "test": 0}
 
 
+def test_both_stores_read_a_whole_month_alike(engine):
+    """`usage export` reads every workspace's month at once: both stores answer the same."""
+    first, second = uuid.uuid4(), uuid.uuid4()
+    month, other_month = datetime.date(2032, 7, 1), datetime.date(2032, 8, 1)
+    stores = {"postgres": PostgresStore(engine), "redis": RedisStore(fakeredis.FakeRedis(server=fakeredis.FakeServer()))}
+    months = {}
+    for name, store in stores.items():
+        limiter = RateLimiter(store)
+        for workspace_id, mode, when in [(first, "live", month), (first, "live", month), (first, "test", month),
+                                         (second, "test", month), (second, "live", other_month)]:
+            identity = _Identity(workspace_id)
+            identity.mode = mode
+            limiter.hit(identity, datetime.datetime.combine(when, datetime.time(9), tzinfo=datetime.UTC))
+        months[name] = {w: counts for w, counts in limiter.month_usage(month).items() if w in (first, second)}
+    assert months["postgres"] == months["redis"] == {first: {"live": 2, "test": 1}, second: {"live": 0, "test": 1}}
+
+
 def test_the_pooled_connection_comes_back_clean(app):
     engine = make_engine(app.registry.settings, pool_size=1, max_overflow=0)
     try:

@@ -1,4 +1,5 @@
 import datetime
+import json
 import threading
 import uuid
 
@@ -45,6 +46,24 @@ def test_retry_replays_the_original_answer(world, testapp, connected, url):
 def test_same_key_different_body_is_a_conflict(testapp, connected, url):
     _post(testapp, connected, url, "k1", status=201)
     response = _post(testapp, connected, url, "k1", dict(PatientCreate.EXAMPLE, given_name="Other"), status=409)
+    assert response.json["code"] == "idempotency_key_conflict"
+
+
+def test_the_same_json_written_differently_is_a_replay(world, testapp, connected, url):
+    """Key order and whitespace are how a client's encoder writes, not what it asks."""
+    first = _post(testapp, connected, url, "reordered", status=201)
+    reordered = json.dumps(dict(reversed(list(PatientCreate.EXAMPLE.items()))), indent=3).encode()
+    second = testapp.post(url, reordered, headers={**connected.headers, "Idempotency-Key": "reordered"},
+                          content_type="application/json", status=201)
+    assert second.headers["Idempotent-Replayed"] == "true"
+    assert second.body == first.body
+    assert _count(world, connected.clinic_id) == 1
+
+
+def test_a_body_that_is_not_json_is_compared_as_its_bytes(testapp, connected, url):
+    headers = {**connected.headers, "Idempotency-Key": "not-json"}
+    testapp.post(url, b"{not json", headers=headers, content_type="application/json", status=400)
+    response = testapp.post(url, b"{not json ", headers=headers, content_type="application/json", status=409)
     assert response.json["code"] == "idempotency_key_conflict"
 
 

@@ -109,6 +109,12 @@ def test_security_and_codes(registry):
                                                                         "request_id"}
 
 
+def test_the_introduction_carries_the_error_code_table(registry):
+    description = document(registry)["info"]["description"]
+    for code, known in CODES.items():
+        assert f"| {known.status} | `{code}` | {known.title} |" in description
+
+
 def test_unknown_query_parameter_on_the_document_is_400(testapp):
     assert testapp.get("/v1/openapi.json?x=1", status=400).json["code"] == "invalid_request"
 

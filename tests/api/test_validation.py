@@ -70,6 +70,26 @@ def test_pointer_tokens_are_escaped(post):
     assert _only_error(post(dict(PatientCreate.EXAMPLE, **{"a/b~c": 1})))["pointer"] == "/a~1b~0c"
 
 
+@pytest.mark.parametrize("body,pointer", [
+    (b'{"given_name": "Maya", "family_name": "Okafor", "birth_date": "1988-04-12", "given_name": "Eve"}',
+     "/given_name"),
+    (b'{"given_name": "Maya", "family_name": "Okafor", "birth_date": "1988-04-12", '
+     b'"address": {"line": ["1 Road"], "city": "A", "city": "B"}}', "/address/city"),
+    (b'{"given_name": "Maya", "family_name": "Okafor", "birth_date": "1988-04-12", '
+     b'"x": [{"ok": 1}, {"a/b": {"n": 1, "n": 2}}]}', "/x/1/a~1b/n"),
+])
+def test_a_key_given_twice_in_one_object_is_named(post, body, pointer):
+    """The last one would silently win, and another reader of the same text may take the first."""
+    error = _only_error(post(body))
+    assert error["pointer"] == pointer
+    assert "more than once" in error["message"]
+
+
+def test_the_same_key_in_two_objects_is_fine(post):
+    post(b'{"given_name": "Maya", "family_name": "Okafor", "birth_date": "1988-04-12", '
+         b'"address": {"city": "Springfield", "country": "US"}, "external_id": "city"}', status=201)
+
+
 @pytest.mark.parametrize("text", ["nul\x00here", "\ud800"])
 def test_text_postgresql_cannot_store(post, text):
     body = dict(PatientCreate.EXAMPLE, address={"line": [text]})

@@ -35,3 +35,11 @@ def refused(*argv, ini=TESTING_INI):
     status, result, err = admin(*argv, ini=ini)
     assert status == 2 and result is None, (status, err)
     return err
+
+
+def row_counts(engine, *models):
+    """The number of rows of each model's table: what a refused command must leave unchanged."""
+    from sqlalchemy import func, select
+
+    with engine.connect() as connection:
+        return tuple(connection.execute(select(func.count()).select_from(model)).scalar() for model in models)

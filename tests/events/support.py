@@ -6,7 +6,9 @@ import threading
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import pytest
 from sqlalchemy import update
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
@@ -37,14 +39,36 @@ def make_due(engine, endpoint_id=None):
         connection.execute(paused)
 
 
+def expire_previous_secret(engine, endpoint_id):
+    """Let a secret rotation's overlap run out."""
+    with engine.begin() as connection:
+        connection.execute(update(WebhookEndpoint).where(WebhookEndpoint.id == endpoint_id).values(
+            previous_secret_expires_at=datetime.datetime.now(datetime.UTC) - datetime.timedelta(seconds=1)))
+
+
+def signed_by(request, secrets, not_by=()):
+    """The received request carries one signature per secret in `secrets`, each verifies with the
+    `standardwebhooks` package, and none of `not_by` does. Returns the verified payload."""
+    _, headers, body = request
+    assert len(headers["webhook-signature"].split(" ")) == len(secrets)
+    payloads = [Webhook(secret).verify(body, headers) for secret in secrets]
+    for secret in not_by:
+        with pytest.raises(WebhookVerificationError):
+            Webhook(secret).verify(body, headers)
+    assert all(payload == payloads[0] for payload in payloads)
+    return payloads[0]
+
+
 class Receiver:
     """A webhook receiver on 127.0.0.1. `answers` is consumed one status per request (then `default`).
-    A status of None makes the handler wait for `release` before answering 200 (a slow receiver)."""
+    A status of None makes the handler wait for `release` before answering 200 (a slow receiver). Every
+    answer carries `body` (bytes; none by default)."""
 
-    def __init__(self, answers=(), default=204, delay=0.0):
+    def __init__(self, answers=(), default=204, delay=0.0, body=b""):
         self.answers = list(answers)
         self.default = default
         self.delay = delay
+        self.body = body
         self.requests = []
         self.arrived = threading.Event()
         self.release = threading.Event()
@@ -67,8 +91,10 @@ class Receiver:
                     self.send_response(status)
                     if 300 <= status < 400:
                         self.send_header("Location", "/redirected")
-                    self.send_header("Content-Length", "0")
+                    answer = receiver.body if status != 204 else b""
+                    self.send_header("Content-Length", str(len(answer)))
                     self.end_headers()
+                    self.wfile.write(answer)
                 except OSError:
                     pass
 

@@ -1,5 +1,6 @@
 """The webhook operator commands: outputs, replay, and every refusal (exit 2, nothing changed)."""
 
+import datetime
 import json
 import uuid
 from pathlib import Path
@@ -9,7 +10,7 @@ from sqlalchemy import func, select
 from standardwebhooks.webhooks import Webhook
 
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
-from tests.common.cli import admin, refused
+from tests.common.cli import admin, ok, refused
 from tests.conftest import ROOT, TESTING_INI
 from tests.events.support import emit_events
 
@@ -117,6 +118,16 @@ def test_replay_refusals(world, counts, make_receiver):
     ("webhook", "deliveries", "ENDPOINT", "--limit", "0"),
     ("webhook", "deliveries", "ENDPOINT", "--limit", "1001"),
     ("webhook", "deliveries", "ENDPOINT", "--status", "lost"),
+    ("webhook", "deliveries", "ENDPOINT", "--starting-after", str(uuid.uuid4())),
+    ("webhook", "add", "--clinic", "CLINIC", "--url", "http://203.0.113.7/x"),
+    ("webhook", "rotate-secret", "ENDPOINT", "--overlap-hours", "169"),
+    ("webhook", "rotate-secret", "ENDPOINT", "--overlap-hours", "soon"),
+    ("webhook", "disable", str(uuid.uuid4())),
+    ("webhook", "enable", str(uuid.uuid4())),
+    ("webhook", "replay", "ENDPOINT", "--delivery", str(uuid.uuid4())),
+    ("webhook", "replay", "ENDPOINT", "--since", "yesterday"),
+    ("webhook", "replay", "ENDPOINT", "--since", "2020-01-01T00:00:00Z"),
+    ("webhook", "replay", "ENDPOINT", "--since", "2020-01-01T00:00:00Z", "--delivery", str(uuid.uuid4())),
 ])
 def test_bad_input_is_refused_and_changes_nothing(world, counts, argv):
     workspace_id, sandbox_id = world.workspace()
@@ -142,3 +153,41 @@ def test_production_settings_refuse_private_and_plain_http_addresses(world, tmp_
     assert "https" in refused("webhook", "add", "--clinic", str(clinic_id), "--url", "http://203.0.113.7/x",
                               ini=str(ini))
     assert counts() == before
+
+
+def test_test_disable_enable_resend_recover_and_the_paged_log(world, engine, make_receiver):
+    receiver = make_receiver(default=200, body=b"thanks")
+    clinic_id = world.clinic()
+    endpoint_id, secret = world.webhook(clinic_id=clinic_id, url=receiver.url)
+    endpoint = str(endpoint_id)
+    tested = ok("webhook", "test", endpoint)
+    assert (tested["delivered"], tested["status_code"], tested["response_body"]) == (True, 200, "thanks")
+    assert tested["duration_ms"] >= 0 and tested["endpoint_status"] == "enabled"
+
+    disabled = ok("webhook", "disable", endpoint)
+    assert (disabled["status"], disabled["disabled_reason"]) == ("disabled", "disabled by its owner")
+    emit_events(world, clinic_id, 1)
+    assert len(receiver.requests) == 1, "nothing is sent to a disabled endpoint"
+    since = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=5)).isoformat()
+    assert "disabled" in refused("webhook", "replay", endpoint, "--since", since)
+    assert ok("webhook", "enable", endpoint)["status"] == "enabled"
+    assert ok("webhook", "replay", endpoint, "--since", since) == {"endpoint_id": endpoint, "queued": 1}
+    assert json.loads(receiver.requests[-1][2])["seq"] == 1
+
+    first = ok("webhook", "deliveries", endpoint, "--limit", "1")
+    assert first["has_more"] is True and len(first["deliveries"]) == 1
+    [newest] = first["deliveries"]
+    [attempt] = newest["attempt_log"]
+    assert (attempt["status_code"], attempt["response_body"]) == (200, "thanks")
+    rest = ok("webhook", "deliveries", endpoint, "--starting-after", first["next_cursor"])
+    assert rest["has_more"] is False and [d["type"] for d in rest["deliveries"]] == ["webhook.ping"]
+
+    resent = ok("webhook", "replay", endpoint, "--delivery", newest["delivery_id"])
+    assert resent["queued"] == 1 and resent["webhook_id"] == newest["webhook_id"]
+    assert Webhook(secret).verify(receiver.requests[-1][2], receiver.requests[-1][1])["seq"] == 1
+
+    rotated = ok("webhook", "rotate-secret", endpoint, "--overlap-hours", "0")
+    assert rotated["previous_secret_expires_at"] is None
+    assert [e["endpoint_id"] for e in ok("webhook", "list", "--clinic", clinic_id, "--mode", "live")["endpoints"]] \
+        == [endpoint]
+    assert ok("webhook", "list", "--clinic", clinic_id, "--mode", "test")["endpoints"] == []

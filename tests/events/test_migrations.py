@@ -1,12 +1,12 @@
-"""c09_webhooks builds exactly the webhook tables the models describe (the suite's control schema is
-migrated by Alembic, not built from the models)."""
+"""c09_webhooks (and the revisions after it) build exactly the webhook tables the models describe (the
+suite's control schema is migrated by Alembic, not built from the models)."""
 
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 
 from clinicrecords.db.meta import ControlBase
 
-WEBHOOK_TABLES = {"webhook_endpoints", "webhook_deliveries"}
+WEBHOOK_TABLES = {"webhook_endpoints", "webhook_deliveries", "webhook_attempts"}
 
 
 def test_migrated_webhook_tables_equal_the_models(engine):

@@ -19,9 +19,12 @@ def test_send_an_allergy_follow_it_and_read_the_chart(world, served, extra, deci
     assert f"chart: {on_chart} for the patient" in result.stdout
 
 
-def test_with_a_live_key_the_test_helpers_do_not_exist(world, served):
+def test_a_live_key_is_refused_before_anything_is_written(world, served, testapp):
     workspace_id, _ = world.workspace()
     real = world.clinic(seed=True)
     world.grant(workspace_id, real)
-    result = _run(served, world.key(workspace_id=workspace_id, mode="live"))
-    assert result.returncode == 1 and "failed: not_found" in result.stderr and "request req_" in result.stderr
+    live = world.key(workspace_id=workspace_id, mode="live")
+    result = _run(served, live)
+    assert result.returncode == 2 and "needs a test key" in result.stderr
+    sent = testapp.get(f"/v1/clinics/{real}/submissions", headers={"Authorization": f"Bearer {live}"})
+    assert sent.json["data"] == []

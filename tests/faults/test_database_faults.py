@@ -53,10 +53,30 @@ def test_a_disk_full_error_becomes_503_and_leaves_nothing_half_written(testapp, 
     assert testapp.get(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers).json["data"] == []
 
 
-def test_no_free_pooled_connection_becomes_503(make_app, engine, connected):
-    """A keyed request holds its session's connection while the rate limiter takes a second one: with a pool
-    of one, the second checkout times out. That is the database not answering in time (503), not a 500."""
-    app = TestApp(make_app(**{"database.pool_size": "1", "database.max_overflow": "0",
-                              "database.pool_timeout": "0.5"}))
-    response = app.get(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers, status="*")
+def test_no_free_pooled_connection_becomes_503(make_app, connected):
+    """Every pooled connection held elsewhere: the request waits pool_timeout, then the database has not
+    answered in time (503), not a 500."""
+    wsgi_app = make_app(**{"database.pool_size": "1", "database.max_overflow": "0", "database.pool_timeout": "0.5"})
+    app = TestApp(wsgi_app)
+    with wsgi_app.registry["db.engine"].connect():  # the pool's only connection
+        response = app.get(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers, status="*")
     _assert_clean_503(response)
+
+
+def test_a_pool_of_one_serves_reads_writes_and_refusals(make_app, connected):
+    """A request never holds one pooled connection while it waits for a second (the key and its rate limit
+    are read and counted first; an idempotent refusal is stored after the transaction), so a pool of one
+    is slow under load but never stuck."""
+    app = TestApp(make_app(**{"database.pool_size": "1", "database.max_overflow": "0",
+                              "database.pool_timeout": "2"}), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+    patients = f"/v1/clinics/{connected.clinic_id}/patients"
+    app.get(patients, headers=connected.headers, status=200)
+    write = {**connected.headers, "Idempotency-Key": str(uuid.uuid4())}
+    created = app.post_json(patients, PatientCreate.EXAMPLE, headers=write, status=201)
+    assert app.post_json(patients, PatientCreate.EXAMPLE, headers=write, status=201).body == created.body
+    refusal = {**connected.headers, "Idempotency-Key": str(uuid.uuid4())}
+    first = app.post_json(patients, {"given_name": ""}, headers=refusal, status=400)
+    assert app.post_json(patients, {"given_name": ""}, headers=refusal, status=400).headers[
+        "Idempotent-Replayed"] == "true"
+    assert first.json["code"] == "invalid_request"
+    app.get("/v1/me", headers=connected.headers, status=200)

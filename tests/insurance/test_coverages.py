@@ -132,6 +132,19 @@ def test_patch_refusals(testapp, caller):
                               status=409).json["code"] == "activation_requires_staff"
 
 
+def test_coverage_active_true_is_refused_even_when_already_active(testapp, caller):
+    url = _coverage_url(caller)  # confirmed and active in the seed
+    before = testapp.get(url, headers=caller.headers).json["data"]
+    response = testapp.patch_json(url, {"coverage_active": True, "group_number": "GRP-9"}, headers=caller.headers,
+                                  status=409)
+    assert response.json["code"] == "activation_requires_staff"
+    assert testapp.get(url, headers=caller.headers).json["data"] == before
+    # `false` on an inactive coverage changes nothing and is accepted.
+    unconfirmed = _coverage_url(caller, SANDBOX_COVERAGE_IDS[1])
+    assert testapp.patch_json(unconfirmed, {"coverage_active": False},
+                              headers=caller.headers).json["data"]["coverage_active"] is False
+
+
 def test_list_filters_and_fhir(testapp, caller):
     listed = testapp.get(caller.url("coverages"), {"patient_id": str(SANDBOX_PATIENT_IDS[2])},
                          headers=caller.headers).json["data"]
@@ -145,7 +158,8 @@ def test_list_filters_and_fhir(testapp, caller):
     bundle = testapp.get(caller.url("coverages"), headers=fhir).json
     assert bundle["resourceType"] == "Bundle" and bundle["type"] == "searchset"
     statuses = {e["resource"]["id"]: e["resource"]["status"] for e in bundle["entry"]}
-    assert statuses == {str(SANDBOX_COVERAGE_IDS[0]): "active", str(SANDBOX_COVERAGE_IDS[1]): "draft"}
+    assert statuses == {str(SANDBOX_COVERAGE_IDS[0]): "active", str(SANDBOX_COVERAGE_IDS[1]): "draft",
+                        str(SANDBOX_COVERAGE_IDS[2]): "active"}
 
 
 def test_writes_need_coverage_write(world, testapp):

@@ -1,4 +1,5 @@
 import copy
+import json
 import threading
 import uuid
 from decimal import Decimal
@@ -10,7 +11,7 @@ from sqlalchemy import select
 from clinicrecords.insurance.claims import create_claim, link_insurer
 from clinicrecords.insurance.models import Claim
 from clinicrecords.insurance.schemas import SANDBOX_CLAIM_IDS, SANDBOX_PAYER_IDS, PaymentAdviceCreate
-from clinicrecords.patients.models import Patient
+from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
 from tests.insurance.helpers import Caller, admin, sandbox_caller, staff
 
 EXAMPLE = PaymentAdviceCreate.EXAMPLE
@@ -53,6 +54,27 @@ def test_replay_carries_idempotent_replay(testapp, caller):
     assert second.json["idempotent_replay"] is True
     assert second.json["data"] == first.json["data"]
     assert "idempotent_replay" not in first.json
+
+
+def test_a_replay_is_the_first_answer_byte_for_byte_plus_the_flag(testapp, caller):
+    first = _post(testapp, caller, EXAMPLE, key="advice-bytes")
+    second = _post(testapp, caller, EXAMPLE, key="advice-bytes")
+    assert second.body == first.body[:-1] + b',"idempotent_replay":true}'
+    assert b'"amount":290.50' in second.body
+
+
+def test_numbers_compare_by_value_in_a_retry(testapp, caller):
+    """290.5, 290.50 and 290.500 are one amount; 250 and 250.00 too (docs/decisions.md)."""
+    _post(testapp, caller, EXAMPLE, key="advice-numbers")
+    body = json.dumps(EXAMPLE).replace("290.5", "290.500").replace("250.0", "250").encode()
+    assert b"290.500" in body and b"250.0" not in body
+    retry = testapp.post(caller.url("insurance/payment-advices"), body, headers=caller.write_headers(
+        "advice-numbers"), content_type="application/json", status=201)
+    assert retry.json["idempotent_replay"] is True
+    other = json.dumps(dict(EXAMPLE, amount="290.50")).encode()
+    conflict = testapp.post(caller.url("insurance/payment-advices"), other, headers=caller.write_headers(
+        "advice-numbers"), content_type="application/json", status=409)
+    assert conflict.json["code"] == "idempotency_key_conflict"
 
 
 def test_idempotency_key_is_required(testapp, caller):
@@ -146,7 +168,7 @@ def test_the_limits_themselves_are_accepted(testapp, caller):
 
 def test_500_allocations_are_accepted(world, testapp, caller):
     with staff(world, caller.clinic_id) as (db, clinic):
-        patient = db.scalars(select(Patient.id)).first()
+        patient = SANDBOX_PATIENT_IDS[0]  # Northwind's confirmed, active coverage:1
         claim_ids = [str(create_claim(db, clinic, SANDBOX_PAYER_IDS[0], patient, "1.00").id) for _ in range(500)]
     body = _with(amount=500, allocations=[{"claim_id": c, "amount": 1} for c in claim_ids])
     assert len(_post(testapp, caller, body).json["data"]["allocations"]) == 500
@@ -237,9 +259,8 @@ def test_staff_record_and_decline_never_touch_claims(world, testapp, caller):
 
 
 def test_claim_commands(world, caller):
-    with staff(world, caller.clinic_id) as (db, _):
-        patient = str(db.scalars(select(Patient.id)).first())
-    payer = str(SANDBOX_PAYER_IDS[2])
+    # Patient 4's Bluegate coverage is confirmed and active in the seed: claims need one.
+    patient, payer = str(SANDBOX_PATIENT_IDS[3]), str(SANDBOX_PAYER_IDS[2])
     status, claim, _ = admin("claim", "create", "--clinic", caller.clinic_id, "--insurer", payer,
                              "--patient", patient, "--amount", "75.5")
     assert status == 0 and (claim["amount"], claim["outstanding"], claim["status"]) == (

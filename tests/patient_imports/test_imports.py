@@ -70,6 +70,15 @@ def test_ndjson_lines_that_are_not_objects_are_row_errors(testapp, clinic):
                                  {"row": 3, "field": "", "reason": "A row must be a JSON object."}]
 
 
+def test_an_ndjson_line_that_names_a_key_twice_is_a_row_error_at_that_key(testapp, clinic):
+    line = json.dumps(_row(2))[:-1] + ', "family_name": "Other"}'
+    data = json.dumps(_row(1)) + "\n" + line
+    job = _import(testapp, clinic, {"input_format": "ndjson", "data": data}).json["data"]
+    assert job["status"] == "needs_review"
+    assert job["row_errors"] == [{"row": 2, "field": "family_name",
+                                  "reason": "This key appears more than once in its object."}]
+
+
 def test_fhir_bundle_uses_patient_entries_and_ignores_the_others(world, testapp, clinic):
     bundle = {"resourceType": "Bundle", "type": "collection", "entry": [
         {"resource": {"resourceType": "Organization", "name": "Somewhere"}},

@@ -87,7 +87,9 @@ def test_key_create_and_revoke(world, testapp):
     assert result["key"].startswith(f"ehr_live_{result['key_id']}_")
     headers = {"Authorization": f"Bearer {result['key']}"}
     testapp.get("/v1/me", headers=headers, status=200)
-    assert admin("key", "revoke", result["key_id"]) == (0, {"key_id": result["key_id"], "revoked": True}, "")
+    status, revoked, _ = admin("key", "revoke", result["key_id"])
+    assert (status, revoked["key_id"], revoked["revoked"], revoked["already_revoked"]) == (
+        0, result["key_id"], True, False)
     testapp.get("/v1/me", headers=headers, status=401)
 
 
@@ -147,8 +149,8 @@ def test_connection_grant_replace_and_revoke(world, testapp):
     assert second == first
     entry = testapp.get("/v1/connections", headers=headers).json["data"][0]
     assert entry["scopes"] == ["patients:read"]
-    assert admin("connection", "revoke", "--workspace", str(workspace_id), "--clinic", str(clinic_id)) == (
-        0, {"revoked": True}, "")
+    status, revoked, _ = admin("connection", "revoke", "--workspace", str(workspace_id), "--clinic", str(clinic_id))
+    assert (status, revoked["connection_id"], revoked["already_revoked"]) == (0, first["connection_id"], False)
     assert testapp.get("/v1/connections", headers=headers).json["data"] == []
 
 

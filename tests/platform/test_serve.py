@@ -48,3 +48,33 @@ def test_pserve_serves_health_and_problems_on_port_from_env(tmp_path):
     finally:
         server.terminate()
         assert server.wait(30) == 0, "SIGTERM stops the server and its in-process queue consumer"
+
+
+def test_serve_keeps_the_demo_keys_across_restarts_and_shows_the_reference(engine, make_app, tmp_path):
+    """`scripts/serve --setup-only` twice (all of serve but the server) on the suite's database: the second
+    start prints the first start's keys, and they work in an app with development.ini's secrets."""
+    import re
+
+    import webtest
+    from pyramid.paster import get_appsettings
+
+    env = dict(os.environ, DATABASE_URL=engine.url.render_as_string(hide_password=False),
+               CLINICRECORDS_VAR=str(tmp_path / "var"))
+    env.pop("PORT", None)
+
+    def start():
+        result = subprocess.run([str(ROOT / "scripts" / "serve"), "--setup-only"], env=env, cwd=tmp_path,
+                                capture_output=True, text=True, timeout=600)
+        assert result.returncode == 0, result.stderr
+        return result.stdout, set(re.findall(r"ehr_(?:live|test)_[0-9a-f]{16}_[0-9a-f]{48}", result.stdout))
+
+    first, first_keys = start()
+    second, second_keys = start()
+    assert len(first_keys) == 3 and second_keys == first_keys
+    assert "new keys" in first and "the same keys as last time" in second
+    assert "API reference: http://localhost:6543/v1/docs" in second
+
+    pepper = get_appsettings(str(ROOT / "development.ini"), "main")["secrets.key_pepper"]
+    development = webtest.TestApp(make_app(**{"secrets.key_pepper": pepper}), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+    for key in second_keys:
+        development.get("/v1/me", headers={"Authorization": f"Bearer {key}"}, status=200)

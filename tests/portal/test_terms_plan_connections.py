@@ -49,24 +49,27 @@ def test_a_new_version_asks_again(app, world):
     assert "Your workspace accepted version 2025-06" in page.text and "terms" in page.forms
 
 
-def test_usage_counts_this_months_requests_per_day_against_the_allowance(make_app, testapp, engine):
-    app = make_app(**{"plans.sandbox.included_requests": "3", "plans.sandbox.included_clinics": "0"})
+def test_usage_counts_this_months_requests_per_day_against_the_allowance(make_app, world, engine):
+    app = make_app(**{"plans.paid.included_requests": "3", "plans.paid.included_clinics": "0"})
     client, workspace_id = with_workspace(app)
-    secret = secret_of(create_key(client, workspace_id))
+    world.set_workspace(uuid.UUID(workspace_id), verified=True, paid=True, terms_accepted=True)
+    live = world.key(workspace_id=uuid.UUID(workspace_id), mode="live")
+    test = secret_of(create_key(client, workspace_id))
     api = browser(app)
-    for _ in range(5):
-        api.get("/v1/me", headers={"Authorization": f"Bearer {secret}"})
+    for key, times in ((live, 5), (test, 2)):
+        for _ in range(times):
+            api.get("/v1/me", headers={"Authorization": f"Bearer {key}"})
     page = client.get(f"/portal/workspaces/{workspace_id}/plan")
-    requests_card = page.html.find("h2", string="Requests").find_parent(class_="card").get_text(" ", strip=True)
-    assert "5 of 3 included" in requests_card and "test 5" in requests_card and "Overage: 2" in requests_card
+    card = page.html.find("h2", string="Live requests").find_parent(class_="card").get_text(" ", strip=True)
+    assert "5 of 3 included" in card and "never billed): 2" in card and "Overage: 2" in card
     assert "never cut off" in page.text
     today = datetime.datetime.now(datetime.UTC).date()
     with engine.connect() as connection:
-        daily = connection.scalar(select(WorkspaceDailyUsage.requests).where(
-            WorkspaceDailyUsage.workspace_id == uuid.UUID(workspace_id), WorkspaceDailyUsage.day == today))
-    assert daily == 5
+        daily = connection.scalars(select(WorkspaceDailyUsage.requests).where(
+            WorkspaceDailyUsage.workspace_id == uuid.UUID(workspace_id), WorkspaceDailyUsage.day == today)).all()
+    assert sorted(daily) == [2, 5]  # per mode
     rects = page.html.find("svg").find_all("rect")
-    assert len(rects) == today.day and rects[-1].find("title").get_text() == f"{today:%b %d}: 5 requests"
+    assert len(rects) == today.day and rects[-1].find("title").get_text() == f"{today:%b %d}: 7 requests"
 
 
 def test_the_chart_scales_bars_to_the_busiest_day():

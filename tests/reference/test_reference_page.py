@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 
+import pytest
 
 from clinicrecords.api.openapi import document
 from clinicrecords.api.reference import CSP
@@ -29,13 +30,23 @@ def _chromium():
     return path
 
 
-def test_a_headless_browser_renders_a_heading_for_every_route(app, served):
+@pytest.fixture(scope="module")
+def rendered(served):
+    """The page's DOM once Redoc has rendered it (one browser run for the module's tests)."""
     result = subprocess.run(
         [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
          "--no-first-run", "--virtual-time-budget=30000", "--run-all-compositor-stages-before-draw",
          "--dump-dom", f"{served}/v1/docs"],
         capture_output=True, text=True, timeout=180, check=True)
-    dom = result.stdout
+    return result.stdout
+
+
+def _text(dom):
+    return html.unescape(re.sub(r"<[^>]+>", "", dom))
+
+
+def test_a_headless_browser_renders_a_heading_for_every_route(app, rendered):
+    dom = rendered
     headings = {html.unescape(re.sub(r"<[^>]+>", "", text)).strip()
                 for text in re.findall(r"<h2[^>]*>(.*?)</h2>", dom, flags=re.S)}
     summaries = {operation["summary"] for methods in document(app.registry)["paths"].values()
@@ -43,3 +54,18 @@ def test_a_headless_browser_renders_a_heading_for_every_route(app, served):
     assert len(summaries) > 20
     missing = sorted(summaries - headings)
     assert not missing, f"routes without a heading in the rendered page: {missing}"
+
+
+def test_the_page_shows_the_error_code_table_the_introduction_points_to(rendered):
+    from clinicrecords.api.codes import CODES
+
+    cells = {_text(cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", rendered, flags=re.S)}
+    missing = sorted(code for code in CODES if code not in cells)
+    assert not missing, f"codes not in the page's table: {missing}"
+    assert "table below" in _text(rendered)
+
+
+def test_the_page_shows_a_curl_sample(rendered):
+    text = _text(rendered)
+    assert 'curl -X GET "$CLINICRECORDS_URL/v1/me"' in text
+    assert "$CLINICRECORDS_KEY" in text

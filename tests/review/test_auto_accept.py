@@ -7,6 +7,7 @@ import pytest
 import webtest
 from fhir.resources.R4B.allergyintolerance import AllergyIntolerance
 
+from tests.common.clinical import idem
 from tests.review.conftest import Clinic, ok, refused
 
 CONDITION = {"icd10_code": "I10"}
@@ -100,21 +101,45 @@ def test_a_per_key_setting_does_not_follow_a_rolled_key(clinic, world, testapp):
     _auto(clinic, *_key(clinic))
     rolled = world.key(workspace_id=clinic.connected.workspace_id, mode="live")
     body = {"patient_id": clinic.patient_id, "substance": {"text": "Peanut"}}
-    sent = testapp.post_json(clinic.url("allergies"), body, headers={"Authorization": f"Bearer {rolled}"}, status=202)
+    sent = testapp.post_json(clinic.url("allergies"), body, headers=idem(rolled), status=202)
     assert sent.json["data"]["review_status"] == "pending"
 
 
 def test_a_workspace_setting_covers_its_keys_but_not_a_new_connection(clinic, world, testapp):
+    other_key = world.key(workspace_id=clinic.connected.workspace_id, mode="live")
     _auto(clinic, *_workspace(clinic))
-    other_key = {"Authorization": f"Bearer {world.key(workspace_id=clinic.connected.workspace_id, mode='live')}"}
     body = {"patient_id": clinic.patient_id, "substance": {"text": "Peanut"}}
-    assert testapp.post_json(clinic.url("allergies"), body, headers=other_key).json["data"]["review_status"] == \
+    assert testapp.post_json(clinic.url("allergies"), body, headers=idem(other_key)).json["data"]["review_status"] == \
         "confirmed"
     world.revoke_connection(clinic.connected.workspace_id, clinic.id)
     world.grant(clinic.connected.workspace_id, clinic.id)
     body["substance"]["text"] = "Latex"
-    assert testapp.post_json(clinic.url("allergies"), body, headers=other_key).json["data"]["review_status"] == \
+    assert testapp.post_json(clinic.url("allergies"), body, headers=idem(other_key)).json["data"]["review_status"] == \
         "pending"
+
+
+def test_a_workspace_setting_does_not_cover_a_key_created_after_it_was_switched_on(clinic, world, testapp):
+    """Spec, Submission rule 5: a rolled (or new) key starts with automatic acceptance off, even when its
+    organization has an organization-wide setting. The clinic switches it on for that key, or again for the
+    organization."""
+    switched = _auto(clinic, *_workspace(clinic))["settings"][0]
+    assert switched["switched_on_at"]
+    assert clinic.allergy("Peanut").json["data"]["review_status"] == "confirmed"  # the key that existed then
+    rolled_key_id, rolled = world.key_row(workspace_id=clinic.connected.workspace_id, mode="live")
+    headers = {"Authorization": f"Bearer {rolled}"}
+
+    def send(substance):
+        body = {"patient_id": clinic.patient_id, "substance": {"text": substance}}
+        return testapp.post_json(clinic.url("allergies"), body, headers=headers, status=202).json["data"]
+
+    assert send("Latex")["review_status"] == "pending"
+    _auto(clinic, "--key", rolled_key_id)
+    assert send("Sesame")["review_status"] == "confirmed"
+    newer_key_id, newer = world.key_row(workspace_id=clinic.connected.workspace_id, mode="live")
+    headers = {"Authorization": f"Bearer {newer}"}
+    assert send("Egg")["review_status"] == "pending"
+    _auto(clinic, *_workspace(clinic))  # switched on again: now covers every key that exists
+    assert send("Shellfish")["review_status"] == "confirmed"
 
 
 def test_the_volume_pause(make_app, world):

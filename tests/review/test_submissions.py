@@ -6,6 +6,7 @@ from sqlalchemy import select
 
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.events.models import Event
+from tests.common.clinical import headers, idem
 from tests.review.conftest import ok, refused
 
 
@@ -111,9 +112,10 @@ def test_submissions_need_the_permission_of_their_kind(clinic, testapp, world):
 
 
 def test_a_clinic_key_sees_its_own_submissions(clinic, testapp, world):
-    own = {"Authorization": f"Bearer {world.key(clinic_id=clinic.id)}"}
+    own_key = world.key(clinic_id=clinic.id)
+    own = headers(own_key)
     sent = testapp.post_json(clinic.url("allergies"), {"patient_id": clinic.patient_id, "substance": {"text": "Egg"}},
-                             headers=own, status=202).json["data"]
+                             headers=idem(own_key), status=202).json["data"]
     assert [s["submission_id"] for s in testapp.get(clinic.url("submissions"), headers=own).json["data"]] == [
         sent["submission_id"]]
     testapp.get(clinic.url(f"submissions/{sent['submission_id']}"), headers=clinic.headers, status=404)

@@ -20,11 +20,12 @@ def _production_settings():
 
 
 @pytest.mark.parametrize("missing", ["CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER",
-                                     "CLINICRECORDS_WEBHOOK_KEYS"])
+                                     "CLINICRECORDS_WEBHOOK_KEYS", "CLINICRECORDS_BASE_URL"])
 def test_production_refuses_to_start_without_a_secret(monkeypatch, missing):
     for name in ("CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER", "CLINICRECORDS_WEBHOOK_KEYS",
-                 "DATABASE_URL", "REDIS_URL"):
-        monkeypatch.setenv(name, "postgresql://127.0.0.1:1/x" if name == "DATABASE_URL" else "set")
+                 "CLINICRECORDS_BASE_URL", "DATABASE_URL", "REDIS_URL"):
+        monkeypatch.setenv(name, {"DATABASE_URL": "postgresql://127.0.0.1:1/x",
+                                  "CLINICRECORDS_BASE_URL": "https://records.example.org"}.get(name, "set"))
     monkeypatch.delenv(missing)
     with pytest.raises(SettingsError, match=missing):
         make_config(_production_settings())

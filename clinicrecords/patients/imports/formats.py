@@ -5,7 +5,7 @@ Counting comes first: more than MAX_ROWS (or none) is refused before any row is 
 
 from dataclasses import dataclass
 
-from clinicrecords.api.body import parse_json
+from clinicrecords.api.body import DuplicateKey, parse_json
 from clinicrecords.api.problems import invalid
 
 FORMATS = ("json_array", "ndjson", "fhir_bundle")
@@ -51,6 +51,10 @@ def _ndjson(data):
     for line in lines:
         try:
             row = parse_json(line)
+        except DuplicateKey as repeated:
+            field = repeated.pointer.lstrip("/").replace("/", ".")  # as row_errors_of names fields
+            rows.append(RowProblem(field, "This key appears more than once in its object."))
+            continue
         except (ValueError, RecursionError):
             rows.append(RowProblem("", "The line is not valid JSON."))
             continue

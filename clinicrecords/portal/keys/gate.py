@@ -30,16 +30,17 @@ def needs_sentence(missing):
 
 
 class LiveKeyGate:
-    def __init__(self, db, terms):
+    def __init__(self, db, terms, profiles):
         self.db = db
         self.terms = terms
+        self.profiles = profiles
 
     def met(self, workspace_id):
         """{code: True/False} for every condition, in order."""
         workspace = access.get_workspace(self.db, workspace_id)
         return {
-            "not_verified": workspace.verified,
-            "profile_not_approved": workspace.profile_status == "approved",
+            "not_verified": access.workspace_is_verified(self.db, workspace_id),
+            "profile_not_approved": self.profiles.status(workspace_id) == "approved",
             "terms_not_accepted": self.terms.accepted_current(workspace_id),
             "plan_not_paid": workspace.plan == "paid",
         }
@@ -54,6 +55,7 @@ class LiveKeyGate:
 
 
 def live_key_gate_factory(context, request):
+    from clinicrecords.onboarding.interfaces import IBusinessProfile
     from clinicrecords.portal.terms.interfaces import ITermsService
 
-    return LiveKeyGate(request.db, request.find_service(ITermsService))
+    return LiveKeyGate(request.db, request.find_service(ITermsService), request.find_service(IBusinessProfile))

@@ -6,6 +6,6 @@ from clinicrecords.portal.plan.views import PlanPage
 
 
 def includeme(config):
-    config.register_service_factory(plan_service_factory(config.get_settings()), iface=IPlanService)
+    config.register_service_factory(plan_service_factory, iface=IPlanService)
     config.add_workspace_child("plan", PlanPage)
     config.scan(".views")

@@ -21,8 +21,9 @@ class PlanForm(Form):
 
 
 def _page(context, request, form):
-    usage = request.find_service(IPlanService).usage(context.workspace.id, datetime.datetime.now(datetime.UTC).date())
-    return {"usage": usage, "chart": chart(usage.per_day), "form": form or PlanForm({"plan": usage.plan})}
+    today = datetime.datetime.now(datetime.UTC).date()
+    usage, per_day = request.find_service(IPlanService).month(context.workspace.id, today)
+    return {"usage": usage, "chart": chart(per_day), "form": form or PlanForm({"plan": usage.plan})}
 
 
 @view_config(route_name="portal", context=PlanPage, request_method="GET", renderer=T + "plan.jinja2",

@@ -1,0 +1,57 @@
+"""Absolute URLs (Location, FHIR links and fullUrl) from the configured public base URL `api.base_url`.
+
+Behind a proxy the Host header is whatever the client sent: a URL built from it would point a partner at
+any host an attacker names. In production the base URL is configured (production.ini reads
+$CLINICRECORDS_BASE_URL) and the Host header is never used for a URL; without the setting (development)
+the request's own Host is kept.
+"""
+
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from clinicrecords.settings import SettingsError
+
+SETTING = "api.base_url"
+REGISTRY_KEY = "api.public_base"
+
+
+@dataclass(frozen=True)
+class PublicBase:
+    host_url: str  # scheme://host[:port]
+    application_url: str  # host_url plus the path the API is served under, without a trailing slash
+
+
+def parse_base_url(value):
+    """`https://api.example.org` or `https://example.org/ehr`; None when unset."""
+    if not value or not value.strip():
+        return None
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("https", "http") or not parts.hostname or parts.query or parts.fragment \
+            or parts.username or parts.password:
+        raise SettingsError(f"{SETTING} must be an absolute http(s) URL without query, fragment or credentials, "
+                            f"not {value!r}")
+    host_url = f"{parts.scheme}://{parts.netloc.lower()}"
+    return PublicBase(host_url, host_url + parts.path.rstrip("/"))
+
+
+class PublicUrls:
+    """Request mixin: webob's host_url and application_url (and so url, path_url and pyramid's resource_url)
+    from the configured base when there is one."""
+
+    def _public_base(self):
+        registry = getattr(self, "registry", None)
+        return registry.get(REGISTRY_KEY) if registry is not None else None
+
+    @property
+    def host_url(self):
+        base = self._public_base()
+        return base.host_url if base else super().host_url
+
+    @property
+    def application_url(self):
+        base = self._public_base()
+        return base.application_url if base else super().application_url
+
+
+def includeme(config):
+    config.registry[REGISTRY_KEY] = parse_base_url(config.get_settings().get(SETTING))

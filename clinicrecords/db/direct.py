@@ -1,0 +1,78 @@
+"""`migrate`'s own connection: straight to PostgreSQL, never through a transaction pooler.
+
+A migration holds a session-level advisory lock for its whole run (two `migrate` runs never overlap), writes
+the role's session defaults, and upgrades schemas in long transactions; through a transaction pooler the lock
+would be released with the first transaction and the next statement could land on another server connection.
+So `migrate` uses `database.direct_url` when it is set, refuses to start without it when `database.pooled` is
+true, and proves the connection is direct: a custom setting sent in the startup packet must arrive (a pooler
+refuses the `options` parameter, or drops it when told to ignore it).
+"""
+
+from contextlib import contextmanager
+
+from sqlalchemy import create_engine, exc, text
+
+from clinicrecords.db import DEFAULT_POOL_MAX_USES, bound_connection_uses, database_url, driver_url, is_pooled
+from clinicrecords.db.session_settings import startup_options
+from clinicrecords.errors import InvalidInput
+
+PROBE = "clinicrecords.direct_connection"
+# pg_advisory_lock key held by a `migrate` run from start to end (session level: needs a direct connection).
+MIGRATE_LOCK_KEY = 7_202_612
+
+NOT_DIRECT = ("migrate needs a direct connection to PostgreSQL, not one through a transaction pooler "
+              "(PgBouncer): set database.direct_url (production.ini: DATABASE_DIRECT_URL) to the server itself; "
+              "see docs/deployment.md, Running behind PgBouncer")
+
+
+def direct_url(settings):
+    url = settings.get("database.direct_url")
+    if url:
+        return driver_url(url)
+    if is_pooled(settings):
+        raise InvalidInput(NOT_DIRECT + " (database.pooled is true and database.direct_url is not set)")
+    return database_url(settings)
+
+
+def direct_engine(settings):
+    """An engine on the direct URL whose every connection carries the probe and the session timeouts."""
+    options = f"-c {PROBE}=on {startup_options(settings)}"
+    engine = create_engine(direct_url(settings), pool_size=1, max_overflow=2,
+                           connect_args={"options": options, "application_name": "clinicrecords-migrate"})
+    bound_connection_uses(engine, DEFAULT_POOL_MAX_USES)
+    return engine
+
+
+def check_direct(connection_factory):
+    try:
+        with connection_factory() as connection:
+            arrived = connection.scalar(text(f"SELECT current_setting('{PROBE}', true)"))
+    except exc.OperationalError as error:
+        if "startup parameter" in str(error.orig):
+            raise InvalidInput(f"{NOT_DIRECT} (the server refused the options startup parameter)") from None
+        raise
+    if arrived != "on":
+        raise InvalidInput(f"{NOT_DIRECT} (a startup parameter did not reach the server)")
+
+
+@contextmanager
+def migration_lock(engine):
+    """Hold the migrate lock on a connection of its own for the whole run, or refuse at once."""
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        if not connection.scalar(text("SELECT pg_try_advisory_lock(:key)"), {"key": MIGRATE_LOCK_KEY}):
+            raise InvalidInput("another migrate is running on this database; try again when it has finished")
+        try:
+            yield
+        finally:
+            connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATE_LOCK_KEY})
+
+
+@contextmanager
+def migration_engine(settings):
+    engine = direct_engine(settings)
+    try:
+        check_direct(engine.connect)
+        yield engine
+    finally:
+        engine.dispose()
+

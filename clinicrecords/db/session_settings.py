@@ -1,0 +1,52 @@
+"""The session timeouts every connection of the service runs under, and where they are set.
+
+A statement that runs too long, or a transaction left open, must end on its own whatever reaches the server:
+the web processes, the worker, an operator's command. The values are the application role's defaults in the
+service's database (`ALTER ROLE ... IN DATABASE ... SET`), written by `migrate`, so they hold on every server
+connection, including those a transaction pooler opens and hands from client to client. Direct connections
+also send them as the `options` startup parameter, which a pooler refuses.
+"""
+
+from sqlalchemy import text
+
+from clinicrecords.settings import SettingsError
+
+DEFAULTS_MS = {"statement_timeout": 30000, "idle_in_transaction_session_timeout": 60000}
+_SETTING_NAMES = {"statement_timeout": "database.statement_timeout_ms",
+                  "idle_in_transaction_session_timeout": "database.idle_in_transaction_timeout_ms"}
+
+
+def timeouts(settings):
+    """{parameter: milliseconds} from the ini's `database.*_ms` settings."""
+    return {name: int(settings.get(_SETTING_NAMES[name], default)) for name, default in DEFAULTS_MS.items()}
+
+
+def startup_options(settings):
+    return " ".join(f"-c {name}={value}" for name, value in timeouts(settings).items())
+
+
+def set_role_defaults(connection, settings):
+    """Make the timeouts the connecting role's defaults in this database (new server connections)."""
+    database = connection.scalar(text("SELECT current_database()"))
+    quoted = connection.dialect.identifier_preparer.quote(database)
+    for name, value in timeouts(settings).items():
+        # Names come from DEFAULTS_MS and values are integers: nothing outside this module reaches the DDL.
+        connection.execute(text(f"ALTER ROLE CURRENT_USER IN DATABASE {quoted} SET {name} = {int(value)}"))
+
+
+def current_timeouts(connection):
+    rows = connection.execute(text("SELECT name, setting FROM pg_settings WHERE name = ANY(:names)"),
+                              {"names": list(DEFAULTS_MS)})
+    return {row.name: int(row.setting) for row in rows}
+
+
+def verify_timeouts(engine, settings):
+    """Refuse to serve through a pooler whose server connections do not carry the configured timeouts."""
+    with engine.connect() as connection:
+        found = current_timeouts(connection)
+    wanted = timeouts(settings)
+    if found != wanted:
+        raise SettingsError(
+            f"the database's session timeouts are {found}, not {wanted}: behind a transaction pooler they "
+            "come from the role's defaults, which `clinicrecords-admin CONFIG migrate` sets "
+            "(docs/deployment.md, Running behind PgBouncer)")

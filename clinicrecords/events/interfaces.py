@@ -1,0 +1,59 @@
+"""What the portal (and the clinic console) use to manage webhooks: found with
+`request.find_service(IWebhookEndpoints)` and friends. Every method takes the `Owner` whose endpoints the
+caller may manage; another owner's endpoint answers `EndpointNotFound`. Bad input raises `WebhookError`
+with a stable `code` and the form `field` at fault; nothing is written then."""
+
+from zope.interface import Attribute, Interface
+
+# What a caller needs besides the interfaces, importable from here (the portal imports this module only).
+from clinicrecords.events.owners import Owner
+from clinicrecords.events.webhooks import EndpointNotFound, WebhookError
+
+__all__ = ["EndpointNotFound", "IWebhookDeliveries", "IWebhookEndpoints", "IWebhookTester", "Owner",
+           "WebhookError"]
+
+
+class IWebhookEndpoints(Interface):
+    event_types = Attribute("the known event type names, for the form's choices")
+
+    def list(owner, mode=None):
+        """The owner's endpoints (dicts as `webhook list` prints them), oldest first."""
+
+    def get(owner, endpoint_id):
+        """One endpoint as a dict."""
+
+    def add(owner, url, mode=None, event_types=None):
+        """(endpoint dict, signing secret). https only, except plain http to loopback where
+        `webhooks.require_https` is off; event_types None: every type."""
+
+    def reveal_secret(owner, endpoint_id):
+        """The current signing secret, opened on demand."""
+
+    def rotate_secret(owner, endpoint_id, overlap_seconds=None):
+        """(endpoint dict, new secret); the previous one also signs until `previous_secret_expires_at`."""
+
+    def disable(owner, endpoint_id):
+        """Stop sending; returns the endpoint dict."""
+
+    def enable(owner, endpoint_id):
+        """Resume sending (pending deliveries are due at once); returns the endpoint dict."""
+
+    def delete(owner, endpoint_id):
+        """The endpoint, its secrets and its deliveries."""
+
+
+class IWebhookDeliveries(Interface):
+    def log(owner, endpoint_id, status=None, limit=20, starting_after=None):
+        """A `LogPage`: deliveries newest first, each with its attempts; `next_cursor` for the next page."""
+
+    def resend(owner, endpoint_id, delivery_id):
+        """Send one earlier delivery again as a new one; returns its ids."""
+
+    def recover(owner, endpoint_id, since):
+        """Send every kept event since `since` (aware datetime, last 30 days) again; returns how many."""
+
+
+class IWebhookTester(Interface):
+    def send_test(owner, endpoint_id):
+        """Send a signed test event now and return the receiver's answer (status_code, duration_ms, the
+        first 1 KiB as response_body, error, delivered, endpoint_status)."""

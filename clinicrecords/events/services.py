@@ -1,0 +1,86 @@
+"""The webhook services the portal's pages call (interfaces in `events/interfaces.py`): thin, owner-scoped
+doors onto the same functions the operator CLI uses, so there is one webhook implementation."""
+
+from zope.interface import implementer
+
+from clinicrecords.events import delivery_log, pings, replays, types, webhooks
+from clinicrecords.events.interfaces import IWebhookDeliveries, IWebhookEndpoints, IWebhookTester
+from clinicrecords.events.settings import webhook_settings
+
+
+@implementer(IWebhookEndpoints)
+class WebhookEndpointService:
+    event_types = tuple(types.EVENT_TYPES)
+
+    def __init__(self, db, settings):
+        self.db = db
+        self.settings = settings
+
+    def list(self, owner, mode=None):
+        return [webhooks.describe(e) for e in
+                webhooks.list_endpoints(self.db, owner.workspace_id, owner.clinic_id, mode)]
+
+    def get(self, owner, endpoint_id):
+        return webhooks.describe(webhooks.get_endpoint(self.db, endpoint_id, owner=owner))
+
+    def add(self, owner, url, mode=None, event_types=None):
+        endpoint, secret = webhooks.add_endpoint(self.db, self.settings, url, workspace_id=owner.workspace_id,
+                                                 clinic_id=owner.clinic_id, mode=mode, event_types=event_types)
+        return webhooks.describe(endpoint), secret
+
+    def reveal_secret(self, owner, endpoint_id):
+        return webhooks.reveal_secret(self.db, self.settings, endpoint_id, owner=owner)
+
+    def rotate_secret(self, owner, endpoint_id, overlap_seconds=None):
+        endpoint, secret = webhooks.rotate_secret(self.db, self.settings, endpoint_id,
+                                                  overlap_seconds=overlap_seconds, owner=owner)
+        return webhooks.describe(endpoint), secret
+
+    def disable(self, owner, endpoint_id):
+        return webhooks.describe(webhooks.disable(self.db, endpoint_id, owner=owner))
+
+    def enable(self, owner, endpoint_id):
+        return webhooks.describe(webhooks.enable(self.db, endpoint_id, owner=owner))
+
+    def delete(self, owner, endpoint_id):
+        webhooks.delete_endpoint(self.db, endpoint_id, owner=owner)
+
+
+@implementer(IWebhookDeliveries)
+class WebhookDeliveryService:
+    def __init__(self, db):
+        self.db = db
+
+    def log(self, owner, endpoint_id, status=None, limit=delivery_log.DEFAULT_LIMIT, starting_after=None):
+        return delivery_log.page(self.db, endpoint_id, status=status, limit=limit, starting_after=starting_after,
+                                 owner=owner)
+
+    def resend(self, owner, endpoint_id, delivery_id):
+        return replays.resend(self.db, endpoint_id, delivery_id, owner=owner)
+
+    def recover(self, owner, endpoint_id, since):
+        return replays.recover(self.db, endpoint_id, since, owner=owner)
+
+
+@implementer(IWebhookTester)
+class WebhookTester:
+    """Runs its own transactions: the answer is awaited with no transaction open."""
+
+    def __init__(self, session_factory, settings):
+        self.session_factory = session_factory
+        self.settings = settings
+
+    def send_test(self, owner, endpoint_id):
+        return pings.send_test(self.session_factory, self.settings, endpoint_id, owner=owner)
+
+
+def endpoint_service_factory(context, request):
+    return WebhookEndpointService(request.db, webhook_settings(request.registry))
+
+
+def delivery_service_factory(context, request):
+    return WebhookDeliveryService(request.db)
+
+
+def tester_factory(context, request):
+    return WebhookTester(request.registry["db.session_factory"], webhook_settings(request.registry))

@@ -1,0 +1,16 @@
+"""Onboarding: a workspace's domain verification and business profile review (docs/verification.md)."""
+
+from zope.interface import Interface
+
+from clinicrecords.onboarding.dns_lookup import TxtLookup
+from clinicrecords.onboarding.interfaces import IBusinessProfile, IDomainVerification
+from clinicrecords.onboarding.profiles import business_profile_factory
+from clinicrecords.onboarding.verification import domain_verification_factory
+
+
+def includeme(config):
+    config.registry["onboarding.txt_lookup"] = TxtLookup.from_settings(config.get_settings())
+    config.register_service_factory(domain_verification_factory, iface=IDomainVerification, context=Interface)
+    config.register_service_factory(business_profile_factory, iface=IBusinessProfile, context=Interface)
+    # Registers the periodic check in every process that loads the application (web, worker, CLI).
+    config.scan(".tasks")

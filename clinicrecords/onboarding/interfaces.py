@@ -1,0 +1,44 @@
+"""What the portal (and the operator CLI) call: found with `request.find_service(IDomainVerification)`."""
+
+from zope.interface import Attribute, Interface
+
+
+class IDomainVerification(Interface):
+    """A workspace's domain, its TXT record and its checks (docs/verification.md)."""
+
+    def status(workspace_id):
+        """The `DomainStatus`, or None when the workspace has not entered a domain."""
+
+    def set_domain(workspace_id, domain, now=None):
+        """Claim a domain (validated; IDNA). A different domain issues a new TXT value and restarts the
+        checks; the same domain again changes nothing. Raises InvalidInput. Returns the `DomainStatus`."""
+
+    def check_now(workspace_id, now=None):
+        """The owner's "Check now": look up the record at once and restart the schedule. Returns the
+        `DomainStatus`; raises InvalidInput when no domain was entered."""
+
+    def due_workspace_ids(now=None, limit=50):
+        """Workspaces whose next automatic check is due, earliest first."""
+
+    def check_if_due(workspace_id, now=None):
+        """The automatic check of one workspace, unless it is no longer due or another worker holds it
+        (then None). Call it in a transaction of its own."""
+
+
+class IBusinessProfile(Interface):
+    """The organization's business profile and its review by an operator."""
+
+    statuses = Attribute("none, submitted, approved, rejected")
+
+    def status(workspace_id):
+        """"none" (never submitted), "submitted", "approved" or "rejected"."""
+
+    def profile(workspace_id):
+        """The `ProfileView`, or None when none was submitted."""
+
+    def submit(workspace_id, *, legal_name, website, country, contact_email, intended_use, now=None):
+        """Submit (or resubmit) for review; the workspace must be verified. Raises `ProfileInvalid` with a
+        message per field, or InvalidInput. Returns the `ProfileView`."""
+
+    def review(workspace_id, *, approve, reason=None, now=None):
+        """An operator's decision on a submitted profile; a rejection needs a reason."""

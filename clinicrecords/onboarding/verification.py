@@ -1,0 +1,137 @@
+"""Domain verification: claiming a domain, checking its TXT record, and what the checks decide."""
+
+import dataclasses
+import datetime
+import uuid
+
+import idna
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert
+
+from clinicrecords.access import services as access
+from clinicrecords.errors import InvalidInput
+from clinicrecords.onboarding import schedule
+from clinicrecords.onboarding.domains import new_txt_value, normalize_domain, txt_host
+from clinicrecords.onboarding.models import WorkspaceDomain
+from clinicrecords.onboarding.snapshots import snapshot_json
+
+
+@dataclasses.dataclass(frozen=True)
+class DomainStatus:
+    workspace_id: uuid.UUID
+    domain: str  # ASCII (A-label) form
+    domain_unicode: str
+    txt_host: str
+    txt_value: str
+    state: str
+    last_check_at: datetime.datetime | None
+    last_result: str | None
+    next_check_at: datetime.datetime | None  # None: paused until "Check now"
+    absent_checks: int
+    verified_at: datetime.datetime | None
+    lapsed_at: datetime.datetime | None
+    lapse_reason: str | None
+
+    @classmethod
+    def of(cls, row):
+        return cls(row.workspace_id, row.domain, idna.decode(row.domain), txt_host(row.domain), row.txt_value,
+                   row.state, row.last_check_at, row.last_result, row.next_check_at, row.absent_checks,
+                   row.verified_at, row.lapsed_at, row.lapse_reason)
+
+    def as_json(self):
+        return snapshot_json(self)
+
+
+def _now():
+    return datetime.datetime.now(datetime.UTC)
+
+
+def _pending(domain, now):
+    """Every column of a freshly claimed domain: a new value, and the schedule starting now."""
+    return {"domain": domain, "txt_value": new_txt_value(), "state": schedule.PENDING,
+            "schedule_started_at": now, "next_check_at": schedule.next_pending_check(now, now),
+            "last_check_at": None, "last_result": None, "absent_checks": 0, "verified_at": None,
+            "lapsed_at": None, "lapse_reason": None}
+
+
+class DomainVerificationService:
+    """Needs the session and a `TxtLookup`; drives the workspace's verified flag through access's service."""
+
+    def __init__(self, db, lookup):
+        self.db = db
+        self.lookup = lookup
+
+    def status(self, workspace_id):
+        row = self.db.get(WorkspaceDomain, workspace_id)
+        return DomainStatus.of(row) if row is not None else None
+
+    def set_domain(self, workspace_id, domain, now=None):
+        domain = normalize_domain(domain)
+        access.get_workspace(self.db, workspace_id)
+        fresh = _pending(domain, now or _now())
+        row = self.db.get(WorkspaceDomain, workspace_id, with_for_update=True)
+        if row is None:
+            # Two first claims at once: one inserts, the other waits for it and goes on as a change.
+            inserted = self.db.scalar(insert(WorkspaceDomain).values(workspace_id=workspace_id, **fresh)
+                                      .on_conflict_do_nothing().returning(WorkspaceDomain.workspace_id))
+            row = self.db.get(WorkspaceDomain, workspace_id, with_for_update=True)
+            if inserted is not None:
+                return DomainStatus.of(row)
+        if row.domain == domain:
+            return DomainStatus.of(row)
+        if row.state == schedule.VERIFIED:
+            # The verification proved control of the old domain, not of the one now claimed.
+            access.set_workspace(self.db, workspace_id, verified=False)
+        for name, value in fresh.items():
+            setattr(row, name, value)
+        self.db.flush()
+        return DomainStatus.of(row)
+
+    def check_now(self, workspace_id, now=None):
+        access.get_workspace(self.db, workspace_id)
+        row = self.db.get(WorkspaceDomain, workspace_id, with_for_update=True)
+        if row is None:
+            raise InvalidInput("the workspace has no domain to check: set one first")
+        return self._check(row, now or _now(), scheduled=False)
+
+    def due_workspace_ids(self, now=None, limit=50):
+        return list(self.db.scalars(
+            select(WorkspaceDomain.workspace_id).where(WorkspaceDomain.next_check_at <= (now or _now()))
+            .order_by(WorkspaceDomain.next_check_at).limit(limit)))
+
+    def check_if_due(self, workspace_id, now=None):
+        now = now or _now()
+        row = self.db.scalar(
+            select(WorkspaceDomain).where(WorkspaceDomain.workspace_id == workspace_id,
+                                          WorkspaceDomain.next_check_at <= now)
+            .with_for_update(skip_locked=True))
+        return self._check(row, now, scheduled=True) if row is not None else None
+
+    def _check(self, row, now, scheduled):
+        result = self.lookup.check(txt_host(row.domain), row.txt_value)
+        was = row.state
+        state, row.absent_checks = schedule.apply_result(was, row.absent_checks, result, scheduled)
+        row.last_check_at, row.last_result, row.state = now, result, state
+        if state != was:
+            self._entered(row, state, now)
+        if not scheduled and state != schedule.VERIFIED:
+            row.schedule_started_at = now  # "Check now" restarts the schedule
+        if scheduled or state != was or state != schedule.VERIFIED:
+            row.next_check_at = schedule.next_check(state, row.schedule_started_at, now)
+        self.db.flush()
+        return DomainStatus.of(row)
+
+    def _entered(self, row, state, now):
+        if state == schedule.VERIFIED:
+            row.verified_at, row.lapse_reason = now, None
+            access.set_workspace(self.db, row.workspace_id, verified=True)
+        elif state == schedule.LAPSED:
+            row.lapsed_at, row.schedule_started_at = now, now
+            row.lapse_reason = (f"The TXT record {txt_host(row.domain)} was not found at "
+                                f"{row.absent_checks} daily checks in a row (last: {row.last_result}).")
+            row.absent_checks = 0
+            access.set_workspace(self.db, row.workspace_id, verified=False)
+
+
+def domain_verification_factory(context, request):
+    return DomainVerificationService(request.db, request.registry["onboarding.txt_lookup"])

@@ -1,0 +1,36 @@
+"""The request log: each workspace's (and clinic-owned key's) API requests of the last 7 days.
+
+The API's request-log tween hands every keyed request to this context's writer (`config.add_request_sink`),
+which writes them in batches off the request path; `IRequestLog` reads them back for the portal and the
+operator CLI (`requests list`).
+"""
+
+from clinicrecords.db import make_engine
+from clinicrecords.request_log.interfaces import IRequestLog
+from clinicrecords.request_log.paths import route_words
+from clinicrecords.request_log.services import request_log_factory
+from clinicrecords.request_log.writer import RequestLogWriter
+from clinicrecords.settings import as_bool
+
+
+def make_writer(registry):
+    settings = registry.settings
+    # One connection of its own, outside the request pool; named so operators can tell it apart.
+    writer_settings = {**settings, "database.application_name": "clinicrecords-request-log"}
+    return RequestLogWriter(
+        lambda: make_engine(writer_settings, pool_size=1, max_overflow=0, pool_max_uses=0),
+        lambda: route_words(registry),
+        capacity=int(settings.get("request_log.buffer_entries", 10_000)),
+        batch=int(settings.get("request_log.batch_entries", 1_000)),
+        interval=int(settings.get("request_log.flush_interval_ms", 500)) / 1000,
+    )
+
+
+def includeme(config):
+    config.register_service_factory(request_log_factory, iface=IRequestLog)
+    if as_bool(config.get_settings().get("request_log.enabled", True)):
+        writer = make_writer(config.registry)
+        config.registry["request_log.writer"] = writer
+        config.add_request_sink(writer.append)
+    # Registers the periodic prune with the Huey instance of whichever process runs the application.
+    from clinicrecords.request_log import tasks  # noqa: F401
