@@ -49,6 +49,9 @@ class ApiKey(ControlBase):
     revoked_at: Mapped[datetime.datetime | None] = mapped_column()
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
     last_used_at: Mapped[datetime.datetime | None] = mapped_column()
+    last_used_address: Mapped[str | None] = mapped_column(String(64))
+    # A rolled key names the key it replaced (the old one keeps working until its overlap ends).
+    rolled_from_id: Mapped[uuid.UUID | None] = mapped_column()
 
 
 class Connection(ControlBase):
@@ -85,5 +88,18 @@ class WorkspaceUsage(ControlBase):
 
     workspace_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
     month: Mapped[datetime.date] = mapped_column(primary_key=True)
+    mode: Mapped[str] = mapped_column(String(4), primary_key=True)
+    requests: Mapped[int] = mapped_column(BigInteger)
+
+
+class WorkspaceDailyUsage(ControlBase):
+    """Requests per workspace, per UTC day and per mode: the portal's usage chart. Counted in the same
+    statement as the monthly counter."""
+
+    __tablename__ = "workspace_usage_daily"
+    __table_args__ = (CheckConstraint("mode IN ('live', 'test')", name="mode"),)
+
+    workspace_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    day: Mapped[datetime.date] = mapped_column(primary_key=True)
     mode: Mapped[str] = mapped_column(String(4), primary_key=True)
     requests: Mapped[int] = mapped_column(BigInteger)

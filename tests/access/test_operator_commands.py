@@ -78,6 +78,7 @@ def test_workspace_list(world):
 
 def test_key_list_shows_ids_and_settings_never_secrets_or_hashes(world):
     workspace_id, _ = world.workspace()
+    world.ready_for_live(workspace_id)
     clinic_id = world.clinic()
     live = ok("key", "create", "--workspace", workspace_id, "--mode", "live", "--scopes", "patients:read")
     test = ok("key", "create", "--workspace", workspace_id, "--mode", "test")

@@ -49,6 +49,23 @@ class World:
             )
             return workspace.id, workspace.sandbox_clinic_id
 
+    def ready_for_live(self, workspace_id, profile=True, terms=True):
+        """What a new live key needs besides verification and the paid plan: the business profile approved
+        (submitted and approved as an operator would) and the current API Terms accepted (recorded as by an
+        operator). The workspace must be verified."""
+        from clinicrecords.onboarding.interfaces import IBusinessProfile
+        from clinicrecords.portal.terms.interfaces import ITermsService
+
+        with self.request() as request:
+            if profile:
+                profiles = request.find_service(IBusinessProfile)
+                profiles.submit(workspace_id, legal_name="Test Workspace Ltd", website="https://example.org",
+                                country="GB", contact_email="ops@example.org", intended_use="Testing the API.")
+                profiles.review(workspace_id, approve=True)
+            if terms:
+                service = request.find_service(ITermsService)
+                service.accept(workspace_id, None, service.current_version)
+
     def key(self, **kwargs):
         """The full key string."""
         with self.db() as db:
