@@ -1,9 +1,11 @@
 import os
+import threading
 from pathlib import Path
 
 import pytest
 import webtest
 from pyramid.paster import get_appsettings
+from waitress import create_server
 
 from tests.common.world import World
 
@@ -50,6 +52,17 @@ def engine(app):
 @pytest.fixture
 def testapp(app):
     return webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+
+
+@pytest.fixture
+def served(app):
+    """The real application on 127.0.0.1, as `scripts/serve` runs it."""
+    server = create_server(app, host="127.0.0.1", port=0, threads=4)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.effective_port}"
+    server.close()
+    thread.join(timeout=10)
 
 
 @pytest.fixture

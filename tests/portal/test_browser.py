@@ -6,7 +6,6 @@ Every page visited is saved as a screenshot under the test's temporary folder (d
 
 import json
 import shutil
-import threading
 import urllib.request
 import uuid
 
@@ -16,19 +15,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
-from waitress import create_server
 
 from tests.portal.helpers import PASSWORD, unique_email
-
-
-@pytest.fixture
-def served(app):
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}"
-    server.close()
-    thread.join(timeout=10)
 
 
 @pytest.fixture

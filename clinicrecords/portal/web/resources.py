@@ -11,9 +11,11 @@ PORTAL_PERMISSIONS = (SIGNED_IN, MEMBER, OWNER)
 
 
 class Node:
-    """A node of the portal tree: `children` maps fixed segments to node classes."""
+    """A node of the portal tree: `children` maps fixed segments to node classes; a node whose children areas
+    register (`config.add_portal_child`, ...) names the registry entry in `children_registered_as`."""
 
     children = {}
+    children_registered_as = None
 
     def __init__(self, parent, name):
         self.__parent__ = parent
@@ -21,7 +23,9 @@ class Node:
         self.request = parent.request
 
     def __getitem__(self, name):
-        child = self.children.get(name)
+        children = self.request.registry[self.children_registered_as] if self.children_registered_as \
+            else self.children
+        child = children.get(name)
         if child is None:
             raise KeyError(name)
         return child(self, name)
@@ -31,15 +35,10 @@ class PortalRoot(Node):
     __name__ = ""
     __parent__ = None
     __acl__ = ((Allow, Authenticated, SIGNED_IN), DENY_ALL)
+    children_registered_as = "portal.children"
 
     def __init__(self, request):
         self.request = request
-
-    def __getitem__(self, name):
-        child = self.request.registry["portal.children"].get(name)
-        if child is None:
-            raise KeyError(name)
-        return child(self, name)
 
 
 class Static(Node):

@@ -28,6 +28,10 @@ class WorkspacesCollection(Node):
 
 
 class WorkspaceResource(Node):
+    """/workspaces/{workspace_id}: its pages are the areas' (`config.add_workspace_child`)."""
+
+    children_registered_as = "portal.workspace_children"
+
     def __init__(self, parent, name, membership, account_id):
         super().__init__(parent, name)
         self.membership = membership
@@ -38,12 +42,6 @@ class WorkspaceResource(Node):
     @property
     def workspace_resource(self):
         return self
-
-    def __getitem__(self, name):
-        child = self.request.registry["portal.workspace_children"].get(name)
-        if child is None:
-            raise KeyError(name)
-        return child(self, name)
 
 
 class WorkspacePart(Node):
