@@ -1,6 +1,7 @@
 """Sign up, log in, log out, password change; sessions, cookies, CSRF and throttling."""
 
 import datetime
+import secrets
 
 import pytest
 import webtest
@@ -222,3 +223,26 @@ def test_sessions_end_when_idle_or_too_old(world, app):
     with world.db() as db:
         service.db = db
         assert service.resume(token) is None
+
+
+def test_pruning_removes_only_what_no_longer_counts(world, app):
+    from clinicrecords.portal.accounts.models import LoginFailure
+    from clinicrecords.portal.web.tasks import prune
+
+    _, email = signed_up(app)
+    now = datetime.datetime.now(datetime.UTC)  # the suite's other rows are all younger than a day
+    with world.db() as db:
+        account_id = db.scalar(select(Account.id).where(Account.email == email))
+        db.query(PortalSession).filter(PortalSession.account_id == account_id).delete()
+        hour = datetime.timedelta(hours=1)
+        for created, ended in ((now - 40 * hour, None), (now - 2 * hour, None), (now - 30 * hour, now - 26 * hour),
+                               (now - 3 * hour, now - 2 * hour)):
+            db.add(PortalSession(token_hash=secrets.token_bytes(32), account_id=account_id, csrf_token="x", created_at=created, last_seen_at=created,
+                                 ended_at=ended))
+        db.add(LoginFailure(email=email, address="10.9.9.9", at=now - 30 * hour))
+        db.add(LoginFailure(email=email, address="10.9.9.9", at=now - datetime.timedelta(minutes=5)))
+    with world.db() as db:
+        assert prune(db, {}, now=now) == {"sessions": 2, "login_failures": 1}
+    with world.db() as db:
+        left = db.query(PortalSession.created_at).filter(PortalSession.account_id == account_id).all()
+        assert sorted(row.created_at for row in left) == [now - 3 * hour, now - 2 * hour]

@@ -51,3 +51,5 @@ def includeme(config):
     config.include(".headers")
     config.scan(".views")
     config.scan(".errorviews")
+    # Registers the periodic pruning with the Huey instance of whichever process runs the application.
+    from clinicrecords.portal.web import tasks  # noqa: F401

@@ -11,6 +11,7 @@ import secrets
 
 from sqlalchemy import select, update
 
+from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.web.models import PortalSession
 from clinicrecords.portal.web.security import MemberIdentity
 from clinicrecords.settings import as_bool
@@ -35,8 +36,6 @@ class SessionService:
         self.clock = clock
 
     def start(self, account_id):
-        from clinicrecords.portal.accounts.models import Account
-
         token = secrets.token_urlsafe(32)
         session = PortalSession(token_hash=token_hash(token), account_id=account_id,
                                 csrf_token=secrets.token_urlsafe(32), created_at=self.clock(),
@@ -47,8 +46,6 @@ class SessionService:
         return token, MemberIdentity(account_id, email, session.id, session.csrf_token)
 
     def resume(self, token):
-        from clinicrecords.portal.accounts.models import Account
-
         now = self.clock()
         row = self.db.execute(
             select(PortalSession, Account.email).join(Account, Account.id == PortalSession.account_id)
