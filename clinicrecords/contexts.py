@@ -30,6 +30,8 @@ CONTEXTS = (
     "clinicrecords.test_helpers",
     "clinicrecords.scheduling",
     "clinicrecords.audit",
+    # After access: the portal wraps the API's security policy with its own (one policy per surface).
+    "clinicrecords.portal",
 )
 
 

@@ -3,6 +3,7 @@ import datetime
 import re
 
 from clinicrecords.access import services
+from clinicrecords.access.interfaces import ILiveKeyGate
 from clinicrecords.access.keys import parse_key
 from clinicrecords.access.operator_json import connection_json, key_json, revocation_json, workspace_json
 from clinicrecords.access.usage import IUsageService
@@ -108,6 +109,12 @@ def key_create(request, args):
         raise services.AccessError("a clinic-owned key is always live; --mode test is for workspace keys")
     if args.workspace and args.mode is None:
         raise services.AccessError("--workspace needs --mode live or --mode test")
+    if args.workspace and args.mode == "live":
+        services.get_workspace(request.db, args.workspace)
+        missing = request.find_service(ILiveKeyGate).missing(args.workspace)
+        if missing:
+            raise services.AccessError("a live key needs " + ", ".join(
+                f"{condition.need} ({condition.code})" for condition in missing))
     key, full_key = services.create_key(
         request.db, _pepper(request), clinic_id=args.clinic, workspace_id=args.workspace, mode=args.mode,
         scopes=args.scopes, ip_allow=args.ip_allow, expires_at=args.expires_at, rate_limit=args.rate_limit,

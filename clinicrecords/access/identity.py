@@ -119,15 +119,16 @@ def authenticate(db, pepper, authorization, now=None, clinic_id=None):
 
 
 _TOUCH = text("""
-UPDATE control.api_keys SET last_used_at = now()
+UPDATE control.api_keys SET last_used_at = now(), last_used_address = CAST(:address AS varchar)
 WHERE id = (SELECT id FROM control.api_keys WHERE id = CAST(:id AS uuid) FOR UPDATE SKIP LOCKED)
 """)
 
 
 def record_last_use(request, identity):
-    """Gate check: set the key's last_used_at on its first request of each rate-limit window, so at most once
+    """Gate check: set the key's last_used_at (and the address it came from, shown in the portal) on its first
+    request of each rate-limit window, so at most once
     a minute per key; in autocommit and SKIP LOCKED, so it never waits for an operator changing the key."""
     decision = current_decision(request)
     if decision is not None and decision.count == 1:
         with request.registry["db.engine"].connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-            connection.execute(_TOUCH, {"id": identity.id})
+            connection.execute(_TOUCH, {"id": identity.id, "address": (request.client_addr or "")[:64] or None})

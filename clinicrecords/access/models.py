@@ -8,19 +8,25 @@ from clinicrecords.db.meta import ControlBase
 
 PLANS = ("sandbox", "paid")
 MODES = ("live", "test")
+PROFILE_STATUSES = ("none", "submitted", "approved", "rejected")
 
 
 class Workspace(ControlBase):
     """An outside organization's workspace in the developer portal."""
 
     __tablename__ = "workspaces"
-    __table_args__ = (CheckConstraint("plan IN ('sandbox', 'paid')", name="plan"),)
+    __table_args__ = (
+        CheckConstraint("plan IN ('sandbox', 'paid')", name="plan"),
+        CheckConstraint("profile_status IN ('none', 'submitted', 'approved', 'rejected')", name="profile_status"),
+    )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     name: Mapped[str] = mapped_column(String(200))
     verified: Mapped[bool] = mapped_column(default=False)
     plan: Mapped[str] = mapped_column(String(20), default="sandbox")
     terms_accepted: Mapped[bool] = mapped_column(default=False)
+    # The business profile's review (spec: Authentication); live keys need it approved.
+    profile_status: Mapped[str] = mapped_column(String(10), default="none", server_default="none")
     sandbox_clinic_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clinics.id"))
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
 
@@ -49,6 +55,9 @@ class ApiKey(ControlBase):
     revoked_at: Mapped[datetime.datetime | None] = mapped_column()
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
     last_used_at: Mapped[datetime.datetime | None] = mapped_column()
+    last_used_address: Mapped[str | None] = mapped_column(String(64))
+    # A rolled key names the key it replaced (the old one keeps working until its overlap ends).
+    rolled_from_id: Mapped[uuid.UUID | None] = mapped_column()
 
 
 class Connection(ControlBase):
@@ -85,5 +94,18 @@ class WorkspaceUsage(ControlBase):
 
     workspace_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
     month: Mapped[datetime.date] = mapped_column(primary_key=True)
+    mode: Mapped[str] = mapped_column(String(4), primary_key=True)
+    requests: Mapped[int] = mapped_column(BigInteger)
+
+
+class WorkspaceDailyUsage(ControlBase):
+    """Requests per workspace, per UTC day and per mode: the portal's usage chart. Counted in the same
+    statement as the monthly counter."""
+
+    __tablename__ = "workspace_usage_daily"
+    __table_args__ = (CheckConstraint("mode IN ('live', 'test')", name="mode"),)
+
+    workspace_id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    day: Mapped[datetime.date] = mapped_column(primary_key=True)
     mode: Mapped[str] = mapped_column(String(4), primary_key=True)
     requests: Mapped[int] = mapped_column(BigInteger)

@@ -78,6 +78,10 @@ class RateLimiter:
         """{workspace_id: {"live": n, "test": n}} for every workspace counted in the month."""
         return self.store.month_usage(month)
 
+    def daily_usage(self, workspace_id, first_day, last_day):
+        """{date: n}: the workspace's requests (both modes) per UTC day, for days that had any."""
+        return self.store.daily_usage(workspace_id, first_day, last_day)
+
 
 def current_decision(request):
     """This request's rate-limit decision, once the gate has counted it."""

@@ -3,15 +3,16 @@
 import datetime
 import uuid
 
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import bindparam, func, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import Date, DateTime, Integer, String, Uuid
 
-from clinicrecords.access.models import WorkspaceUsage
+from clinicrecords.access.models import WorkspaceDailyUsage, WorkspaceUsage
 
 # One statement, one round trip: count the key's minute and, when the request is allowed and belongs to a
-# workspace, its month. The window only moves forward (GREATEST), so a process whose clock lags at the
-# minute's edge adds to the current window instead of resetting it.
+# workspace, its month and its UTC day (the portal's per-day chart). The window only moves forward
+# (GREATEST), so a process whose clock lags at the minute's edge adds to the current window instead of
+# resetting it.
 _HIT = text("""
 WITH minute AS (
     INSERT INTO control.rate_limit_counters AS c (api_key_id, window_start, count)
@@ -25,6 +26,12 @@ WITH minute AS (
     SELECT CAST(:workspace_id AS uuid), CAST(:month AS date), CAST(:mode AS varchar), 1 FROM minute
     WHERE CAST(:workspace_id AS uuid) IS NOT NULL AND minute.count <= CAST(:limit AS integer)
     ON CONFLICT (workspace_id, month, mode) DO UPDATE SET requests = u.requests + 1
+), day AS (
+    INSERT INTO control.workspace_usage_daily AS d (workspace_id, day, mode, requests)
+    SELECT CAST(:workspace_id AS uuid), CAST(CAST(:window_start AS timestamptz) AT TIME ZONE 'UTC' AS date),
+           CAST(:mode AS varchar), 1
+    FROM minute WHERE CAST(:workspace_id AS uuid) IS NOT NULL AND minute.count <= CAST(:limit AS integer)
+    ON CONFLICT (workspace_id, day, mode) DO UPDATE SET requests = d.requests + 1
 )
 SELECT count, window_start FROM minute
 """).bindparams(
@@ -83,6 +90,16 @@ class PostgresStore:
             found.setdefault(row.workspace_id, {})[row.mode] = row.requests
         return {workspace: _counts(modes) for workspace, modes in found.items()}
 
+    def daily_usage(self, workspace_id, first_day, last_day):
+        """{day: requests of both modes} for the days in [first_day, last_day] that had any."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(WorkspaceDailyUsage.day, func.sum(WorkspaceDailyUsage.requests))
+                .where(WorkspaceDailyUsage.workspace_id == workspace_id, WorkspaceDailyUsage.day >= first_day,
+                       WorkspaceDailyUsage.day <= last_day)
+                .group_by(WorkspaceDailyUsage.day)).all()
+        return {day: int(total) for day, total in rows}
+
 
 class RedisStore:
     """For production: counters in Redis (persistent, AOF, since the monthly counter is billing data)."""
@@ -105,7 +122,10 @@ class RedisStore:
         pipe.expire(minute_key, self.MINUTE_TTL)
         count, _ = pipe.execute()
         if workspace_id is not None and count <= limit:
-            self.client.hincrby(self._usage_key(workspace_id, month), mode, 1)
+            pipe = self.client.pipeline()
+            pipe.hincrby(self._usage_key(workspace_id, month), mode, 1)
+            pipe.hincrby(self._daily_key(workspace_id, month), f"{window_start:%d}", 1)
+            pipe.execute()
         return count, window_start
 
     def usage(self, workspace_id, month):
@@ -121,9 +141,24 @@ class RedisStore:
     def _modes(self, key):
         return {name.decode(): int(value) for name, value in self.client.hgetall(key).items()}
 
+    def daily_usage(self, workspace_id, first_day, last_day):
+        found = {}
+        month = first_day.replace(day=1)
+        while month <= last_day:
+            for day, value in self.client.hgetall(self._daily_key(workspace_id, month)).items():
+                date = month.replace(day=int(day))
+                if first_day <= date <= last_day:
+                    found[date] = int(value)
+            month = (month + datetime.timedelta(days=32)).replace(day=1)
+        return found
+
     @staticmethod
     def _usage_key(workspace_id, month):
         return f"clinicrecords:usage:{workspace_id}:{month:%Y-%m}"
+
+    @staticmethod
+    def _daily_key(workspace_id, month):
+        return f"clinicrecords:usage-daily:{workspace_id}:{month:%Y-%m}"
 
 
 def _counts(modes):

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from clinicrecords.access.keys import hash_secret, new_key
-from clinicrecords.access.models import ApiKey, Connection, Workspace
+from clinicrecords.access.models import PROFILE_STATUSES, ApiKey, Connection, Workspace
 from clinicrecords.clinics.models import Clinic
 from clinicrecords.errors import InvalidInput
 
@@ -53,8 +53,12 @@ def get_clinic(db, clinic_id):
     return clinic
 
 
-def set_workspace(db, workspace_id, verified=None, paid=None, terms_accepted=None):
+def set_workspace(db, workspace_id, verified=None, paid=None, terms_accepted=None, profile_status=None):
     workspace = get_workspace(db, workspace_id)
+    if profile_status is not None:
+        if profile_status not in PROFILE_STATUSES:
+            raise AccessError(f"profile status must be one of {', '.join(PROFILE_STATUSES)}")
+        workspace.profile_status = profile_status
     if verified is not None:
         workspace.verified = verified
     if paid is not None:
@@ -113,6 +117,48 @@ def _revoke(record):
     if not already:
         record.revoked_at = _now()
     return Revocation(record, already)
+
+
+def workspace_keys(db, workspace_id):
+    """The workspace's keys that are not revoked, newest first (expired ones included: the list says so)."""
+    return db.scalars(select(ApiKey).where(ApiKey.workspace_id == workspace_id, ApiKey.revoked_at.is_(None))
+                      .order_by(ApiKey.created_at.desc(), ApiKey.key_id)).all()
+
+
+def workspace_key(db, workspace_id, key_id):
+    """The workspace's own unrevoked key with this public id, or None (another workspace's key is None too)."""
+    return db.scalar(select(ApiKey).where(ApiKey.workspace_id == workspace_id, ApiKey.key_id == key_id,
+                                          ApiKey.revoked_at.is_(None)))
+
+
+def roll_key(db, pepper, key, overlap):
+    """A new key with the old one's mode, owner, scopes, addresses and rate limit; the old one keeps working
+    for `overlap` (a timedelta; zero revokes it now). Returns (new ApiKey, its full key string).
+
+    The new key has a new id, so no automatic acceptance follows it (spec: a rolled key starts with it off)."""
+    now = _now()
+    new, full_key = create_key(db, pepper, clinic_id=key.clinic_id, workspace_id=key.workspace_id, mode=key.mode,
+                               scopes=key.scopes, ip_allow=key.ip_allow or (), rate_limit=key.rate_limit)
+    new.rolled_from_id = key.id
+    if overlap <= datetime.timedelta(0):
+        key.revoked_at = now
+    elif key.expires_at is None or key.expires_at > now + overlap:
+        key.expires_at = now + overlap
+    db.flush()
+    return new, full_key
+
+
+def set_key_ip_allow(db, key, cidrs):
+    """Replace the key's allow-list (CIDRs, validated); an empty list lets every address in."""
+    key.ip_allow = validate_cidrs(cidrs) or None
+    return key
+
+
+def workspace_connections(db, workspace_id):
+    """(Connection, clinic name) for every clinic that connected the workspace, active ones first."""
+    return db.execute(select(Connection, Clinic.name).join(Clinic, Clinic.id == Connection.clinic_id)
+                      .where(Connection.workspace_id == workspace_id)
+                      .order_by(Connection.revoked_at.is_not(None), Clinic.name, Clinic.id)).all()
 
 
 def revoke_key(db, key_id):

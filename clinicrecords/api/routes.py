@@ -89,12 +89,15 @@ def nodes(registry):
 
 
 def registered_views(registry):
-    """(introspectable, permission) of every ordinary view registered for a resource class."""
+    """(introspectable, permission) of every ordinary view registered for a resource class of the API. Views
+    on a route belong to another surface (the portal's pages, route `portal`), not to the API."""
     introspector = registry.introspector
     for entry in introspector.get_category("views"):
         intr = entry["introspectable"]
         context = intr["context"]
         if intr["exception_only"] or not isinstance(context, type) or issubclass(context, BaseException):
+            continue
+        if intr["route_name"] is not None:
             continue
         permissions = [related["value"] for related in entry["related"] if related.category_name == "permissions"]
         yield intr, (permissions[0] if permissions else None)

@@ -100,8 +100,8 @@ def parse_body(request, schema_class):
 
 
 def validation_deriver(view, info):
-    if info.exception_only:
-        return view
+    if info.exception_only or info.options.get("route_name"):
+        return view  # views on a route are another surface's (the portal's forms validate themselves)
     body_schema = info.options.get("body_schema")
     query_schema = info.options.get("query_schema")
 

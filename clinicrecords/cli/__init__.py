@@ -34,6 +34,7 @@ COMMAND_MODULES = (
     "clinicrecords.dispensing.cli",
     "clinicrecords.scheduling.cli",
     "clinicrecords.audit.cli",
+    "clinicrecords.portal.cli",
 )
 
 EXIT_BAD_INPUT = 2

@@ -44,6 +44,7 @@ def test_a_live_workspace_key_holds_its_scopes_and_the_grant_both(world, testapp
     clinic_id = world.clinic(seed=True)
     workspace_id, _ = world.workspace()
     world.grant(workspace_id, clinic_id, {"patients:read", "patients:write"})
+    world.ready_for_live(workspace_id)
     _proves_narrowing(testapp, clinic_id, _narrowed_key("--workspace", str(workspace_id), "--mode", "live"))
 
 

@@ -4,6 +4,7 @@ from pyramid.interfaces import IException
 from pyramid.security import NO_PERMISSION_REQUIRED
 
 from clinicrecords.access.permissions import ALL_PERMISSIONS, PSEUDO_PERMISSIONS, Permission
+from clinicrecords.portal.web.resources import PORTAL_PERMISSIONS
 from clinicrecords.resources import Root
 
 # The one permission that is not a scope: held by every valid key, for routes that only identify the caller.
@@ -54,7 +55,8 @@ def test_only_public_resources_need_no_permission(registry):
 
 
 def test_every_permission_named_by_a_view_is_in_the_registry(registry):
-    named = {p for _, permissions in _views(registry) for p in permissions} - {NO_PERMISSION_REQUIRED}
+    named = {p for intr, permissions in _views(registry) if intr["route_name"] != "portal"
+             for p in permissions} - {NO_PERMISSION_REQUIRED}
     assert named - ALL_PERMISSIONS - NON_SCOPE_PERMISSIONS == set()
     assert ALL_PERMISSIONS == {p.value for p in Permission}
 
@@ -87,3 +89,10 @@ def test_the_audit_catches_a_view_without_a_permission(make_app):
     assert [intr["name"] for intr, permissions in views if not permissions] == [""]
     assert [intr["name"] for intr, permissions in views
             if NO_PERMISSION_REQUIRED in permissions and not _is_public(intr["context"])] == ["open"]
+
+
+def test_portal_views_name_only_portal_permissions(registry):
+    """The portal's pages are guarded by the member's session, never by an API scope (and the reverse)."""
+    named = {p for intr, permissions in _views(registry) if intr["route_name"] == "portal" for p in permissions}
+    assert named - {NO_PERMISSION_REQUIRED} == set(PORTAL_PERMISSIONS)
+    assert not named & (ALL_PERMISSIONS | NON_SCOPE_PERMISSIONS)

@@ -49,6 +49,16 @@ class World:
             )
             return workspace.id, workspace.sandbox_clinic_id
 
+    def ready_for_live(self, workspace_id):
+        """What a new live key needs besides verification and the paid plan: the business profile approved and
+        the current API Terms accepted (recorded as by an operator)."""
+        from clinicrecords.portal.terms.interfaces import ITermsService
+
+        with self.request() as request:
+            services.set_workspace(request.db, workspace_id, profile_status="approved")
+            terms = request.find_service(ITermsService)
+            terms.accept(workspace_id, None, terms.current_version)
+
     def key(self, **kwargs):
         """The full key string."""
         with self.db() as db:

@@ -5,10 +5,7 @@ import html
 import re
 import shutil
 import subprocess
-import threading
 
-import pytest
-from waitress import create_server
 
 from clinicrecords.api.openapi import document
 from clinicrecords.api.reference import CSP
@@ -23,16 +20,6 @@ def test_the_page_and_its_script_are_served_with_a_strict_policy(testapp):
     assert "https://" not in page.text  # nothing from a CDN
     script = testapp.get("/v1/docs/redoc.standalone.js", status=200)
     assert script.content_type == "text/javascript" and len(script.body) > 100_000
-
-
-@pytest.fixture(scope="module")
-def served(app):
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}"
-    server.close()
-    thread.join(timeout=10)
 
 
 def _chromium():

@@ -1,0 +1,7 @@
+from zope.interface import Interface
+
+
+class ILiveKeyGate(Interface):
+    """What a workspace still lacks before a new live key may be created: `missing(workspace_id)` → a list of
+    conditions (each with `code` and `text`), empty when every condition is met. The portal's key page and
+    the operator CLI's `key create --mode live` both ask it (clinicrecords.portal.keys.gate)."""

@@ -1,0 +1,18 @@
+"""The developer portal: a server-rendered web application where partners onboard themselves (accounts,
+workspaces, keys, API Terms, plan and usage, connections). A separate surface of the same application with
+its own security policy; see docs/portal.md. Each area is a sub-package whose name is its URL's first part."""
+
+AREAS = (
+    ".accounts",
+    ".workspaces",
+    ".keys",
+    ".terms",
+    ".plan",
+    ".connections",
+)
+
+
+def includeme(config):
+    config.include(".web")
+    for area in AREAS:
+        config.include(area)

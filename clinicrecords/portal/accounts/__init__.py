@@ -1,0 +1,12 @@
+"""Portal accounts: sign up, log in, log out, password change."""
+
+from clinicrecords.portal.accounts.interfaces import IAccountService
+from clinicrecords.portal.accounts.resources import AccountPages, LogIn, LogOut, SignUp
+from clinicrecords.portal.accounts.services import account_service_factory
+
+
+def includeme(config):
+    config.register_service_factory(account_service_factory(config.get_settings()), iface=IAccountService)
+    for name, factory in (("signup", SignUp), ("login", LogIn), ("logout", LogOut), ("account", AccountPages)):
+        config.add_portal_child(name, factory)
+    config.scan(".views")

@@ -1,0 +1,98 @@
+"""Accounts: sign up, log in with throttling, password change. Forms call these with typed values; each
+method either does all of its work or raises `FormError` naming the field and changes nothing."""
+
+import datetime
+import re
+
+from sqlalchemy import func, select
+
+from clinicrecords.portal.accounts.models import Account
+from clinicrecords.portal.accounts.passwords import hash_password, needs_rehash, password_problem, verify_password
+from clinicrecords.portal.accounts.throttle import LoginThrottle, ThrottleRules
+from clinicrecords.portal.web.forms import FormError
+
+# Deliberately loose (RFC 5321 lengths, one @, a dot in the domain): the invitation link proves the address.
+EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
+LOGIN_REFUSED = "Email or password is not right"
+THROTTLED = "Too many attempts to log in. Wait 15 minutes and try again"
+
+
+def _now():
+    return datetime.datetime.now(datetime.UTC)
+
+
+def normal_email(text):
+    return (text or "").strip().lower()
+
+
+def email_problem(email):
+    if not email:
+        return "Enter your email address"
+    if len(email) > 254 or not EMAIL.match(email):
+        return "Enter an email address in the right format, like name@example.com"
+    return None
+
+
+class AccountService:
+    def __init__(self, db, throttle_rules=ThrottleRules(), clock=_now):
+        self.db = db
+        self.clock = clock
+        self.throttle = LoginThrottle(db, throttle_rules, clock)
+
+    def by_email(self, email):
+        return self.db.scalar(select(Account).where(Account.email == normal_email(email)))
+
+    def get(self, account_id):
+        return self.db.get(Account, account_id)
+
+    def sign_up(self, email, password):
+        email = normal_email(email)
+        problems = {"email": email_problem(email), "password": password_problem(password, email)}
+        if not problems["email"] and self.db.scalar(
+                select(func.count()).select_from(Account).where(Account.email == email)):
+            problems["email"] = "An account with this email already exists: log in instead"
+        problems = {field: message for field, message in problems.items() if message}
+        if problems:
+            raise FormError(errors=problems)
+        account = Account(email=email, password_hash=hash_password(password))
+        self.db.add(account)
+        self.db.flush()
+        return account
+
+    def log_in(self, email, password, address):
+        """The account, or FormError with the same words for an unknown email and a wrong password."""
+        email = normal_email(email)
+        if not email or not password:
+            raise FormError("email", LOGIN_REFUSED)
+        if self.throttle.blocked(email, address):
+            raise FormError("email", THROTTLED)
+        account = self.by_email(email)
+        if not verify_password(account.password_hash if account else None, password):
+            self.throttle.fail(email, address)
+            raise FormError("email", LOGIN_REFUSED)
+        self.throttle.succeed(email)
+        if needs_rehash(account.password_hash):
+            account.password_hash = hash_password(password)
+        return account
+
+    def change_password(self, account_id, current, new):
+        account = self.get(account_id)
+        if not verify_password(account.password_hash, current or ""):
+            raise FormError("current_password", "Your current password is not right")
+        problem = password_problem(new, account.email)
+        if problem:
+            raise FormError("new_password", problem)
+        if verify_password(account.password_hash, new):
+            raise FormError("new_password", "Choose a password different from your current one")
+        account.password_hash = hash_password(new)
+        account.password_changed_at = self.clock()
+        return account
+
+
+def account_service_factory(settings):
+    rules = ThrottleRules.from_settings(settings)
+
+    def factory(context, request):
+        return AccountService(request.db, rules)
+
+    return factory

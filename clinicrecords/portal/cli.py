@@ -1,0 +1,30 @@
+"""`portal ...` operator commands: what an operator does for the portal without a browser."""
+
+from clinicrecords.cli.arguments import uuid_arg
+from clinicrecords.portal.surface import portal_prefix
+from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
+from clinicrecords.portal.workspaces.models import ROLES
+
+
+def portal_base_url(settings):
+    """The portal's public address (`portal.url`); by default the development server's /portal."""
+    configured = (settings.get("portal.url") or "").rstrip("/")
+    return configured or "http://localhost:6543" + portal_prefix(settings)
+
+
+def register(commands):
+    portal = commands.add_parser("portal", help="the developer portal").add_subparsers(dest="action", required=True)
+    invite = portal.add_parser("invite-link", help="invite someone to a workspace; prints the one-time link "
+                                                   "(no mail server is needed)")
+    invite.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
+    invite.add_argument("--email", required=True)
+    invite.add_argument("--role", choices=ROLES, default="owner")
+    invite.set_defaults(handler=invite_link)
+
+
+def invite_link(request, args):
+    invitation, token = request.find_service(IWorkspaceService).invite(args.workspace, args.email, args.role,
+                                                                       invited_by=None)
+    return {"workspace_id": str(args.workspace), "email": invitation.email, "role": invitation.role,
+            "invitation_url": f"{portal_base_url(request.registry.settings)}/invitations?token={token}",
+            "expires_at": invitation.expires_at.isoformat()}

@@ -1,0 +1,14 @@
+"""API keys in the portal: create (test at once; live behind the gate), list, revoke, roll, IP allow-list."""
+
+from clinicrecords.access.interfaces import ILiveKeyGate
+from clinicrecords.portal.keys.gate import live_key_gate_factory
+from clinicrecords.portal.keys.interfaces import IKeyService
+from clinicrecords.portal.keys.resources import KeysCollection
+from clinicrecords.portal.keys.services import key_service_factory
+
+
+def includeme(config):
+    config.register_service_factory(live_key_gate_factory, iface=ILiveKeyGate)
+    config.register_service_factory(key_service_factory(config.get_settings()), iface=IKeyService)
+    config.add_workspace_child("keys", KeysCollection)
+    config.scan(".views")

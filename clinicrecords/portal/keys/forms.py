@@ -1,0 +1,13 @@
+from clinicrecords.portal.web.forms import Form
+
+
+class NewKeyForm(Form):
+    fields = ("mode", "ip_allow")
+
+
+class RollForm(Form):
+    fields = ("overlap",)
+
+
+class IpAllowForm(Form):
+    fields = ("ip_allow",)

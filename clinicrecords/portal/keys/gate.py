@@ -1,0 +1,59 @@
+"""The live-key gate: a workspace may create live keys only when it is verified, its business profile is
+approved, it accepted the current API Terms and its plan is paid. The portal's key page and the operator
+CLI's `key create --mode live` ask this one place (registered as clinicrecords.access's ILiveKeyGate)."""
+
+from dataclasses import dataclass
+
+from clinicrecords.access import services as access
+
+
+@dataclass(frozen=True)
+class Condition:
+    code: str
+    text: str  # as a checklist item
+    need: str  # as what a live key needs
+    page: str  # the workspace page where it is met
+
+
+CONDITIONS = (
+    Condition("not_verified", "The workspace's domain is verified", "a verified domain", ""),
+    Condition("profile_not_approved", "The business profile is approved", "an approved business profile", ""),
+    Condition("terms_not_accepted", "The current API Terms are accepted", "the current API Terms accepted", "terms"),
+    Condition("plan_not_paid", "The plan is paid", "the paid plan", "plan"),
+)
+
+
+def needs_sentence(missing):
+    """'a verified domain, an approved business profile and the paid plan'"""
+    needs = [condition.need for condition in missing]
+    return needs[0] if len(needs) == 1 else ", ".join(needs[:-1]) + " and " + needs[-1]
+
+
+class LiveKeyGate:
+    def __init__(self, db, terms):
+        self.db = db
+        self.terms = terms
+
+    def met(self, workspace_id):
+        """{code: True/False} for every condition, in order."""
+        workspace = access.get_workspace(self.db, workspace_id)
+        return {
+            "not_verified": workspace.verified,
+            "profile_not_approved": workspace.profile_status == "approved",
+            "terms_not_accepted": self.terms.accepted_current(workspace_id),
+            "plan_not_paid": workspace.plan == "paid",
+        }
+
+    def checklist(self, workspace_id):
+        met = self.met(workspace_id)
+        return [(condition, met[condition.code]) for condition in CONDITIONS]
+
+    def missing(self, workspace_id):
+        met = self.met(workspace_id)
+        return [condition for condition in CONDITIONS if not met[condition.code]]
+
+
+def live_key_gate_factory(context, request):
+    from clinicrecords.portal.terms.interfaces import ITermsService
+
+    return LiveKeyGate(request.db, request.find_service(ITermsService))

@@ -1,0 +1,104 @@
+from pyramid.view import view_config
+
+from clinicrecords.access.keys import masked
+from clinicrecords.portal.keys.forms import IpAllowForm, NewKeyForm, RollForm
+from clinicrecords.portal.keys.interfaces import IKeyService, ILiveKeyGate
+from clinicrecords.portal.keys.resources import KeyResource, KeysCollection
+from clinicrecords.portal.web.forms import FormError, rerender, see_other
+from clinicrecords.portal.web.resources import MEMBER
+
+T = "clinicrecords.portal.keys:templates/"
+
+
+def _secret_page(request, key, full_key, rolled_from=None):
+    """The one answer that carries a secret: never cached, never logged, never shown again."""
+    request.response.headers["Cache-Control"] = "no-store"
+    request.response.headers["Pragma"] = "no-cache"
+    return {"key": key, "secret": full_key, "masked": masked(key.mode, key.key_id), "rolled_from": rolled_from}
+
+
+@view_config(route_name="portal", context=KeysCollection, request_method="GET", renderer=T + "list.jinja2",
+             permission=MEMBER)
+def keys(context, request):
+    return {"keys": request.find_service(IKeyService).keys(context.workspace.id), "masked": masked}
+
+
+def _new_key_page(context, request, form):
+    return {"form": form, "checklist": request.find_service(ILiveKeyGate).checklist(context.workspace.id)}
+
+
+@view_config(route_name="portal", context=KeysCollection, name="new", request_method="GET",
+             renderer=T + "new.jinja2", permission=MEMBER)
+def new_key_page(context, request):
+    mode = request.params.get("mode")
+    return _new_key_page(context, request, NewKeyForm({"mode": mode if mode in ("test", "live") else "test"}))
+
+
+@view_config(route_name="portal", context=KeysCollection, name="new", request_method="POST",
+             renderer=T + "new.jinja2", permission=MEMBER)
+def create_key(context, request):
+    form = NewKeyForm(request.POST)
+    try:
+        key, full_key = request.find_service(IKeyService).create(context.workspace.id, form["mode"],
+                                                                 form["ip_allow"], request.identity.account_id)
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, **_new_key_page(context, request, form))
+    request.override_renderer = T + "created.jinja2"
+    return _secret_page(request, key, full_key)
+
+
+@view_config(route_name="portal", context=KeyResource, name="revoke", request_method="GET",
+             renderer=T + "revoke.jinja2", permission=MEMBER)
+def revoke_page(context, request):
+    return {"masked": masked(context.key.mode, context.key.key_id)}
+
+
+@view_config(route_name="portal", context=KeyResource, name="revoke", request_method="POST",
+             renderer="clinicrecords.portal.web:templates/confirmation.jinja2", permission=MEMBER)
+def revoke(context, request):
+    name = masked(context.key.mode, context.key.key_id)
+    request.find_service(IKeyService).revoke(context.workspace.id, context.key, request.identity.account_id)
+    return {"title": f"Key {name} revoked", "message": "It is refused from the next request on.",
+            "next_url": request.portal_url("workspaces", context.workspace.id, "keys"), "next_label": "Back to keys"}
+
+
+@view_config(route_name="portal", context=KeyResource, name="roll", request_method="GET",
+             renderer=T + "roll.jinja2", permission=MEMBER)
+def roll_page(context, request):
+    return {"form": RollForm({"overlap": "24h"}), "masked": masked(context.key.mode, context.key.key_id)}
+
+
+@view_config(route_name="portal", context=KeyResource, name="roll", request_method="POST",
+             renderer=T + "roll.jinja2", permission=MEMBER)
+def roll(context, request):
+    form = RollForm(request.POST)
+    old_name = masked(context.key.mode, context.key.key_id)
+    try:
+        new, full_key = request.find_service(IKeyService).roll(context.workspace.id, context.key, form["overlap"],
+                                                               request.identity.account_id)
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, form=form, masked=old_name)
+    request.override_renderer = T + "created.jinja2"
+    return _secret_page(request, new, full_key, rolled_from=(old_name, context.key.revoked_at or context.key.expires_at))
+
+
+@view_config(route_name="portal", context=KeyResource, name="ip-allow", request_method="GET",
+             renderer=T + "ip_allow.jinja2", permission=MEMBER)
+def ip_allow_page(context, request):
+    return {"form": IpAllowForm({"ip_allow": "\n".join(context.key.ip_allow or ())}),
+            "masked": masked(context.key.mode, context.key.key_id)}
+
+
+@view_config(route_name="portal", context=KeyResource, name="ip-allow", request_method="POST",
+             renderer=T + "ip_allow.jinja2", permission=MEMBER)
+def set_ip_allow(context, request):
+    form = IpAllowForm(request.POST)
+    try:
+        request.find_service(IKeyService).set_ip_allow(context.workspace.id, context.key, form["ip_allow"],
+                                                       request.identity.account_id)
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, form=form, masked=masked(context.key.mode, context.key.key_id))
+    return see_other(request, "workspaces", context.workspace.id, "keys", changed=context.key.key_id)

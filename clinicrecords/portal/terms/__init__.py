@@ -1,0 +1,11 @@
+"""The API Terms: versioned text, acceptance by a workspace's owner."""
+
+from clinicrecords.portal.terms.interfaces import ITermsService
+from clinicrecords.portal.terms.services import terms_service_factory
+from clinicrecords.portal.terms.views import TermsPage
+
+
+def includeme(config):
+    config.register_service_factory(terms_service_factory(config.get_settings()), iface=ITermsService)
+    config.add_workspace_child("terms", TermsPage)
+    config.scan(".views")

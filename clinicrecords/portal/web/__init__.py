@@ -1,0 +1,55 @@
+"""The portal's web foundation, shared by the developer portal and the clinic console: the portal surface and
+its route, server-rendered pages (pyramid_jinja2, autoescaped), server-side sessions and their security
+policy, CSRF, security headers, HTML error pages, form helpers and the audit trail."""
+
+from clinicrecords.portal.surface import SurfacePredicate, portal_prefix, request_surface
+from clinicrecords.portal.web.audit import portal_audit_factory
+from clinicrecords.portal.web.csrf import CSRFGuard, csrf_deriver
+from clinicrecords.portal.web.interfaces import IPortalAudit, ISessionService
+from clinicrecords.portal.web.resources import PortalRoot, Static, add_portal_child
+from clinicrecords.portal.web.security import SessionSecurityPolicy, install_surface_policy
+from clinicrecords.portal.web.sessions import SessionCookie, session_service_factory
+
+
+def portal_url(request, *segments, **query):
+    """A portal page's path: `request.portal_url("workspaces", ws_id, "keys")` → /portal/workspaces/…/keys."""
+    from urllib.parse import urlencode
+
+    path = request.registry["portal.prefix"] + "/" + "/".join(str(s).strip("/") for s in segments)
+    query = {name: value for name, value in query.items() if value not in (None, "")}
+    return path + ("?" + urlencode(query) if query else "")
+
+
+def csrf_token(request):
+    return request.registry["portal.csrf"].token(request)
+
+
+def includeme(config):
+    settings = config.get_settings()
+    prefix = portal_prefix(settings)
+    config.registry["portal.prefix"] = prefix
+    config.registry["portal.children"] = {"static": Static}
+    config.add_directive("add_portal_child", add_portal_child)
+    config.add_request_method(request_surface, "surface", reify=True)
+    config.add_request_method(portal_url, "portal_url")
+    config.add_request_method(csrf_token, "csrf_token", reify=True)
+
+    cookie = SessionCookie(settings, prefix)
+    config.registry["portal.csrf"] = CSRFGuard(
+        "__Host-portal_csrf" if cookie.secure else "portal_csrf", cookie.secure, cookie.path)
+    config.register_service_factory(session_service_factory(settings), iface=ISessionService)
+    config.register_service_factory(portal_audit_factory, iface=IPortalAudit)
+    install_surface_policy(config, SessionSecurityPolicy(cookie))
+
+    config.add_route_predicate("surface", SurfacePredicate)
+    config.add_route("portal", prefix + "*traverse", factory=PortalRoot, surface="portal")
+    config.add_view_deriver(csrf_deriver, name="portal_csrf", under="secured_view")
+
+    settings.setdefault("jinja2.undefined", "strict")
+    config.include("pyramid_jinja2")
+    config.add_jinja2_search_path("clinicrecords.portal.web:templates", name=".jinja2")
+    config.include(".headers")
+    config.scan(".views")
+    config.scan(".errorviews")
+    # Registers the periodic pruning with the Huey instance of whichever process runs the application.
+    from clinicrecords.portal.web import tasks  # noqa: F401

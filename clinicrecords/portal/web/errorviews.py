@@ -1,0 +1,48 @@
+"""The portal's own error pages (HTML), chosen over the API's problem+json views for the portal's route."""
+
+import logging
+
+from pyramid.httpexceptions import HTTPException, HTTPFound
+from pyramid.view import exception_view_config, forbidden_view_config, notfound_view_config
+
+from clinicrecords.portal.web.csrf import CSRFRefused
+
+log = logging.getLogger(__name__)
+ERROR_PAGE = "clinicrecords.portal.web:templates/error.jinja2"
+
+
+def _page(request, status, title, message):
+    request.response.status = status
+    return {"title": title, "message": message}
+
+
+@notfound_view_config(route_name="portal", renderer=ERROR_PAGE)
+def not_found(exc, request):
+    return _page(request, 404, "Page not found", "There is no such page, or it is not yours to see.")
+
+
+@exception_view_config(CSRFRefused, route_name="portal", renderer=ERROR_PAGE)
+def csrf_refused(exc, request):
+    return _page(request, 403, "Please try again",
+                 f"{exc.detail} Nothing was changed: go back, reload the page and submit the form again.")
+
+
+@forbidden_view_config(route_name="portal", renderer=ERROR_PAGE)
+def forbidden(exc, request):
+    if request.identity is None:
+        # A page needing a session (an API key counts for nothing here): to the login page, and back after.
+        return HTTPFound(request.portal_url("login", next=request.path_qs))
+    return _page(request, 403, "Not allowed", "Only an owner of this workspace can do that.")
+
+
+@exception_view_config(HTTPException, route_name="portal", renderer=ERROR_PAGE)
+def http_exception(exc, request):
+    if exc.status_int < 400:
+        return exc  # a redirect
+    return _page(request, exc.status_int, exc.title, "The request could not be answered. Nothing was changed.")
+
+
+@exception_view_config(Exception, route_name="portal", renderer=ERROR_PAGE)
+def internal_error(exc, request):
+    log.error("unhandled error in portal request %s", request.request_id, exc_info=exc)
+    return _page(request, 500, "Something went wrong", "The page could not be shown. Nothing was changed.")

@@ -1,0 +1,11 @@
+"""The web foundation's services, looked up by interface (pyramid_services)."""
+
+from zope.interface import Interface
+
+
+class ISessionService(Interface):
+    """Server-side sessions: start(account_id) → (token, identity), resume(token), end(token)."""
+
+
+class IPortalAudit(Interface):
+    """The portal's audit trail: record(action, account_id, workspace_id, target, details)."""

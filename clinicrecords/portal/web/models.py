@@ -1,0 +1,37 @@
+"""The web foundation's tables: server-side sessions and the portal's audit trail (control schema)."""
+
+import datetime
+import uuid
+
+from sqlalchemy import ForeignKey, LargeBinary, String, func
+from sqlalchemy.orm import Mapped, mapped_column
+
+from clinicrecords.db.meta import ControlBase
+
+
+class PortalSession(ControlBase):
+    """One signed-in browser. Only a hash of the cookie's token is stored: a copy of this table opens nothing."""
+
+    __tablename__ = "portal_sessions"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    token_hash: Mapped[bytes] = mapped_column(LargeBinary(32), unique=True)
+    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("portal_accounts.id"), index=True)
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    last_seen_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    ended_at: Mapped[datetime.datetime | None] = mapped_column()
+
+
+class PortalAuditEntry(ControlBase):
+    """A portal action: who (account; null for an operator), when, which workspace, what. Never a secret."""
+
+    __tablename__ = "portal_audit"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), index=True)
+    account_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("portal_accounts.id"))
+    workspace_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("workspaces.id"), index=True)
+    action: Mapped[str] = mapped_column(String(64))
+    target: Mapped[str | None] = mapped_column(String(200))
+    details: Mapped[dict] = mapped_column(default=dict)

@@ -1,0 +1,29 @@
+"""Background upkeep of the portal: ended and expired sessions, and log-in failures past the throttle's
+window, are removed (they decide nothing any more)."""
+
+import datetime
+
+from huey import crontab
+from sqlalchemy import delete, or_
+
+from clinicrecords.portal.accounts.models import LoginFailure
+from clinicrecords.portal.web.models import PortalSession
+from clinicrecords.tasks import periodic_task
+
+# Kept a day past any setting's limit, so that a session or failure is never removed while it still counts.
+KEEP = datetime.timedelta(days=1)
+
+
+def prune(db, settings, now=None):
+    now = now or datetime.datetime.now(datetime.UTC)
+    absolute = datetime.timedelta(hours=int(settings.get("portal.session_absolute_hours", 12)))
+    throttle = datetime.timedelta(minutes=int(settings.get("portal.login_throttle_minutes", 15)))
+    sessions = db.execute(delete(PortalSession).where(or_(
+        PortalSession.ended_at < now - KEEP, PortalSession.created_at < now - absolute - KEEP))).rowcount
+    failures = db.execute(delete(LoginFailure).where(LoginFailure.at < now - throttle - KEEP)).rowcount
+    return {"sessions": sessions, "login_failures": failures}
+
+
+@periodic_task(crontab(minute="7"))
+def prune_portal_sessions(request):
+    return prune(request.db, request.registry.settings)

@@ -1,0 +1,90 @@
+import uuid
+
+from pyramid.authorization import Allow
+from pyramid.decorator import reify
+from pyramid.httpexceptions import HTTPForbidden, HTTPNotFound
+from pyramid.traversal import find_interface
+
+from clinicrecords.portal.web.resources import MEMBER, OWNER, Node
+from clinicrecords.portal.web.security import account_principal
+from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
+
+
+class WorkspacesCollection(Node):
+    """/workspaces/{workspace_id}: only the signed-in member's own workspaces exist here."""
+
+    def __getitem__(self, name):
+        identity = self.request.identity
+        if identity is None:
+            raise HTTPForbidden()  # to the login page, before anything about the id is looked up
+        try:
+            workspace_id = uuid.UUID(name)
+        except ValueError:
+            raise KeyError(name) from None
+        membership = self.request.find_service(IWorkspaceService).membership(identity.account_id, workspace_id)
+        if membership is None:
+            raise KeyError(name)
+        return WorkspaceResource(self, name, membership, identity.account_id)
+
+
+class WorkspaceResource(Node):
+    """/workspaces/{workspace_id}: its pages are the areas' (`config.add_workspace_child`)."""
+
+    children_registered_as = "portal.workspace_children"
+
+    def __init__(self, parent, name, membership, account_id):
+        super().__init__(parent, name)
+        self.membership = membership
+        self.workspace = membership.workspace
+        principal = account_principal(account_id)
+        self.__acl__ = [(Allow, principal, MEMBER)] + ([(Allow, principal, OWNER)] if membership.is_owner else [])
+
+    @property
+    def workspace_resource(self):
+        return self
+
+
+class WorkspacePart(Node):
+    """Any page below a workspace: it knows its workspace (and the member's role there)."""
+
+    @property
+    def workspace_resource(self):
+        return find_interface(self, WorkspaceResource)
+
+    @property
+    def workspace(self):
+        return self.workspace_resource.workspace
+
+    @property
+    def membership(self):
+        return self.workspace_resource.membership
+
+
+class Members(WorkspacePart):
+    """/workspaces/{id}/members"""
+
+
+class Activity(WorkspacePart):
+    """/workspaces/{id}/activity"""
+
+
+class InvitationPage(Node):
+    """/invitations?token=…: shown to anyone holding the link, accepted only when signed in. The token is in
+    the query string, which the request log never writes (a path would be logged)."""
+
+    public = True
+
+    @property
+    def token(self):
+        return self.request.params.get("token", "")
+
+    @reify
+    def invitation(self):
+        invitation = self.request.find_service(IWorkspaceService).invitation(self.token)
+        if invitation is None:
+            raise HTTPNotFound()
+        return invitation
+
+
+def add_workspace_child(config, name, factory):
+    config.registry["portal.workspace_children"][name] = factory

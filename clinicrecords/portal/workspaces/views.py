@@ -1,0 +1,105 @@
+from pyramid.httpexceptions import HTTPSeeOther
+from pyramid.security import NO_PERMISSION_REQUIRED
+from pyramid.view import view_config
+
+from clinicrecords.portal.web.forms import FormError, rerender
+from clinicrecords.portal.web.resources import MEMBER, OWNER, SIGNED_IN, PortalRoot
+from clinicrecords.portal.workspaces.forms import InviteForm, WorkspaceForm
+from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
+from clinicrecords.portal.workspaces.resources import (Activity, InvitationPage, Members, WorkspaceResource,
+                                                       WorkspacesCollection)
+
+T = "clinicrecords.portal.workspaces:templates/"
+
+
+def invitation_url(request, token):
+    return request.application_url + request.portal_url("invitations", token=token)
+
+
+@view_config(route_name="portal", context=PortalRoot, request_method="GET", renderer=T + "list.jinja2",
+             permission=SIGNED_IN)
+def workspaces(context, request):
+    return {"memberships": request.find_service(IWorkspaceService).memberships(request.identity.account_id)}
+
+
+@view_config(route_name="portal", context=WorkspacesCollection, request_method="GET", permission=SIGNED_IN)
+def workspaces_index(context, request):
+    return HTTPSeeOther(request.portal_url(""))
+
+
+@view_config(route_name="portal", context=WorkspacesCollection, name="new", request_method="GET",
+             renderer=T + "new.jinja2", permission=SIGNED_IN)
+def new_workspace_page(context, request):
+    return {"form": WorkspaceForm()}
+
+
+@view_config(route_name="portal", context=WorkspacesCollection, name="new", request_method="POST",
+             renderer=T + "new.jinja2", permission=SIGNED_IN)
+def create_workspace(context, request):
+    form = WorkspaceForm(request.POST)
+    try:
+        workspace = request.find_service(IWorkspaceService).create(request.identity.account_id, form["name"])
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, form=form)
+    return HTTPSeeOther(request.portal_url("workspaces", workspace.id, created=1))
+
+
+@view_config(route_name="portal", context=WorkspaceResource, request_method="GET", renderer=T + "overview.jinja2",
+             permission=MEMBER)
+def overview(context, request):
+    from clinicrecords.portal.keys.interfaces import ILiveKeyGate
+
+    checklist = request.find_service(ILiveKeyGate).checklist(context.workspace.id)
+    return {"checklist": checklist, "missing": [condition for condition, met in checklist if not met]}
+
+
+@view_config(route_name="portal", context=Members, request_method="GET", renderer=T + "members.jinja2",
+             permission=MEMBER)
+def members(context, request):
+    return _members_page(context, request, InviteForm({"role": "developer"}))
+
+
+def _members_page(context, request, form, link=None):
+    service = request.find_service(IWorkspaceService)
+    workspace_id = context.workspace.id
+    return {"members": service.members(workspace_id), "invitations": service.pending_invitations(workspace_id),
+            "form": form, "link": link}
+
+
+@view_config(route_name="portal", context=Members, name="invite", request_method="POST",
+             renderer=T + "members.jinja2", permission=OWNER)
+def invite(context, request):
+    form = InviteForm(request.POST)
+    try:
+        invitation, token = request.find_service(IWorkspaceService).invite(
+            context.workspace.id, form["email"], form["role"], request.identity.account_id)
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, **_members_page(context, request, form))
+    # No mail server: the owner passes the link on; it is shown on this answer only.
+    return _members_page(context, request, InviteForm({"role": "developer"}),
+                         link=(invitation.email, invitation_url(request, token)))
+
+
+@view_config(route_name="portal", context=InvitationPage, request_method="GET",
+             renderer=T + "invitation.jinja2", permission=NO_PERMISSION_REQUIRED)
+def invitation_page(context, request):
+    return {"invitation": context.invitation, "error": None}
+
+
+@view_config(route_name="portal", context=InvitationPage, request_method="POST",
+             renderer=T + "invitation.jinja2", permission=SIGNED_IN)
+def accept_invitation(context, request):
+    try:
+        invitation = request.find_service(IWorkspaceService).accept(context.token, request.identity.account_id)
+    except FormError as exc:
+        return rerender(request, invitation=context.invitation, error=str(exc))
+    return HTTPSeeOther(request.portal_url("workspaces", invitation.workspace_id, joined=1))
+
+
+@view_config(route_name="portal", context=Activity, request_method="GET", renderer=T + "activity.jinja2",
+             permission=MEMBER)
+def activity(context, request):
+    """The workspace's audit trail: who did what, when."""
+    return {"entries": request.find_service(IWorkspaceService).activity(context.workspace.id)}

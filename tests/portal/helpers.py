@@ -1,0 +1,58 @@
+"""Driving the portal as a browser would, through its own forms (WebTest parses them, CSRF token included)."""
+
+import itertools
+import re
+
+import webtest
+
+PASSWORD = "correct horse battery staple 42"
+_numbers = itertools.count()
+
+
+def unique_email(name="dev"):
+    return f"{name}{next(_numbers)}-{id(_numbers)}@example.org"
+
+
+def browser(app):
+    return webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+
+
+def submit(page, form_id, status=None, **fields):
+    """Fill the page's form `form_id` (every portal form has an id) and submit it."""
+    form = page.forms[form_id]
+    for name, value in fields.items():
+        form[name] = value
+    return form.submit(status=status)
+
+
+def signed_up(app, email=None, password=PASSWORD):
+    """A browser with a new account, signed in. Returns (browser, email)."""
+    client = browser(app)
+    email = email or unique_email()
+    page = client.get("/portal/signup")
+    submit(page, "signup", email=email, password=password, status=303)
+    return client, email
+
+
+def with_workspace(app, name="Acme Health"):
+    """A signed-in browser and the id of a workspace it owns."""
+    client, email = signed_up(app)
+    page = client.get("/portal/workspaces/new")
+    answer = submit(page, "workspace", name=name, status=303)
+    workspace_id = re.search(r"/portal/workspaces/([0-9a-f-]{36})", answer.location).group(1)
+    return client, workspace_id
+
+
+def create_key(client, workspace_id, mode="test", ip_allow="", status=200):
+    page = client.get(f"/portal/workspaces/{workspace_id}/keys/new")
+    return submit(page, "new-key", mode=mode, ip_allow=ip_allow, status=status)
+
+
+def secret_of(page):
+    return page.html.find(id="secret").get_text().strip()
+
+
+def error_summary(page):
+    """The messages of the page's error summary, in order."""
+    summary = page.html.find(class_="error-summary")
+    return [item.get_text().strip() for item in summary.find_all("li")] if summary else []

@@ -1,0 +1,143 @@
+"""The portal in a real browser: Debian's chromium driven by selenium through chromium-driver, headless,
+against a real waitress server of the application on 127.0.0.1. A new developer signs up, creates a
+workspace and a test key, reads the secret from the page and calls /v1/me with it from the server side.
+Every page visited is saved as a screenshot under the test's temporary folder (docs/portal.md describes them).
+"""
+
+import json
+import shutil
+import urllib.request
+import uuid
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions
+from selenium.webdriver.support.ui import WebDriverWait
+
+from tests.portal.helpers import PASSWORD, unique_email
+
+
+@pytest.fixture
+def chrome():
+    # Required, not skipped: scripts/test installs Debian's chromium and chromium-driver when missing.
+    binary = shutil.which("chromium")
+    driver_path = shutil.which("chromedriver")
+    assert binary and driver_path, "install Debian's chromium and chromium-driver (scripts/test does it)"
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--no-first-run", "--window-size=1280,1000"):
+        options.add_argument(argument)
+    driver = webdriver.Chrome(options=options, service=Service(executable_path=driver_path))
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+class Visit:
+    """Each page the browser shows, saved as a numbered screenshot."""
+
+    def __init__(self, driver, folder):
+        self.driver = driver
+        self.folder = folder
+        self.count = 0
+
+    def shot(self, name):
+        self.count += 1
+        path = self.folder / f"{self.count:02d}-{name}.png"
+        height = self.driver.execute_script("return document.documentElement.scrollHeight")
+        self.driver.set_window_size(1280, max(800, min(height + 40, 2400)))
+        self.driver.save_screenshot(str(path))
+        return path
+
+    def fill(self, **fields):
+        for name, value in fields.items():
+            element = self.driver.find_element(By.NAME, name)
+            element.clear()
+            element.send_keys(value)
+
+    def _navigating(self, element):
+        """Click and wait for the next page: a click returns before the browser has loaded it."""
+        page = self.driver.find_element(By.TAG_NAME, "html")
+        element.click()
+        WebDriverWait(self.driver, 60).until(expected_conditions.staleness_of(page))
+        WebDriverWait(self.driver, 60).until(
+            lambda driver: driver.execute_script("return document.readyState") == "complete")
+
+    def press(self, text):
+        self._navigating(self.driver.find_element(By.XPATH, f"//button[normalize-space()='{text}']"))
+
+    def follow(self, text):
+        self._navigating(self.driver.find_element(By.LINK_TEXT, text))
+
+    def back(self):
+        page = self.driver.find_element(By.TAG_NAME, "html")
+        self.driver.back()
+        WebDriverWait(self.driver, 60).until(expected_conditions.staleness_of(page))
+
+
+def test_a_new_developer_gets_a_working_test_key_in_the_browser(served, chrome, tmp_path, world):
+    folder = tmp_path / "screenshots"
+    folder.mkdir()
+    visit = Visit(chrome, folder)
+    chrome.get(f"{served}/portal/")
+    assert chrome.current_url.startswith(f"{served}/portal/login")
+    visit.shot("login")
+
+    visit.follow("Create an account")
+    visit.fill(email="not-an-email", password="short")
+    visit.press("Create account")
+    summary = chrome.find_element(By.CLASS_NAME, "error-summary").text
+    assert "right format" in summary and "at least 12 characters" in summary
+    visit.shot("signup-errors")
+    email = unique_email("browser")
+    visit.fill(email=email, password=PASSWORD)
+    visit.press("Create account")
+    assert email in chrome.find_element(By.CLASS_NAME, "who").text
+    visit.shot("workspaces-empty")
+
+    visit.follow("Create a workspace")
+    visit.shot("workspace-new")
+    visit.fill(name="Acme Health")
+    visit.press("Create workspace")
+    assert "Workspace created" in chrome.page_source
+    visit.shot("workspace-overview")
+
+    visit.follow("Create a test key")
+    visit.shot("key-new")
+    visit.press("Create key")
+    secret = chrome.find_element(By.ID, "secret").text.strip()
+    assert secret.startswith("ehr_test_")
+    visit.shot("key-created")
+
+    # Server to server, as a partner's backend calls it: no Origin header, the key in Authorization.
+    request = urllib.request.Request(f"{served}/v1/me", headers={"Authorization": f"Bearer {secret}"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        me = json.loads(answer.read())["data"]
+    assert me["mode"] == "test" and me["owner"]["name"] == "Acme Health"
+
+    visit.follow("I have copied it: back to keys")
+    assert secret not in chrome.page_source
+    visit.shot("keys")
+    visit.follow("Roll")
+    visit.shot("key-roll")
+    visit.back()
+    visit.follow("Revoke")
+    assert "Revoke key ehr_test_" in chrome.page_source
+    visit.shot("key-revoke")
+    visit.back()
+    # Two clinics connect the workspace (as their staff would), so the connections page has its table.
+    workspace_id = uuid.UUID(chrome.current_url.split("/workspaces/")[1].split("/")[0])
+    world.grant(workspace_id, world.clinic("Harbour Clinic"), {"patients:read", "allergies:read", "allergies:write"})
+    world.grant(workspace_id, world.clinic("Hill Pharmacy"), {"patients:read"})
+    for link, name in (("Members", "members"), ("API Terms", "terms"), ("Plan and usage", "plan"),
+                       ("Connections", "connections"), ("Activity", "activity")):
+        visit.follow(link)
+        visit.shot(name)
+    assert "key.created" in chrome.page_source
+    visit.follow("Connections")
+    assert "Harbour Clinic" in chrome.page_source and "allergies:write" in chrome.page_source
+    print(f"screenshots: {folder}")
+    assert len(list(folder.glob("*.png"))) == visit.count == 15
