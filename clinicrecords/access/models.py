@@ -8,7 +8,6 @@ from clinicrecords.db.meta import ControlBase
 
 PLANS = ("sandbox", "paid")
 MODES = ("live", "test")
-PROFILE_STATUSES = ("none", "submitted", "approved", "rejected")
 
 
 class Workspace(ControlBase):
@@ -17,7 +16,6 @@ class Workspace(ControlBase):
     __tablename__ = "workspaces"
     __table_args__ = (
         CheckConstraint("plan IN ('sandbox', 'paid')", name="plan"),
-        CheckConstraint("profile_status IN ('none', 'submitted', 'approved', 'rejected')", name="profile_status"),
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
@@ -25,8 +23,6 @@ class Workspace(ControlBase):
     verified: Mapped[bool] = mapped_column(default=False)
     plan: Mapped[str] = mapped_column(String(20), default="sandbox")
     terms_accepted: Mapped[bool] = mapped_column(default=False)
-    # The business profile's review (spec: Authentication); live keys need it approved.
-    profile_status: Mapped[str] = mapped_column(String(10), default="none", server_default="none")
     sandbox_clinic_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clinics.id"))
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from clinicrecords.access.keys import hash_secret, new_key
-from clinicrecords.access.models import PROFILE_STATUSES, ApiKey, Connection, Workspace
+from clinicrecords.access.models import ApiKey, Connection, Workspace
 from clinicrecords.clinics.models import Clinic
 from clinicrecords.errors import InvalidInput
 
@@ -53,12 +53,8 @@ def get_clinic(db, clinic_id):
     return clinic
 
 
-def set_workspace(db, workspace_id, verified=None, paid=None, terms_accepted=None, profile_status=None):
+def set_workspace(db, workspace_id, verified=None, paid=None, terms_accepted=None):
     workspace = get_workspace(db, workspace_id)
-    if profile_status is not None:
-        if profile_status not in PROFILE_STATUSES:
-            raise AccessError(f"profile status must be one of {', '.join(PROFILE_STATUSES)}")
-        workspace.profile_status = profile_status
     if verified is not None:
         workspace.verified = verified
     if paid is not None:

@@ -28,13 +28,13 @@ def _workspace_uuid(workspace_id):
 def _make_ready(world, workspace_id, **skip):
     """Every live condition met except those named in `skip`."""
     workspace = _workspace_uuid(workspace_id)
-    world.set_workspace(workspace, verified="verified" not in skip, paid="paid" not in skip)
-    if "terms" in skip:
-        world.set_workspace(workspace, profile_status="approved")
-    else:
-        world.ready_for_live(workspace)
-    if "profile" in skip:
-        world.set_workspace(workspace, profile_status="none")
+    world.set_workspace(workspace, verified=True, paid="paid" not in skip)
+    if "profile" not in skip:
+        world.approve_profile(workspace)  # needs the domain verified, so before unverifying it
+    if "terms" not in skip:
+        world.accept_terms(workspace)
+    if "verified" in skip:
+        world.set_workspace(workspace, verified=False)
 
 
 def test_the_secret_is_shown_once_and_never_again(app, testapp, engine):
@@ -224,7 +224,8 @@ def test_a_rolled_key_starts_with_automatic_acceptance_off(app, testapp):
 
     def send(key, substance):
         body = {"patient_id": str(sandbox_id("patient:1")), "substance": {"text": substance}}
-        return testapp.post_json(f"/v1/clinics/{sandbox}/allergies", body, headers=_bearer(key),
+        return testapp.post_json(f"/v1/clinics/{sandbox}/allergies", body,
+                                 headers={**_bearer(key), "Idempotency-Key": str(uuid.uuid4())},
                                  status=202).json["data"]["review_status"]
 
     assert send(old, "Peanut") == "confirmed"

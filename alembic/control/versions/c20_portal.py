@@ -1,5 +1,5 @@
 """portal: accounts, sessions, members, invitations, API Terms acceptances, the portal audit trail, per-day
-usage; keys' last-use address and roll link; workspaces' business profile status
+usage; keys' last-use address and roll link
 
 Revision ID: c20_portal
 Revises: c19_request_log
@@ -119,10 +119,6 @@ def upgrade():
     sa.PrimaryKeyConstraint('workspace_id', 'day', 'mode', name=op.f('pk_workspace_usage_daily')),
     schema='control'
     )
-    op.add_column('workspaces', sa.Column('profile_status', sa.String(length=10), server_default='none',
-                                          nullable=False), schema='control')
-    op.create_check_constraint(op.f('ck_workspaces_profile_status'), 'workspaces',
-                               "profile_status IN ('none', 'submitted', 'approved', 'rejected')", schema='control')
     op.add_column('api_keys', sa.Column('last_used_address', sa.String(length=64), nullable=True), schema='control')
     op.add_column('api_keys', sa.Column('rolled_from_id', sa.Uuid(), nullable=True), schema='control')
 
@@ -130,8 +126,6 @@ def upgrade():
 def downgrade():
     op.drop_column('api_keys', 'rolled_from_id', schema='control')
     op.drop_column('api_keys', 'last_used_address', schema='control')
-    op.drop_constraint(op.f('ck_workspaces_profile_status'), 'workspaces', schema='control')
-    op.drop_column('workspaces', 'profile_status', schema='control')
     op.drop_table('workspace_usage_daily', schema='control')
     op.drop_index(op.f('ix_control_portal_audit_at'), table_name='portal_audit', schema='control')
     op.drop_index(op.f('ix_control_portal_audit_workspace_id'), table_name='portal_audit', schema='control')

@@ -16,8 +16,9 @@ class Condition:
 
 
 CONDITIONS = (
-    Condition("not_verified", "The workspace's domain is verified", "a verified domain", ""),
-    Condition("profile_not_approved", "The business profile is approved", "an approved business profile", ""),
+    Condition("not_verified", "The workspace's domain is verified", "a verified domain", "domain"),
+    Condition("profile_not_approved", "The business profile is approved", "an approved business profile",
+              "profile"),
     Condition("terms_not_accepted", "The current API Terms are accepted", "the current API Terms accepted", "terms"),
     Condition("plan_not_paid", "The plan is paid", "the paid plan", "plan"),
 )
@@ -30,16 +31,17 @@ def needs_sentence(missing):
 
 
 class LiveKeyGate:
-    def __init__(self, db, terms):
+    def __init__(self, db, terms, profiles):
         self.db = db
         self.terms = terms
+        self.profiles = profiles
 
     def met(self, workspace_id):
         """{code: True/False} for every condition, in order."""
         workspace = access.get_workspace(self.db, workspace_id)
         return {
             "not_verified": workspace.verified,
-            "profile_not_approved": workspace.profile_status == "approved",
+            "profile_not_approved": self.profiles.status(workspace_id) == "approved",
             "terms_not_accepted": self.terms.accepted_current(workspace_id),
             "plan_not_paid": workspace.plan == "paid",
         }
@@ -54,6 +56,7 @@ class LiveKeyGate:
 
 
 def live_key_gate_factory(context, request):
+    from clinicrecords.onboarding.interfaces import IBusinessProfile
     from clinicrecords.portal.terms.interfaces import ITermsService
 
-    return LiveKeyGate(request.db, request.find_service(ITermsService))
+    return LiveKeyGate(request.db, request.find_service(ITermsService), request.find_service(IBusinessProfile))
