@@ -1,12 +1,11 @@
 import os
-import threading
 from pathlib import Path
 
 import pytest
 import webtest
 from pyramid.paster import get_appsettings
-from waitress import create_server
 
+from tests.common.serving import serving
 from tests.common.world import World
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,12 +68,8 @@ def testapp(app, connection_watch):
 @pytest.fixture
 def served(app):
     """The real application on 127.0.0.1, as `scripts/serve` runs it."""
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}"
-    server.close()
-    thread.join(timeout=10)
+    with serving(app) as url:
+        yield url
 
 
 @pytest.fixture
