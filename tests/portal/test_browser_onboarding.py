@@ -78,7 +78,7 @@ def test_an_owner_verifies_the_domain_submits_the_profile_and_reads_the_request_
     visit.follow(f"Keep {domain}")
     assert _text(chrome, "state") == "VERIFIED"
 
-    visit.follow("Business profile")
+    visit.follow("Profile")
     visit.fill(legal_name="Acme Health Ltd", website="https://acme.example", country="XX",
                contact_email="dev@acme.example", intended_use="Appointment reminders for our partner clinics.")
     visit.press("Submit for review")
