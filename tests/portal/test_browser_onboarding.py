@@ -30,8 +30,8 @@ def dns_served(make_app):
 def _call(url, secret):
     """The status of a server-side API call with the key."""
     try:
-        with urllib.request.urlopen(urllib.request.Request(url, headers={"Authorization": f"Bearer {secret}"}),
-                                    timeout=30) as answer:
+        call = urllib.request.Request(url, headers={"Authorization": f"Bearer {secret}"})
+        with urllib.request.urlopen(call, timeout=30) as answer:
             return answer.status
     except urllib.error.HTTPError as error:
         return error.code
@@ -41,8 +41,7 @@ def _text(driver, element_id):
     return driver.find_element(By.ID, element_id).text.strip()
 
 
-def test_an_owner_verifies_the_domain_submits_the_profile_and_reads_the_request_log(dns_served, chrome, tmp_path,
-                                                                                      world):
+def test_an_owner_verifies_the_domain_submits_the_profile_reads_the_log(dns_served, chrome, tmp_path, world):
     zone, served, app = dns_served
     folder = tmp_path / "screenshots"
     folder.mkdir()
@@ -80,7 +79,7 @@ def test_an_owner_verifies_the_domain_submits_the_profile_and_reads_the_request_
 
     visit.follow("Profile")
     visit.fill(legal_name="Acme Health Ltd", website="https://acme.example", country="XX",
-               contact_email="dev@acme.example", intended_use="Appointment reminders for our partner clinics.")
+               contact_email="dev@acme.example", intended_use="Reminders for our partner clinics.")
     visit.press("Submit for review")
     assert "Country must be an ISO 3166-1 alpha-2 country code" in _text(chrome, "country-error")
     visit.shot("profile-errors")
@@ -104,7 +103,8 @@ def test_an_owner_verifies_the_domain_submits_the_profile_and_reads_the_request_
     visit.follow("I have copied it: back to keys")
     visit.follow("Requests")
     rows = chrome.find_elements(By.CSS_SELECTOR, "#requests tbody tr")
-    assert [row.find_elements(By.TAG_NAME, "td")[3].text for row in rows] == ["/v1/connections", "/v1/me", "/v1/me"]
+    paths = [row.find_elements(By.TAG_NAME, "td")[3].text for row in rows]
+    assert paths == ["/v1/connections", "/v1/me", "/v1/me"]
     assert "private" not in chrome.page_source and secret not in chrome.page_source
     visit.shot("requests")
     print(f"screenshots: {folder}")

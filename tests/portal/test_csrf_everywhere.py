@@ -27,7 +27,8 @@ def _pages(workspace_id, key_id):
         "roll": f"/portal/workspaces/{workspace_id}/keys/{key_id}/roll",
         "ip-allow": f"/portal/workspaces/{workspace_id}/keys/{key_id}/ip-allow",
         "terms": f"/portal/workspaces/{workspace_id}/terms", "plan": f"/portal/workspaces/{workspace_id}/plan",
-        "domain-form": f"/portal/workspaces/{workspace_id}/domain", "check": f"/portal/workspaces/{workspace_id}/domain",
+        "domain-form": f"/portal/workspaces/{workspace_id}/domain",
+        "check": f"/portal/workspaces/{workspace_id}/domain",
         "change-domain": f"/portal/workspaces/{workspace_id}/domain/change",
         "profile": f"/portal/workspaces/{workspace_id}/profile",
     }

@@ -10,7 +10,7 @@ from sqlalchemy import select
 from clinicrecords.onboarding.models import WorkspaceDomain
 from tests.onboarding.dns_server import authoritative_server
 from tests.onboarding.helpers import domain_service, unique_domain
-from tests.portal.helpers import error_summary, signed_up, submit, with_workspace
+from tests.portal.helpers import error_summary, joined_as_developer, submit, with_workspace
 
 DAY = datetime.timedelta(days=1)
 
@@ -36,6 +36,12 @@ def _record(page):
     return page.html.find(id="txt-host").get_text(), page.html.find(id="txt-value").get_text()
 
 
+def _entered(client, workspace_id, domain=None):
+    """The owner enters a domain; returns the record's (host, value) as the page shows them."""
+    entered = submit(_page(client, workspace_id), "domain-form", domain=domain or unique_domain(), status=303)
+    return _record(client.get(entered.location))
+
+
 def _text(page, element_id):
     return page.html.find(id=element_id).get_text(" ", strip=True)
 
@@ -55,8 +61,8 @@ def test_the_owner_enters_a_domain_and_sees_the_record_and_the_schedule(app, eng
     page = _page(client, workspace_id)
     assert "domain-form" in page.forms and "How checks work" in page.text
     bad = submit(page, "domain-form", domain="https://acme.example/path", status=400)
-    assert error_summary(bad) == ["'https://acme.example/path' is not a domain name: give the name only, without "
-                                  "scheme, port or path"]
+    assert error_summary(bad) == [
+        "'https://acme.example/path' is not a domain name: give the name only, without scheme, port or path"]
     assert bad.html.find(id="domain")["value"] == "https://acme.example/path"
     assert _stored(engine, workspace_id) is None
     domain = unique_domain()
@@ -70,7 +76,8 @@ def test_the_owner_enters_a_domain_and_sees_the_record_and_the_schedule(app, eng
     assert (row.domain, row.txt_value) == (domain, value)
     assert _text(shown, "next-check") == row.next_check_at.strftime("%Y-%m-%d %H:%M UTC")
     words = _words(shown)
-    assert "every 5 minutes for the first hour, hourly until 24 hours, then every 4 hours until 14 days" in words
+    assert "every 5 minutes for the first hour, hourly until 24 hours, then every 4 hours until 14 days" \
+        in words
     assert "missing at 3 daily checks in a row, verification lapses" in words
     activity = client.get(f"/portal/workspaces/{workspace_id}/activity").text
     assert "domain.set" in activity and domain in activity
@@ -78,8 +85,7 @@ def test_the_owner_enters_a_domain_and_sees_the_record_and_the_schedule(app, eng
 
 def test_check_now_finds_the_published_record_and_verifies(dns_app, dns, engine):
     client, workspace_id = with_workspace(dns_app)
-    host, value = _record(client.get(submit(_page(client, workspace_id), "domain-form", domain=unique_domain(),
-                                            status=303).location))
+    host, value = _entered(client, workspace_id)
     absent = client.get(submit(_page(client, workspace_id), "check", status=303).location)
     assert "Checked just now" in absent.text and _text(absent, "state") == "pending"
     assert "The host does not exist in DNS yet" in _text(absent, "last-check")
@@ -87,7 +93,8 @@ def test_check_now_finds_the_published_record_and_verifies(dns_app, dns, engine)
     found = client.get(submit(_page(client, workspace_id), "check", status=303).location)
     assert _text(found, "state") == "verified" and "The record was found" in _text(found, "checked")
     row = _stored(engine, workspace_id)
-    assert row.state == "verified" and _text(found, "next-check") == row.next_check_at.strftime("%Y-%m-%d %H:%M UTC")
+    assert row.state == "verified"
+    assert _text(found, "next-check") == row.next_check_at.strftime("%Y-%m-%d %H:%M UTC")
     overview = client.get(f"/portal/workspaces/{workspace_id}")
     assert overview.html.find("li", string="The workspace's domain is verified")["class"] == ["ok"]
     activity = client.get(f"/portal/workspaces/{workspace_id}/activity").text
@@ -96,8 +103,7 @@ def test_check_now_finds_the_published_record_and_verifies(dns_app, dns, engine)
 
 def test_a_lapsed_domain_says_why_and_a_paused_one_waits_for_check_now(dns_app, dns, world):
     client, workspace_id = with_workspace(dns_app)
-    host, value = _record(client.get(submit(_page(client, workspace_id), "domain-form", domain=unique_domain(),
-                                            status=303).location))
+    host, value = _entered(client, workspace_id)
     dns.publish(host, value)
     checked = submit(_page(client, workspace_id), "check", status=303)
     now = datetime.datetime.now(datetime.UTC)
@@ -116,12 +122,11 @@ def test_a_lapsed_domain_says_why_and_a_paused_one_waits_for_check_now(dns_app, 
 def test_changing_the_domain_asks_for_confirmation_then_issues_a_new_value(app, engine):
     client, workspace_id = with_workspace(app)
     first = unique_domain()
-    _, first_value = _record(client.get(submit(_page(client, workspace_id), "domain-form", domain=first,
-                                                  status=303).location))
+    _, first_value = _entered(client, workspace_id, first)
     change = _page(client, workspace_id, "/change")
     assert error_summary(submit(change, "change-domain", domain="localhost", status=400)) == [
         "'localhost' is a single label; give a registered domain such as example.com"]
-    same = submit(change, "change-domain", domain=first.upper(), status=303)  # the same domain: nothing to confirm
+    same = submit(change, "change-domain", domain=first.upper(), status=303)  # the same: nothing to confirm
     assert _stored(engine, workspace_id).txt_value == first_value
     second = unique_domain()
     confirm = submit(change, "change-domain", domain=second, status=200)
@@ -157,16 +162,13 @@ def test_check_now_before_a_domain_is_entered_says_so(app):
 
 def test_only_an_owner_sets_the_domain_a_developer_sees_it_and_checks(app, engine):
     owner, workspace_id = with_workspace(app)
-    developer, email = signed_up(app)
-    url = submit(owner.get(f"/portal/workspaces/{workspace_id}/members"), "invite", email=email,
-                 role="developer").html.find(id="invitation-link").get_text().strip()
-    submit(developer.get(url), "join", status=303)
+    developer = joined_as_developer(app, owner, workspace_id)
     page = _page(developer, workspace_id)
     assert "domain-form" not in page.forms and "Only an owner" in page.text
     token = page.html.find("input", attrs={"name": "csrf_token"})["value"]
     for suffix in ("", "/change"):
-        answer = developer.post(f"/portal/workspaces/{workspace_id}/domain{suffix}",
-                                {"csrf_token": token, "domain": unique_domain(), "confirm": "yes"}, status=403)
+        fields = {"csrf_token": token, "domain": unique_domain(), "confirm": "yes"}
+        answer = developer.post(f"/portal/workspaces/{workspace_id}/domain{suffix}", fields, status=403)
         assert "Only an owner" in answer.text
     developer.get(f"/portal/workspaces/{workspace_id}/domain/change", status=403)
     assert _stored(engine, workspace_id) is None

@@ -6,7 +6,7 @@ from sqlalchemy import select
 
 from clinicrecords.onboarding.interfaces import IBusinessProfile
 from clinicrecords.onboarding.models import BusinessProfile
-from tests.portal.helpers import error_summary, signed_up, submit, with_workspace
+from tests.portal.helpers import error_summary, joined_as_developer, submit, with_workspace
 
 PROFILE = {"legal_name": "Acme Health Ltd", "website": "https://acme.example", "country": "gb",
            "contact_email": "dev@acme.example", "intended_use": "Appointment reminders\nfor our clinics."}
@@ -37,9 +37,10 @@ def test_before_the_domain_is_verified_the_page_says_so_and_refuses(app, engine)
     assert _status(page) == "not submitted" and "profile" not in page.forms
     assert "can be submitted once your domain is verified" in page.html.find(id="verified").get_text()
     token = page.html.find("input", attrs={"name": "csrf_token"})["value"]
-    refused = client.post(f"/portal/workspaces/{workspace_id}/profile", {"csrf_token": token, **PROFILE}, status=400)
-    assert error_summary(refused) == ["Verify your workspace's domain first: the profile can be submitted once it "
-                                      "is verified"]
+    refused = client.post(f"/portal/workspaces/{workspace_id}/profile", {"csrf_token": token, **PROFILE},
+                          status=400)
+    assert error_summary(refused) == [
+        "Verify your workspace's domain first: the profile can be submitted once it is verified"]
     assert _stored(engine, workspace_id) is None
 
 
@@ -77,10 +78,7 @@ def test_forged_foreign_and_developer_submissions_change_nothing(app, world, eng
     owner, workspace_id = with_workspace(app)
     world.set_workspace(uuid.UUID(workspace_id), verified=True)
     owner.post(f"/portal/workspaces/{workspace_id}/profile", PROFILE, status=403)  # no CSRF token
-    developer, email = signed_up(app)
-    url = submit(owner.get(f"/portal/workspaces/{workspace_id}/members"), "invite", email=email,
-                 role="developer").html.find(id="invitation-link").get_text().strip()
-    submit(developer.get(url), "join", status=303)
+    developer = joined_as_developer(app, owner, workspace_id)
     page = _page(developer, workspace_id)
     assert "profile" not in page.forms and "Only an owner" in page.text
     token = page.html.find("input", attrs={"name": "csrf_token"})["value"]

@@ -2,6 +2,7 @@
 
 import pytest
 
+from clinicrecords.portal.requests.forms import BAD_REQUEST_ID
 from tests.portal.helpers import browser, create_key, error_summary, secret_of, with_workspace
 
 
@@ -19,7 +20,8 @@ def _rows(page):
     table = page.html.find(id="requests")
     if table is None:
         return []
-    return [[cell.get_text(" ", strip=True) for cell in row.find_all("td")] for row in table.find("tbody").find_all("tr")]
+    return [[cell.get_text(" ", strip=True) for cell in row.find_all("td")]
+            for row in table.find("tbody").find_all("tr")]
 
 
 def _missing_path(client, workspace_id):
@@ -46,8 +48,8 @@ def test_the_workspaces_requests_newest_first_without_query_values(app, flushed)
     rows = _rows(_requests(client, workspace_id))
     assert [row[6] for row in rows] == [answer.headers["X-Request-Id"] for answer in (missing, refused, me)]
     time, key, method, path, status, code, request_id, latency = rows[2]
-    assert key == f"ehr_test_{first.split('_')[2][:4]}************" and (method, path, status) == ("GET", "/v1/me",
-                                                                                                     "200")
+    assert key == f"ehr_test_{first.split('_')[2][:4]}************"
+    assert (method, path, status) == ("GET", "/v1/me", "200")
     assert code == "" and latency.endswith(" ms") and len(time) == 19
     assert rows[1][2:6] == ["GET", "/v1/me", "400", "invalid_request"]
     assert rows[0][4:6] == ["404", missing.json["code"]]
@@ -61,7 +63,8 @@ def test_filters_by_key_status_and_request_id(app, flushed):
     first, second = (secret_of(create_key(client, workspace_id)) for _ in range(2))
     api = browser(app)
     ids = [api.get("/v1/me", headers=_bearer(first)).headers["X-Request-Id"],
-           api.get(_missing_path(client, workspace_id), headers=_bearer(second), status=404).headers["X-Request-Id"],
+           api.get(_missing_path(client, workspace_id), headers=_bearer(second),
+                   status=404).headers["X-Request-Id"],
            api.get("/v1/me", headers=_bearer(second)).headers["X-Request-Id"]]
     assert flushed()
     page = _requests(client, workspace_id)
@@ -81,7 +84,7 @@ def test_bad_filters_are_named(app):
     bad = _requests(client, workspace_id, expect=400, key=foreign_key, status="abc", request_id="x" * 41)
     assert error_summary(bad) == ["Choose one of the workspace's keys",
                                   "Enter an HTTP status from 100 to 599, such as 404",
-                                  "Enter a request id as the X-Request-Id header gave it, such as req_7d08…"]
+                                  BAD_REQUEST_ID]
     assert bad.html.find(id="status")["value"] == "abc"
     stale = _requests(client, workspace_id, expect=400, before="not-a-cursor")
     assert error_summary(stale) == ["This page link is out of date: start again from the newest requests"]

@@ -40,16 +40,16 @@ class DomainPages:
         except InvalidInput as exc:
             raise _domain_error(exc) from None
         if before is None or before.domain != status.domain:
-            self.audit.record("domain.set", account_id=account_id, workspace_id=workspace_id, target=status.domain,
-                              previous=before.domain if before else None)
+            self.audit.record("domain.set", account_id=account_id, workspace_id=workspace_id,
+                              target=status.domain, previous=before.domain if before else None)
         return status
 
     def check_now(self, workspace_id, account_id):
         if self.verification.status(workspace_id) is None:
             raise FormError("domain", "Enter your domain first: there is nothing to check yet")
         status = self.verification.check_now(workspace_id)
-        self.audit.record("domain.checked", account_id=account_id, workspace_id=workspace_id, target=status.domain,
-                          result=status.last_result, state=status.state)
+        self.audit.record("domain.checked", account_id=account_id, workspace_id=workspace_id,
+                          target=status.domain, result=status.last_result, state=status.state)
         return status
 
 

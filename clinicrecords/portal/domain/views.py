@@ -22,8 +22,9 @@ RESULTS = {
 
 
 def _page(context, request, form=None):
-    return {"status": request.find_service(IDomainPages).status(context.workspace.id), "form": form or DomainForm(),
-            "results": RESULTS, "lapse_after": schedule.LAPSE_AFTER_ABSENT_CHECKS}
+    return {"status": request.find_service(IDomainPages).status(context.workspace.id),
+            "form": form or DomainForm(), "results": RESULTS,
+            "lapse_after": schedule.LAPSE_AFTER_ABSENT_CHECKS}
 
 
 def _claim(context, request, form, template):
@@ -59,8 +60,8 @@ def set_domain(context, request):
 @view_config(route_name="portal", context=DomainPage, name="change", request_method="GET",
              renderer=T + "change.jinja2", permission=OWNER)
 def change_page(context, request):
-    return {"form": ChangeDomainForm(), "current": request.find_service(IDomainPages).status(context.workspace.id),
-            "confirming": None}
+    current = request.find_service(IDomainPages).status(context.workspace.id)
+    return {"form": ChangeDomainForm(), "current": current, "confirming": None}
 
 
 @view_config(route_name="portal", context=DomainPage, name="change", request_method="POST",

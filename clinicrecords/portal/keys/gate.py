@@ -59,4 +59,5 @@ def live_key_gate_factory(context, request):
     from clinicrecords.onboarding.interfaces import IBusinessProfile
     from clinicrecords.portal.terms.interfaces import ITermsService
 
-    return LiveKeyGate(request.db, request.find_service(ITermsService), request.find_service(IBusinessProfile))
+    return LiveKeyGate(request.db, request.find_service(ITermsService),
+                       request.find_service(IBusinessProfile))

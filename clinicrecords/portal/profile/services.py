@@ -16,8 +16,8 @@ def _sentence(message):
 
 
 # onboarding's messages name the rule ("is required"); the form says which field.
-LABELS = {"legal_name": "Legal name", "website": "Website", "country": "Country", "contact_email": "Contact email",
-          "intended_use": "Intended use"}
+LABELS = {"legal_name": "Legal name", "website": "Website", "country": "Country",
+          "contact_email": "Contact email", "intended_use": "Intended use"}
 
 
 def _field_message(field, message):
@@ -56,4 +56,5 @@ def profile_pages_factory(context, request):
     from clinicrecords.onboarding.interfaces import IBusinessProfile
     from clinicrecords.portal.web.interfaces import IPortalAudit
 
-    return ProfilePages(request.db, request.find_service(IBusinessProfile), request.find_service(IPortalAudit))
+    return ProfilePages(request.db, request.find_service(IBusinessProfile),
+                        request.find_service(IPortalAudit))

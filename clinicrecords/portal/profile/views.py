@@ -27,7 +27,8 @@ def profile_page(context, request):
 def submit_profile(context, request):
     form = ProfileForm(request.POST)
     try:
-        request.find_service(IProfilePages).submit(context.workspace.id, form.values, request.identity.account_id)
+        request.find_service(IProfilePages).submit(context.workspace.id, form.values,
+                                                   request.identity.account_id)
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **_page(context, request, form))

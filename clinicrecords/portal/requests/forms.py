@@ -3,6 +3,7 @@
 from clinicrecords.portal.web.forms import Form, FormError
 
 MAX_REQUEST_ID = 40
+BAD_REQUEST_ID = "Enter a request id as the X-Request-Id header gave it, such as req_7d08…"
 
 
 class RequestFilter(Form):
@@ -26,7 +27,7 @@ class RequestFilter(Form):
         request_id = self.text("request_id")
         if request_id:
             if len(request_id) > MAX_REQUEST_ID or not request_id.isascii() or not request_id.isprintable():
-                errors["request_id"] = "Enter a request id as the X-Request-Id header gave it, such as req_7d08…"
+                errors["request_id"] = BAD_REQUEST_ID
             found["request_id"] = request_id
         if self.text("before"):
             found["before"] = self.text("before")
