@@ -75,6 +75,8 @@ def test_the_owner_enters_a_domain_and_sees_the_record_and_the_schedule(app, eng
     row = _stored(engine, workspace_id)
     assert (row.domain, row.txt_value) == (domain, value)
     assert _text(shown, "next-check") == row.next_check_at.strftime("%Y-%m-%d %H:%M UTC")
+    until = (row.schedule_started_at + datetime.timedelta(days=14)).strftime("%Y-%m-%d %H:%M UTC")
+    assert _text(shown, "checks-until") == f"automatically until {until}, then pause until you check now"
     words = _words(shown)
     assert "every 5 minutes for the first hour, hourly until 24 hours, then every 4 hours until 14 days" \
         in words
@@ -93,7 +95,7 @@ def test_check_now_finds_the_published_record_and_verifies(dns_app, dns, engine)
     found = client.get(submit(_page(client, workspace_id), "check", status=303).location)
     assert _text(found, "state") == "verified" and "The record was found" in _text(found, "checked")
     row = _stored(engine, workspace_id)
-    assert row.state == "verified"
+    assert row.state == "verified" and _text(found, "checks-until") == "daily, while the domain is verified"
     assert _text(found, "next-check") == row.next_check_at.strftime("%Y-%m-%d %H:%M UTC")
     overview = client.get(f"/portal/workspaces/{workspace_id}")
     assert overview.html.find("li", string="The workspace's domain is verified")["class"] == ["ok"]
@@ -116,7 +118,9 @@ def test_a_lapsed_domain_says_why_and_a_paused_one_waits_for_check_now(dns_app, 
     assert f"The TXT record {host} was not found at 3 daily checks in a row" in _text(lapsed, "lapse-reason")
     with domain_service(world, dns.address) as service:  # 14 days of the pending schedule pass unanswered
         service.check_if_due(uuid.UUID(workspace_id), now=now + 18 * DAY)
-    assert _text(client.get(checked.location.split("?")[0]), "next-check") == "paused until you check now"
+    paused = client.get(checked.location.split("?")[0])
+    assert _text(paused, "next-check") == "paused until you check now"
+    assert "press “Check now” to start them again" in _text(paused, "checks-until")
 
 
 def test_changing_the_domain_asks_for_confirmation_then_issues_a_new_value(app, engine):
