@@ -7,6 +7,7 @@ import webtest
 from pyramid.paster import get_appsettings
 from waitress import create_server
 
+from tests.common.serving import serving
 from tests.common.world import World
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,6 +76,13 @@ def served(app):
     yield f"http://127.0.0.1:{server.effective_port}"
     server.close()
     thread.join(timeout=10)
+
+
+@pytest.fixture
+def served(app):
+    """The real application on 127.0.0.1, as `scripts/serve` runs it."""
+    with serving(app) as url:
+        yield url
 
 
 @pytest.fixture

@@ -43,6 +43,11 @@ def next_pending_check(anchor, after):
     return None
 
 
+def pending_checks_until(anchor):
+    """The last automatic check of the pending schedule anchored at `anchor` (then paused)."""
+    return anchor + PHASES[-1][0]
+
+
 def next_check(state, anchor, after):
     """When the domain is checked next, given its state after the check made at `after`."""
     if state == VERIFIED:

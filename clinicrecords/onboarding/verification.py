@@ -31,12 +31,14 @@ class DomainStatus:
     verified_at: datetime.datetime | None
     lapsed_at: datetime.datetime | None
     lapse_reason: str | None
+    automatic_checks_until: datetime.datetime | None  # the pending schedule's end; None: verified, daily
 
     @classmethod
     def of(cls, row):
+        until = None if row.state == schedule.VERIFIED else schedule.pending_checks_until(row.schedule_started_at)
         return cls(row.workspace_id, row.domain, idna.decode(row.domain), txt_host(row.domain), row.txt_value,
                    row.state, row.last_check_at, row.last_result, row.next_check_at, row.absent_checks,
-                   row.verified_at, row.lapsed_at, row.lapse_reason)
+                   row.verified_at, row.lapsed_at, row.lapse_reason, until)
 
     def as_json(self):
         return snapshot_json(self)

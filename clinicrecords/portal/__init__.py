@@ -1,6 +1,7 @@
 """The developer portal: a server-rendered web application where partners onboard themselves (accounts,
-workspaces, keys, API Terms, plan and usage, connections). A separate surface of the same application with
-its own security policy; see docs/portal.md. Each area is a sub-package whose name is its URL's first part."""
+workspaces, keys, API Terms, plan and usage, connections, domain verification, business profile, request log).
+A separate surface of the same application with its own security policy; see docs/portal.md. Each area is a
+sub-package whose name is its URL's first part."""
 
 AREAS = (
     ".accounts",
@@ -9,6 +10,9 @@ AREAS = (
     ".terms",
     ".plan",
     ".connections",
+    ".domain",
+    ".profile",
+    ".requests",
 )
 
 

@@ -49,22 +49,28 @@ class World:
             )
             return workspace.id, workspace.sandbox_clinic_id
 
-    def ready_for_live(self, workspace_id, profile=True, terms=True):
-        """What a new live key needs besides verification and the paid plan: the business profile approved
-        (submitted and approved as an operator would) and the current API Terms accepted (recorded as by an
-        operator). The workspace must be verified."""
+    def ready_for_live(self, workspace_id):
+        """What a new live key needs besides verification and the paid plan: the business profile approved and
+        the current API Terms accepted (recorded as by an operator). The workspace must be verified."""
+        self.approve_profile(workspace_id)
+        self.accept_terms(workspace_id)
+
+    def approve_profile(self, workspace_id):
+        """Submitted (the workspace must be verified) and approved, as the operator CLI does."""
         from clinicrecords.onboarding.interfaces import IBusinessProfile
+
+        with self.request() as request:
+            profiles = request.find_service(IBusinessProfile)
+            profiles.submit(workspace_id, legal_name="Acme Health Ltd", website="https://acme.example",
+                            country="GB", contact_email="dev@acme.example", intended_use="Appointments.")
+            profiles.review(workspace_id, approve=True)
+
+    def accept_terms(self, workspace_id):
         from clinicrecords.portal.terms.interfaces import ITermsService
 
         with self.request() as request:
-            if profile:
-                profiles = request.find_service(IBusinessProfile)
-                profiles.submit(workspace_id, legal_name="Test Workspace Ltd", website="https://example.org",
-                                country="GB", contact_email="ops@example.org", intended_use="Testing the API.")
-                profiles.review(workspace_id, approve=True)
-            if terms:
-                service = request.find_service(ITermsService)
-                service.accept(workspace_id, None, service.current_version)
+            terms = request.find_service(ITermsService)
+            terms.accept(workspace_id, None, terms.current_version)
 
     def key(self, **kwargs):
         """The full key string."""

@@ -78,3 +78,9 @@ def test_an_owners_check_never_hastens_a_lapse():
 @pytest.mark.parametrize("state", [PENDING, LAPSED])
 def test_absent_records_leave_pending_and_lapsed_domains_as_they_are(state):
     assert apply_result(state, 0, schedule.WRONG_VALUE, scheduled=True) == (state, 0)
+
+
+def test_the_pending_schedule_ends_at_its_last_check():
+    until = schedule.pending_checks_until(T)
+    assert until == T + 14 * DAY
+    assert next_pending_check(T, until - SECOND) == until and next_pending_check(T, until) is None

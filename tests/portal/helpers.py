@@ -56,3 +56,12 @@ def error_summary(page):
     """The messages of the page's error summary, in order."""
     summary = page.html.find(class_="error-summary")
     return [item.get_text().strip() for item in summary.find_all("li")] if summary else []
+
+
+def joined_as_developer(app, owner, workspace_id):
+    """A new account invited by `owner` as a developer of the workspace, signed in and joined."""
+    developer, email = signed_up(app)
+    url = submit(owner.get(f"/portal/workspaces/{workspace_id}/members"), "invite", email=email,
+                 role="developer").html.find(id="invitation-link").get_text().strip()
+    submit(developer.get(url), "join", status=303)
+    return developer

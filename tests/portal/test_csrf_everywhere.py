@@ -1,12 +1,14 @@
 """Every portal form, posted without its CSRF token or from another origin, is refused and changes nothing."""
 
+import uuid
+
 import pytest
 from sqlalchemy import text
 
-from tests.portal.helpers import create_key, secret_of, with_workspace
+from tests.portal.helpers import create_key, secret_of, submit, with_workspace
 
 TABLES = ("portal_accounts", "portal_sessions", "workspaces", "workspace_members", "workspace_invitations",
-          "api_keys", "terms_acceptances", "portal_audit")
+          "api_keys", "terms_acceptances", "portal_audit", "workspace_domains", "business_profiles")
 
 
 def _snapshot(engine):
@@ -25,6 +27,10 @@ def _pages(workspace_id, key_id):
         "roll": f"/portal/workspaces/{workspace_id}/keys/{key_id}/roll",
         "ip-allow": f"/portal/workspaces/{workspace_id}/keys/{key_id}/ip-allow",
         "terms": f"/portal/workspaces/{workspace_id}/terms", "plan": f"/portal/workspaces/{workspace_id}/plan",
+        "domain-form": f"/portal/workspaces/{workspace_id}/domain",
+        "check": f"/portal/workspaces/{workspace_id}/domain",
+        "change-domain": f"/portal/workspaces/{workspace_id}/domain/change",
+        "profile": f"/portal/workspaces/{workspace_id}/profile",
     }
 
 
@@ -34,14 +40,28 @@ FILLED = {"signup": {"email": "csrf@example.org", "password": "a long enough phr
                               "new_password": "another long phrase 8"},
           "workspace": {"name": "Forged"}, "invite": {"email": "forged@example.org"},
           "ip-allow": {"ip_allow": "10.0.0.0/8"}, "terms": {"agree": "yes"}, "plan": {"plan": "paid"},
-          "roll": {"overlap": "now"}}
+          "roll": {"overlap": "now"}, "domain-form": {"domain": "forged.example"},
+          "change-domain": {"domain": "forged.example"},
+          "profile": {"legal_name": "Forged Ltd", "website": "https://forged.example", "country": "GB",
+                      "contact_email": "x@forged.example", "intended_use": "Forgery."}}
+
+
+def _arrange(world, client, workspace_id, form_id):
+    """What a form needs to be on its page: a domain entered (check, change), a verified domain (profile)."""
+    if form_id in ("check", "change-domain"):
+        submit(client.get(f"/portal/workspaces/{workspace_id}/domain"), "domain-form", domain="mine.example",
+               status=303)
+    if form_id == "profile":
+        world.set_workspace(uuid.UUID(workspace_id), verified=True)
 
 
 @pytest.mark.parametrize("form_id", ["signup", "login", "logout", "password-change", "workspace", "invite",
-                                     "new-key", "revoke", "roll", "ip-allow", "terms", "plan"])
+                                     "new-key", "revoke", "roll", "ip-allow", "terms", "plan", "domain-form",
+                                     "check", "change-domain", "profile"])
 @pytest.mark.parametrize("forgery", ["no token", "other origin"])
-def test_a_forged_form_changes_nothing(app, engine, form_id, forgery):
+def test_a_forged_form_changes_nothing(app, engine, world, form_id, forgery):
     client, workspace_id = with_workspace(app)
+    _arrange(world, client, workspace_id, form_id)
     key_id = secret_of(create_key(client, workspace_id)).split("_")[2]
     if form_id in ("signup", "login"):
         client.get("/portal/").forms["logout"].submit(status=303)

@@ -16,8 +16,9 @@ class Condition:
 
 
 CONDITIONS = (
-    Condition("not_verified", "The workspace's domain is verified", "a verified domain", ""),
-    Condition("profile_not_approved", "The business profile is approved", "an approved business profile", ""),
+    Condition("not_verified", "The workspace's domain is verified", "a verified domain", "domain"),
+    Condition("profile_not_approved", "The business profile is approved", "an approved business profile",
+              "profile"),
     Condition("terms_not_accepted", "The current API Terms are accepted", "the current API Terms accepted", "terms"),
     Condition("plan_not_paid", "The plan is paid", "the paid plan", "plan"),
 )

@@ -1,0 +1,12 @@
+"""The workspace's domain in the portal: the TXT record to publish, the state of its checks, "Check now",
+and changing the domain (after a confirmation). The checks themselves are onboarding's IDomainVerification."""
+
+from clinicrecords.portal.domain.interfaces import IDomainPages
+from clinicrecords.portal.domain.resources import DomainPage
+from clinicrecords.portal.domain.services import domain_pages_factory
+
+
+def includeme(config):
+    config.register_service_factory(domain_pages_factory, iface=IDomainPages)
+    config.add_workspace_child("domain", DomainPage)
+    config.scan(".views")

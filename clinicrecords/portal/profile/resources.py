@@ -1,0 +1,5 @@
+from clinicrecords.portal.workspaces.resources import WorkspacePart
+
+
+class ProfilePage(WorkspacePart):
+    """/workspaces/{id}/profile"""

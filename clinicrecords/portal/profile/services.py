@@ -1,0 +1,60 @@
+"""The profile pages' service: onboarding's business profile with the portal's audit trail and form errors."""
+
+from zope.interface import implementer
+
+from clinicrecords.access import services as access
+from clinicrecords.errors import InvalidInput
+from clinicrecords.onboarding.profiles import ProfileInvalid
+from clinicrecords.portal.profile.interfaces import IProfilePages
+from clinicrecords.portal.web.forms import FormError
+
+NOT_VERIFIED = "Verify your workspace's domain first: the profile can be submitted once it is verified"
+
+
+def _sentence(message):
+    return message[:1].upper() + message[1:]
+
+
+# onboarding's messages name the rule ("is required"); the form says which field.
+LABELS = {"legal_name": "Legal name", "website": "Website", "country": "Country",
+          "contact_email": "Contact email", "intended_use": "Intended use"}
+
+
+def _field_message(field, message):
+    return f"{LABELS[field]} {message}" if message.startswith(("is ", "must ")) else _sentence(message)
+
+
+@implementer(IProfilePages)
+class ProfilePages:
+    def __init__(self, db, profiles, audit):
+        self.db = db
+        self.profiles = profiles
+        self.audit = audit
+
+    def profile(self, workspace_id):
+        return self.profiles.profile(workspace_id)
+
+    def submittable(self, workspace_id):
+        return access.workspace_is_verified(self.db, workspace_id)
+
+    def submit(self, workspace_id, fields, account_id):
+        if not self.submittable(workspace_id):
+            raise FormError("verified", NOT_VERIFIED)
+        try:
+            profile = self.profiles.submit(workspace_id, **{name: fields.get(name, "") for name in LABELS})
+        except ProfileInvalid as exc:
+            raise FormError(errors={field: _field_message(field, message)
+                                    for field, message in exc.errors.items()}) from None
+        except InvalidInput as exc:
+            raise FormError("verified", _sentence(str(exc))) from None
+        self.audit.record("profile.submitted", account_id=account_id, workspace_id=workspace_id,
+                          target=profile.legal_name)
+        return profile
+
+
+def profile_pages_factory(context, request):
+    from clinicrecords.onboarding.interfaces import IBusinessProfile
+    from clinicrecords.portal.web.interfaces import IPortalAudit
+
+    return ProfilePages(request.db, request.find_service(IBusinessProfile),
+                        request.find_service(IPortalAudit))

@@ -1,0 +1,10 @@
+"""The request log in the portal: the workspace's API requests of the last 7 days, newest first, filtered by
+key, status and request id, in pages. Read from the request_log context's IRequestLog; never bodies or query
+values (the log holds none)."""
+
+from clinicrecords.portal.requests.resources import RequestsPage
+
+
+def includeme(config):
+    config.add_workspace_child("requests", RequestsPage)
+    config.scan(".views")

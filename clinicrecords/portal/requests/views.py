@@ -1,0 +1,34 @@
+from pyramid.view import view_config
+
+from clinicrecords.access.keys import masked
+from clinicrecords.errors import InvalidInput
+from clinicrecords.portal.keys.interfaces import IKeyService
+from clinicrecords.portal.requests.forms import RequestFilter
+from clinicrecords.portal.requests.resources import RequestsPage
+from clinicrecords.portal.web.forms import FormError, rerender
+from clinicrecords.portal.web.resources import MEMBER
+from clinicrecords.request_log.interfaces import IRequestLog
+
+T = "clinicrecords.portal.requests:templates/"
+PAGE_SIZE = 50
+
+
+@view_config(route_name="portal", context=RequestsPage, request_method="GET", renderer=T + "requests.jinja2",
+             permission=MEMBER)
+def requests_page(context, request):
+    form = RequestFilter(request.GET)
+    keys = request.find_service(IKeyService).keys(context.workspace.id)
+    found = {"form": form, "keys": [(key.key_id, masked(key.mode, key.key_id)) for key in keys], "page": None,
+             "masked": masked}
+    try:
+        arguments = form.search_arguments({key.key_id for key in keys})
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, **found)
+    try:
+        found["page"] = request.find_service(IRequestLog).search(context.workspace.id, limit=PAGE_SIZE,
+                                                                 **arguments)
+    except InvalidInput:  # a `before` cursor this log did not write
+        form.error("before", "This page link is out of date: start again from the newest requests")
+        return rerender(request, **found)
+    return found
