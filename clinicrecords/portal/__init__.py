@@ -9,6 +9,7 @@ AREAS = (
     ".terms",
     ".plan",
     ".connections",
+    ".webhooks",
 )
 
 
