@@ -11,7 +11,7 @@ from tests.portal.helpers import PASSWORD, unique_email
 from tests.portal.test_browser import Visit, chrome  # noqa: F401  (the fixture)
 
 
-def test_a_developer_receives_signed_webhooks_across_a_secret_rotation(served, chrome, tmp_path):  # noqa: F811
+def test_a_developer_receives_signed_webhooks_across_a_rotation(served, chrome, tmp_path):  # noqa: F811
     folder = tmp_path / "screenshots"
     folder.mkdir()
     visit = Visit(chrome, folder)

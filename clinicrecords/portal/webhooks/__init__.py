@@ -1,5 +1,5 @@
-"""Webhook endpoints in the portal, per mode: add, the endpoint's page (secret on demand, test event, deliveries
-log, resend, recover), rotate the secret, disable, enable, delete. Pages only: the endpoints, deliveries and
+"""Webhook endpoints in the portal, per mode: add, the endpoint's page (secret on demand, test event,
+deliveries log, resend, recover), rotate the secret, disable, enable, delete. Pages only: the endpoints, deliveries and
 tests are the events package's services (clinicrecords/events/interfaces.py)."""
 
 from clinicrecords.portal.webhooks.interfaces import IWebhookPages

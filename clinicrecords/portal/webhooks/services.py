@@ -53,7 +53,8 @@ class WebhookPages:
         if not url.strip():
             raise FormError("url", "Enter the URL that receives the events")
         try:
-            endpoint, _ = self.endpoints.add(owner, url.strip(), mode=mode, event_types=list(chosen_types) or None)
+            endpoint, _ = self.endpoints.add(owner, url.strip(), mode=mode,
+                                             event_types=list(chosen_types) or None)
         except WebhookError as error:
             raise as_form_error(error, "url") from None
         self._record("webhook.added", owner, account_id, endpoint, types=endpoint["types"] or "every type")

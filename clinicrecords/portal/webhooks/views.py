@@ -22,14 +22,18 @@ def _mode(request):
     return "live" if request.params.get("mode") == "live" else "test"
 
 
+def _to_endpoint(request, workspace_id, endpoint_id, **banner):
+    return see_other(request, "workspaces", workspace_id, "webhooks", endpoint_id, **banner)
+
+
 def _no_store(request):
     """An answer carrying a signing secret: never cached."""
     request.response.headers["Cache-Control"] = "no-store"
     request.response.headers["Pragma"] = "no-cache"
 
 
-@view_config(route_name="portal", context=WebhooksCollection, request_method="GET", renderer=T + "list.jinja2",
-             permission=MEMBER)
+@view_config(route_name="portal", context=WebhooksCollection, request_method="GET",
+             renderer=T + "list.jinja2", permission=MEMBER)
 def endpoints(context, request):
     mode = _mode(request)
     return {"mode": mode, "endpoints": _pages(request).list(context.owner, mode)}
@@ -50,10 +54,11 @@ def new_endpoint_page(context, request):
 def add_endpoint(context, request):
     form = NewEndpointForm(request.POST)
     try:
-        endpoint = _pages(request).add(context.owner, form["mode"], form["url"], form["types"], _member(request))
+        endpoint = _pages(request).add(context.owner, form["mode"], form["url"], form["types"],
+                                       _member(request))
     except FormError as exc:
         return rerender(request, **_new_page(request, form.refused(exc)))
-    return see_other(request, "workspaces", context.workspace.id, "webhooks", endpoint["endpoint_id"], added=1)
+    return _to_endpoint(request, context.workspace.id, endpoint["endpoint_id"], added=1)
 
 
 def endpoint_page(context, request, **extra):
@@ -68,8 +73,8 @@ def endpoint_page(context, request, **extra):
     return values
 
 
-@view_config(route_name="portal", context=EndpointResource, request_method="GET", renderer=T + "endpoint.jinja2",
-             permission=MEMBER)
+@view_config(route_name="portal", context=EndpointResource, request_method="GET",
+             renderer=T + "endpoint.jinja2", permission=MEMBER)
 def endpoint(context, request):
     return endpoint_page(context, request)
 
@@ -107,21 +112,21 @@ def resend(context, request):
                                _member(request))
     except FormError as exc:
         return _refused(context, request, exc)
-    return see_other(request, "workspaces", context.workspace.id, "webhooks", context.endpoint_id, resent=1)
+    return _to_endpoint(request, context.workspace.id, context.endpoint_id, resent=1)
 
 
 @view_config(route_name="portal", context=EndpointResource, name="disable", request_method="POST",
              permission=MEMBER)
 def disable(context, request):
     _pages(request).disable(context.owner, context.endpoint, _member(request))
-    return see_other(request, "workspaces", context.workspace.id, "webhooks", context.endpoint_id, changed="disabled")
+    return _to_endpoint(request, context.workspace.id, context.endpoint_id, changed="disabled")
 
 
 @view_config(route_name="portal", context=EndpointResource, name="enable", request_method="POST",
              permission=MEMBER)
 def enable(context, request):
     _pages(request).enable(context.owner, context.endpoint, _member(request))
-    return see_other(request, "workspaces", context.workspace.id, "webhooks", context.endpoint_id, changed="enabled")
+    return _to_endpoint(request, context.workspace.id, context.endpoint_id, changed="enabled")
 
 
 @view_config(route_name="portal", context=EndpointResource, name="recover", request_method="GET",
@@ -138,7 +143,7 @@ def recover(context, request):
         queued = _pages(request).recover(context.owner, context.endpoint, form["since"], _member(request))
     except FormError as exc:
         return rerender(request, form=form.refused(exc), endpoint=context.endpoint)
-    return see_other(request, "workspaces", context.workspace.id, "webhooks", context.endpoint_id, recovered=queued)
+    return _to_endpoint(request, context.workspace.id, context.endpoint_id, recovered=queued)
 
 
 @view_config(route_name="portal", context=EndpointResource, name="rotate", request_method="GET",
