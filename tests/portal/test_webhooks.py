@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
 from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.events.support import Receiver, signed_by
-from tests.portal.helpers import error_summary, secret_of, submit, with_workspace
+from tests.portal.helpers import error_summary, secret_of, signed_up, submit, with_workspace
 
 
 @pytest.fixture
@@ -262,6 +262,23 @@ def test_delete_asks_naming_the_endpoint_then_deletes_it(app, engine, receiver):
     assert deleted[0].target == receiver.url
 
 
+def test_a_developer_manages_webhooks_and_the_audit_names_them(app, engine, receiver):
+    owner, workspace_id = with_workspace(app)
+    developer, email = signed_up(app)
+    link = submit(owner.get(f"/portal/workspaces/{workspace_id}/members"), "invite", email=email,
+                  role="developer").html.find(id="invitation-link").get_text().strip()
+    submit(developer.get(link), "join", status=303)
+    endpoint_id = endpoint_of(add_endpoint(developer, workspace_id, receiver.url))
+    here = f"/portal/workspaces/{workspace_id}/webhooks/{endpoint_id}"
+    assert secret_of(press(developer, here, "reveal-secret")).startswith("whsec_")
+    submit(developer.get(here + "/rotate"), "rotate", overlap="1h")
+    submit(developer.get(here + "/delete"), "delete")
+    activity = owner.get(f"/portal/workspaces/{workspace_id}/activity").text
+    for action in ("webhook.added", "webhook.secret_revealed", "webhook.secret_rotated", "webhook.deleted"):
+        assert action in activity
+    assert activity.count(email) >= 4
+
+
 ACTIONS = {"secret": {}, "test": {}, "disable": {}, "enable": {}, "resend": {"delivery_id": ""},
            "recover": {"since": "2026-11-24T08:00"}, "rotate": {"overlap": "now"}, "delete": {}}
 
@@ -284,26 +301,43 @@ def test_another_workspaces_endpoints_are_404(app, engine, receiver):
 
 
 FORMS = {"new-endpoint": ("/new", {"url": "http://127.0.0.1:9/hooks"}), "reveal-secret": ("", {}),
-         "send-test": ("", {}), "disable": ("", {}), "rotate": ("/rotate", {"overlap": "now"}),
-         "recover": ("/recover", {"since": "2026-11-24T08:00"}), "delete": ("/delete", {})}
+         "send-test": ("", {}), "disable": ("", {}), "enable": ("", {}), "resend": ("", {}),
+         "rotate": ("/rotate", {"overlap": "now"}), "recover": ("/recover", {"since": "2026-11-24T08:00"}),
+         "delete": ("/delete", {})}
+
+
+def deliveries_of(engine, endpoint_id):
+    with engine.connect() as connection:
+        return connection.scalar(select(func.count()).select_from(WebhookDelivery).where(
+            WebhookDelivery.endpoint_id == uuid.UUID(endpoint_id)))
 
 
 @pytest.mark.parametrize("form_id", sorted(FORMS))
 def test_every_webhook_form_needs_its_csrf_token(app, engine, receiver, form_id):
     client, workspace_id, endpoint_id, here = with_endpoint(app, receiver.url)
     path, fields = FORMS[form_id]
+    if form_id == "enable":
+        press(client, here, "disable", status=303)
+    if form_id == "resend":
+        press(client, here, "send-test")
     page = client.get(f"/portal/workspaces/{workspace_id}/webhooks/new" if form_id == "new-endpoint"
                       else here + path)
-    form = page.forms[form_id]
+    form = page.forms[next(name for name in page.forms if str(name).startswith(form_id))]
     for name, value in fields.items():
         form[name] = value
     submitted = dict(form.submit_fields())
     submitted.pop("csrf_token")
-    before = (endpoint_count(engine), secret_of(press(client, here, "reveal-secret")), len(receiver.requests),
-              len(audit_of(engine, workspace_id)))
+
+    def state():
+        """Everything a webhook form could change; the reveal's own audit row is not counted."""
+        audit = len(audit_of(engine, workspace_id))
+        return (endpoint_count(engine), deliveries_of(engine, endpoint_id), len(receiver.requests), audit,
+                secret_of(press(client, here, "reveal-secret")),
+                client.get(here).html.find("dl", class_="summary").get_text())
+
+    before = state()
     answer = client.post(form.action, submitted, status=403)
     assert "Nothing was changed" in answer.text
-    after = (endpoint_count(engine), secret_of(press(client, here, "reveal-secret")), len(receiver.requests),
-             len(audit_of(engine, workspace_id)) - 1)  # the second reveal's own row
-    assert after == before
-    assert "disabled" not in client.get(here).html.find("dl", class_="summary").get_text()
+    after = state()
+    assert after[:3] == before[:3] and after[4:] == before[4:]
+    assert after[3] == before[3] + 1  # the reveal inside the first state() only
