@@ -13,6 +13,7 @@ AREAS = (
     ".domain",
     ".profile",
     ".requests",
+    ".webhooks",
 )
 
 

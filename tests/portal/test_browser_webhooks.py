@@ -1,0 +1,80 @@
+"""Webhooks in a real browser (the same headless chromium as test_browser.py): a developer adds an endpoint
+pointing at a receiver this test runs on 127.0.0.1, reveals its signing secret, sends a test event and finds
+it in the deliveries log, rotates the secret with a 24-hour overlap, and the next delivery carries both
+signatures, each verified with the `standardwebhooks` library against the secrets read from the pages.
+Every page visited is saved as a screenshot (docs/portal.md describes them)."""
+
+from selenium.webdriver.common.by import By
+
+from tests.events.support import Receiver, signed_by
+from tests.portal.helpers import PASSWORD, unique_email
+from tests.portal.test_browser import Visit, chrome  # noqa: F401  (the fixture)
+
+
+def test_a_developer_receives_signed_webhooks_across_a_rotation(served, chrome, tmp_path):  # noqa: F811
+    folder = tmp_path / "screenshots"
+    folder.mkdir()
+    visit = Visit(chrome, folder)
+    chrome.get(f"{served}/portal/signup")
+    visit.fill(email=unique_email("hooks"), password=PASSWORD)
+    visit.press("Create account")
+    visit.follow("Create a workspace")
+    visit.fill(name="Acme Health")
+    visit.press("Create workspace")
+
+    with Receiver(default=200, body=b'{"received": true}') as receiver:
+        visit.follow("Webhooks")
+        assert "No test endpoints yet" in chrome.page_source
+        visit.shot("webhooks-empty")
+        visit.follow("Add a test endpoint")
+        visit.fill(url="ftp://example.org/hooks")
+        visit.press("Add endpoint")
+        assert "The URL must be http(s)://host/..." in chrome.find_element(By.ID, "url-error").text
+        visit.shot("webhook-new-errors")
+        visit.fill(url=receiver.url)
+        chrome.find_element(By.CSS_SELECTOR, "input[value='inventory.item.created']").click()
+        chrome.find_element(By.CSS_SELECTOR, "input[value='inventory.item.updated']").click()
+        visit.press("Add endpoint")
+        assert "Endpoint added" in chrome.page_source and "whsec_" not in chrome.page_source
+        visit.shot("webhook-added")
+
+        visit.press("Reveal signing secret")
+        old = chrome.find_element(By.ID, "secret").text.strip()
+        assert old.startswith("whsec_")
+        visit.shot("webhook-secret")
+        visit.press("Send test event")
+        answer = chrome.find_element(By.ID, "test-answer").text
+        assert "Test event delivered" in chrome.page_source and '{"received": true}' in answer
+        log = chrome.find_element(By.CLASS_NAME, "deliveries").text.lower()
+        assert "webhook.ping" in log and "delivered" in log
+        signed_by(receiver.requests[-1], [old])
+        visit.shot("webhook-tested")
+
+        visit.follow("Rotate the secret")
+        assert "both signatures" in chrome.page_source
+        visit.shot("webhook-rotate")
+        visit.press("Rotate secret")
+        new = chrome.find_element(By.ID, "secret").text.strip()
+        assert new.startswith("whsec_") and new != old
+        visit.shot("webhook-rotated")
+        visit.follow("Back to the endpoint")
+        visit.press("Send test event")
+        assert "Test event delivered" in chrome.find_element(By.TAG_NAME, "h1").text
+        signed_by(receiver.requests[-1], [old, new])  # both signatures in webhook-signature, each verified
+        assert len(chrome.find_elements(By.CSS_SELECTOR, "tr.delivery")) == 2
+        visit.shot("webhook-deliveries")
+
+        visit.follow("Recover events since…")
+        visit.shot("webhook-recover")
+        visit.follow("Cancel")
+        visit.press("Disable endpoint")
+        assert "disabled by its owner" in chrome.page_source
+        visit.shot("webhook-disabled")
+        visit.follow("Delete endpoint")
+        assert f"Delete webhook endpoint {receiver.url}?" in chrome.find_element(By.TAG_NAME, "h1").text
+        visit.shot("webhook-delete")
+        visit.follow("Activity")
+        assert "webhook.secret_rotated" in chrome.page_source and "webhook.added" in chrome.page_source
+        visit.shot("webhook-activity")
+    print(f"screenshots: {folder}")
+    assert len(list(folder.glob("*.png"))) == visit.count == 12
