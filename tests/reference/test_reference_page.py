@@ -10,6 +10,7 @@ import pytest
 
 from clinicrecords.api.openapi import document
 from clinicrecords.api.reference import CSP
+from tests.common.serving import serving
 
 
 def test_the_page_and_its_script_are_served_with_a_strict_policy(testapp):
@@ -31,13 +32,14 @@ def _chromium():
 
 
 @pytest.fixture(scope="module")
-def rendered(served):
+def rendered(app):
     """The page's DOM once Redoc has rendered it (one browser run for the module's tests)."""
-    result = subprocess.run(
-        [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-         "--no-first-run", "--virtual-time-budget=30000", "--run-all-compositor-stages-before-draw",
-         "--dump-dom", f"{served}/v1/docs"],
-        capture_output=True, text=True, timeout=180, check=True)
+    with serving(app) as served:
+        result = subprocess.run(
+            [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+             "--no-first-run", "--virtual-time-budget=30000", "--run-all-compositor-stages-before-draw",
+             "--dump-dom", f"{served}/v1/docs"],
+            capture_output=True, text=True, timeout=180, check=True)
     return result.stdout
 
 
