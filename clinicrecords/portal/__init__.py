@@ -1,5 +1,6 @@
 """The developer portal: a server-rendered web application where partners onboard themselves (accounts,
-workspaces, keys, API Terms, plan and usage, connections). A separate surface of the same application with
+workspaces, keys, API Terms, plan and usage, connections) and the clinic console of clinics' staff
+(staff, review queue, who read what). A separate surface of the same application with
 its own security policy; see docs/portal.md. Each area is a sub-package whose name is its URL's first part."""
 
 AREAS = (
@@ -9,6 +10,7 @@ AREAS = (
     ".terms",
     ".plan",
     ".connections",
+    ".staff",
 )
 
 
