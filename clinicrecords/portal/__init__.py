@@ -11,6 +11,7 @@ AREAS = (
     ".plan",
     ".connections",
     ".staff",
+    ".queue",
 )
 
 

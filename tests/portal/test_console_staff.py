@@ -71,7 +71,8 @@ def test_an_admin_invites_a_clinician_who_never_sees_admin_pages(app, world, eng
     assert done.headers["Cache-Control"] == "no-store"
     nurse = browser(app)
     submit(nurse.get(path_of(link)), "join", password=PASSWORD, status=303)
-    assert "Open the review queue" in nurse.get(f"/portal/clinics/{clinic_id}").text
+    overview = nurse.get(f"/portal/clinics/{clinic_id}").text
+    assert "Open the review queue" in overview and ">Review queue</a>" in overview and ">Activity</a>" not in overview
     for path in ("activity", "staff/invite"):
         method = nurse.post if path.endswith("invite") else nurse.get
         kwargs = {"params": {"csrf_token": nurse.get(f"/portal/clinics/{clinic_id}/staff").forms["logout"][
