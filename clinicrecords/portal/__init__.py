@@ -12,6 +12,7 @@ AREAS = (
     ".connections",
     ".staff",
     ".queue",
+    ".access_report",
 )
 
 
