@@ -13,6 +13,7 @@ AREAS = (
     ".staff",
     ".queue",
     ".access_report",
+    ".clinic_keys",
 )
 
 

@@ -46,6 +46,16 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(served, chrome, t
     assert "You have joined the staff of" in chrome.page_source
     visit.shot("console-overview-admin")
 
+    visit.follow("API keys")
+    visit.shot("console-keys-empty")
+    visit.press("Create a live key")
+    own_key = chrome.find_element(By.ID, "secret").text.strip()
+    assert own_key.startswith("ehr_live_")
+    visit.shot("console-key-created")
+    visit.follow("I have copied it: back to keys")
+    assert own_key not in chrome.page_source
+    visit.shot("console-keys")
+
     visit.follow("Staff")
     nurse = unique_email("nurse")
     visit.fill(email=nurse)
