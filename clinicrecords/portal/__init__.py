@@ -14,6 +14,7 @@ AREAS = (
     ".queue",
     ".access_report",
     ".clinic_keys",
+    ".auto_accept",
 )
 
 

@@ -55,6 +55,8 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(served, chrome, t
     visit.follow("I have copied it: back to keys")
     assert own_key not in chrome.page_source
     visit.shot("console-keys")
+    visit.follow("Automatic acceptance")
+    visit.shot("console-auto-accept")
 
     visit.follow("Staff")
     nurse = unique_email("nurse")
