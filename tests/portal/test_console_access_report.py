@@ -30,7 +30,8 @@ def test_a_patients_accesses_as_a_page_and_csv(app, clinic, testapp):
     assert {p["id"] for p in listing} >= {clinic.patient_id, other_id}
     sent = clinic.allergy("Peanut").json["data"]
     clinic.accept(sent["submission_id"])
-    testapp.get(clinic.url("allergies"), headers=clinic.headers)  # the answer names the allergy, not the patient
+    testapp.get(clinic.url("allergies"),
+                headers=clinic.headers)  # the answer names the allergy, not the patient
     admin, _ = staff_browser(app, clinic.id, "admin")
     page = admin.get(f"/portal/clinics/{clinic.id}/access")
     found = submit(page, "find-patient", patient="quill")
@@ -46,7 +47,8 @@ def test_a_patients_accesses_as_a_page_and_csv(app, clinic, testapp):
     assert other_id not in report.text and clinic.patient_id in report.text
     assert rows[0][5] == f"allergies {sent['target_id']}"
     assert rows[1][5] == rows[2][5] == f"patient {clinic.patient_id}"
-    download = admin.get(f"/portal/clinics/{clinic.id}/access/export.csv", params={"patient_id": clinic.patient_id})
+    download = admin.get(f"/portal/clinics/{clinic.id}/access/export.csv",
+                         params={"patient_id": clinic.patient_id})
     assert download.content_type == "text/csv" and "attachment" in download.headers["Content-Disposition"]
     table = list(csv.reader(io.StringIO(download.text)))
     assert table[0] == ["at", "organization", "key", "method", "route", "status", "records", "request_id"]

@@ -1,6 +1,6 @@
 """Automatic acceptance in the console (issue 19 item 4): per organization or key, per kind, off by default;
-saving switches only the changed kinds; the volume pause is shown and an admin resumes it; admins only. (That a
-new connection and a rolled key start with it off is StaffReview's rule, tested in tests/review.)"""
+saving switches only the changed kinds; the volume pause is shown and an admin resumes it; admins only.
+(That a new connection and a rolled key start with it off is StaffReview's rule, tested in tests/review.)"""
 
 import webtest
 from sqlalchemy import select
@@ -29,7 +29,8 @@ def test_an_organization_and_a_key_switched_per_kind(app, testapp, world, engine
     organization = f"workspace:{clinic.connected.workspace_id}"
     key_ref = f"key:{clinic.connected.key.split('_')[2]}"
     page = _page(admin, clinic)
-    assert "Test Workspace" in page.text and f"save-{organization}" in page.forms and f"save-{key_ref}" in page.forms
+    assert "Test Workspace" in page.text
+    assert f"save-{organization}" in page.forms and f"save-{key_ref}" in page.forms
     assert not any(field.checked for field in page.forms[f"save-{organization}"].fields["kinds"])
     assert clinic.allergy("Peanut").json["data"]["review_status"] == "pending"  # off by default
     assert "Automatic acceptance saved" in _save(page, organization, {"allergy"}).follow().text
@@ -39,19 +40,23 @@ def test_an_organization_and_a_key_switched_per_kind(app, testapp, world, engine
     _save(_page(admin, clinic), organization, set())
     assert clinic.allergy("Egg").json["data"]["review_status"] == "pending"
     _save(_page(admin, clinic), key_ref, {"condition"})
-    assert clinic.send("conditions", {**condition, "icd10_code": "E11"}).json["data"]["review_status"] == "confirmed"
+    assert clinic.send("conditions", {**condition,
+                                      "icd10_code": "E11"}).json["data"]["review_status"] == "confirmed"
     shown = {(s["sender_type"], s["kind"]): s["enabled"] for s in ok("auto-accept", "show", "--clinic",
                                                                       clinic.id)["settings"]}
     assert shown == {("workspace", "allergy"): False, ("key", "condition"): True}
     with engine.connect() as connection:
         targets = connection.execute(select(PortalAuditEntry.target).where(
-            PortalAuditEntry.clinic_id == clinic.id, PortalAuditEntry.action == "auto_accept.changed")).scalars().all()
+            PortalAuditEntry.clinic_id == clinic.id, PortalAuditEntry.action == "auto_accept.changed")
+        ).scalars().all()
     assert sorted(targets) == sorted([organization, organization, key_ref])
 
 
 def test_the_volume_pause_is_shown_and_resumed(make_app, world):
-    app = make_app(**{"review.auto_accept_pause_threshold": "2", "review.auto_accept_pause_window_minutes": "60"})
-    clinic = Clinic(webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"}), world, world.connected())
+    app = make_app(**{"review.auto_accept_pause_threshold": "2",
+                      "review.auto_accept_pause_window_minutes": "60"})
+    clinic = Clinic(webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"}), world,
+                    world.connected())
     admin, _ = staff_browser(app, clinic.id, "admin")
     organization = f"workspace:{clinic.connected.workspace_id}"
     _save(_page(admin, clinic), organization, {"allergy"})
@@ -79,7 +84,8 @@ def test_bad_senders_and_roles(app, testapp, world):
                             {"csrf_token": token, "sender": sender, "kinds": "allergy"}, status=400)
         assert error_summary(answer) == ["This sender no longer reaches the clinic: reload the page"]
     answer = admin.post(f"/portal/clinics/{clinic.id}/auto-accept/save", {
-        "csrf_token": token, "sender": f"workspace:{clinic.connected.workspace_id}", "kinds": "surgery"}, status=400)
+        "csrf_token": token, "sender": f"workspace:{clinic.connected.workspace_id}", "kinds": "surgery"},
+        status=400)
     assert error_summary(answer) == ["Choose among the kinds listed"]
     assert ok("auto-accept", "show", "--clinic", clinic.id)["settings"] == []
     clinician, _ = staff_browser(app, clinic.id, "clinician")

@@ -1,7 +1,7 @@
-"""The clinic console in a real browser (Debian chromium, headless, selenium) against a real waitress server on
-127.0.0.1: an operator's link makes an admin, who invites a clinician and reads a patient's access report; a
-submission sent through the API appears in the clinician's queue, the clinician accepts it, and the sender's
-GET of the submission reads confirmed. Every console page is saved as a screenshot (docs/portal.md)."""
+"""The clinic console in a real browser (Debian chromium, headless, selenium) against a real waitress server
+on 127.0.0.1: an operator's link makes an admin, who creates the clinic's key, invites a clinician and reads
+a patient's access report; a submission sent through the API appears in the clinician's queue, the clinician
+accepts it, and the sender's GET of the submission reads confirmed. Every console page is saved as a screenshot (docs/portal.md)."""
 
 import json
 import re
@@ -18,8 +18,9 @@ from tests.portal.test_browser import Visit, chrome  # noqa: F401  (the fixture)
 def _api(served, connected, method, path, body=None):
     """Server to server, as the partner's backend calls the API."""
     headers = {**connected.headers, "Content-Type": "application/json", "Idempotency-Key": str(uuid.uuid4())}
+    data = json.dumps(body).encode() if body is not None else None
     request = urllib.request.Request(f"{served}/v1/clinics/{connected.clinic_id}/{path}", method=method,
-                                     data=json.dumps(body).encode() if body is not None else None, headers=headers)
+                                     data=data, headers=headers)
     with urllib.request.urlopen(request, timeout=30) as answer:
         return json.loads(answer.read())["data"]
 
@@ -91,11 +92,13 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(served, chrome, t
     visit.press("Accept")
     assert "Accepted: the submission for Ada Quill" in chrome.page_source
     visit.shot("console-queue-accepted")
-    assert _api(served, connected, "GET", f"submissions/{sent['submission_id']}")["review_status"] == "confirmed"
+    assert _api(served, connected, "GET",
+                f"submissions/{sent['submission_id']}")["review_status"] == "confirmed"
 
     ok("auto-accept", "set", "--clinic", connected.clinic_id, "--workspace", connected.workspace_id,
        "--kinds", "condition", "--on")
-    automatic = _api(served, connected, "POST", "conditions", {"patient_id": patient["id"], "icd10_code": "I10"})
+    automatic = _api(served, connected, "POST", "conditions", {"patient_id": patient["id"],
+                                                               "icd10_code": "I10"})
     assert automatic["review_status"] == "confirmed"
     chrome.refresh()
     visit.follow("1 automatically accepted item to review")

@@ -41,7 +41,8 @@ def test_create_list_roll_and_revoke_the_clinics_own_key(app, world, testapp, en
     testapp.get("/v1/me", headers=_bearer(new_secret), status=401)
     admin.get(f"/portal/clinics/{clinic_id}/keys/{new_id}/revoke", status=404)
     with engine.connect() as connection:
-        rows = connection.execute(select(PortalAuditEntry.action, PortalAuditEntry.target, PortalAuditEntry.details)
+        rows = connection.execute(select(PortalAuditEntry.action, PortalAuditEntry.target,
+                                         PortalAuditEntry.details)
                                   .where(PortalAuditEntry.clinic_id == clinic_id,
                                          PortalAuditEntry.action.like("key.%"))).all()
     assert sorted(action for action, _, _ in rows) == ["key.created", "key.revoked", "key.rolled"]

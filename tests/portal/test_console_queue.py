@@ -49,7 +49,8 @@ def _submission(world, clinic_id, submission_id):
 def _events(world, clinic_id, submission_id):
     with world.request() as request:
         open_clinic(request.db, clinic_id)
-        return request.db.scalars(select(Event.type).where(Event.subject_id == uuid.UUID(submission_id))).all()
+        statement = select(Event.type).where(Event.subject_id == uuid.UUID(submission_id))
+        return request.db.scalars(statement).all()
 
 
 def test_pending_submissions_newest_first_beside_the_chart(clinic, clinician, testapp):
@@ -57,7 +58,8 @@ def test_pending_submissions_newest_first_beside_the_chart(clinic, clinician, te
     ok("submission", "accept", "--clinic", clinic.id, first["submission_id"])
     duplicate = clinic.allergy("PEANUT").json["data"]
     condition = clinic.send("conditions", {"patient_id": clinic.patient_id, "icd10_code": "I10"}).json["data"]
-    change = clinic.send(f"allergies/{first['target_id']}", {"criticality": "low"}, method="patch").json["data"]
+    change = clinic.send(f"allergies/{first['target_id']}", {"criticality": "low"},
+                         method="patch").json["data"]
     page = _queue(clinician, clinic)
     assert _entries(page) == [change["submission_id"], condition["submission_id"], duplicate["submission_id"]]
     sections = {s["id"].removeprefix("submission-"): s for s in page.html.find_all(class_="queue-entry")}
@@ -79,7 +81,8 @@ def test_pending_submissions_newest_first_beside_the_chart(clinic, clinician, te
     assert "Nothing waits for review with these filters" in _queue(clinician, clinic, sender="junk").text
 
 
-def test_a_clinician_accepts_and_the_sender_reads_it_confirmed(app, clinic, clinician, testapp, world, engine):
+def test_a_clinician_accepts_and_the_sender_reads_it_confirmed(app, clinic, clinician, testapp, world,
+                                                               engine):
     sent = clinic.allergy("Peanut").json["data"]
     page = _queue(clinician, clinic)
     answer = submit(page, f"accept-{sent['submission_id']}", status=303)
@@ -87,7 +90,8 @@ def test_a_clinician_accepts_and_the_sender_reads_it_confirmed(app, clinic, clin
     assert "Accepted: the submission for Ada Quill" in done.text and _entries(done) == []
     status, staff_id, _ = _submission(world, clinic.id, sent["submission_id"])
     assert status == "confirmed" and staff_id is not None
-    read = testapp.get(clinic.url(f"submissions/{sent['submission_id']}"), headers=clinic.headers).json["data"]
+    read = testapp.get(clinic.url(f"submissions/{sent['submission_id']}"),
+                       headers=clinic.headers).json["data"]
     assert read["review_status"] == "confirmed" and read["result_record_id"] == sent["target_id"]
     assert _events(world, clinic.id, sent["submission_id"]) == ["submission.decided"]
     with engine.connect() as connection:
@@ -110,14 +114,16 @@ def test_decline_needs_a_reason_and_records_it(clinic, clinician, testapp, world
     assert "Declined: the submission for Ada Quill" in answer.follow().text
     status, staff_id, reason = _submission(world, clinic.id, sent["submission_id"])
     assert (status, reason) == ("rejected", "Not confirmed by the patient") and staff_id is not None
-    read = testapp.get(clinic.url(f"submissions/{sent['submission_id']}"), headers=clinic.headers).json["data"]
+    read = testapp.get(clinic.url(f"submissions/{sent['submission_id']}"),
+                       headers=clinic.headers).json["data"]
     assert read["review_status"] == "rejected" and read["decision_reason"] == "Not confirmed by the patient"
 
 
 def test_no_known_allergies_while_an_allergy_is_active_is_a_clear_message(clinic, clinician, world):
     allergy = clinic.allergy("Peanut").json["data"]
     ok("submission", "accept", "--clinic", clinic.id, allergy["submission_id"])
-    statement = clinic.send("allergies", {"patient_id": clinic.patient_id, "no_known_allergies": True}).json["data"]
+    statement = clinic.send("allergies", {"patient_id": clinic.patient_id,
+                                          "no_known_allergies": True}).json["data"]
     page = clinician.get(f"/portal/clinics/{clinic.id}/queue/{statement['submission_id']}")
     assert "No known allergies" in page.text
     answer = submit(page, "accept", status=400)
@@ -138,16 +144,17 @@ def test_an_automatically_accepted_item_is_marked_reviewed(clinic, clinician, te
     assert "Marked reviewed" in answer.follow().text
     item = testapp.get(clinic.url(f"allergies/{sent['target_id']}"), headers=clinic.headers).json["data"]
     assert item["verification_status"] == "confirmed" and item["reviewed_by_staff_id"]
+    token = page.forms["logout"]["csrf_token"].value
     again = clinician.post(f"/portal/clinics/{clinic.id}/queue/reviews", params={
-        "csrf_token": page.forms["logout"]["csrf_token"].value, "kind": "allergy", "item_id": sent["target_id"]},
-        status=400)
+        "csrf_token": token, "kind": "allergy", "item_id": sent["target_id"]}, status=400)
     assert "already reviewed" in error_summary(again)[0]
     bad = clinician.post(f"/portal/clinics/{clinic.id}/queue/reviews", params={
-        "csrf_token": page.forms["logout"]["csrf_token"].value, "kind": "allergy", "item_id": "junk"}, status=400)
+        "csrf_token": token, "kind": "allergy", "item_id": "junk"}, status=400)
     assert error_summary(bad) == ["Choose an item to mark reviewed"]
 
 
-def test_another_clinics_submission_admins_and_developers_never_decide(app, clinic, clinician, world, testapp):
+def test_another_clinics_submission_admins_and_developers_never_decide(app, clinic, clinician, world,
+                                                                       testapp):
     sent = clinic.allergy("Peanut").json["data"]
     other = world.clinic(name="Other Clinic")
     stranger, _ = staff_browser(app, other, "clinician")
@@ -157,7 +164,8 @@ def test_another_clinics_submission_admins_and_developers_never_decide(app, clin
     assert "Your role on the staff of this clinic" in admin.get(f"/portal/clinics/{clinic.id}/queue",
                                                                status=403).text
     token = admin.get(f"/portal/clinics/{clinic.id}").forms["logout"]["csrf_token"].value
-    admin.post(f"/portal/clinics/{clinic.id}/queue/{sent['submission_id']}/accept", params={"csrf_token": token},
+    admin.post(f"/portal/clinics/{clinic.id}/queue/{sent['submission_id']}/accept",
+               params={"csrf_token": token},
                status=403)
     developer, _ = with_workspace(app)
     developer.get(f"/portal/clinics/{clinic.id}/queue", status=404)

@@ -80,7 +80,8 @@ class AccessReport:
             AuditEntry.record_ids.op("?|")(cast(list(records), ARRAY(String))))
             .order_by(AuditEntry.at.desc(), AuditEntry.id).limit(MAX_ENTRIES)).all()
         organizations, keys = self._names(entries)
-        return [Access(entry.at, organizations.get(entry.owner_id, "—"), keys.get(entry.key_id, entry.key_id or "—"),
+        return [Access(entry.at, organizations.get(entry.owner_id, "—"), keys.get(entry.key_id,
+                                                                                  entry.key_id or "—"),
                        entry.method, entry.route, entry.status,
                        tuple((records[r], r) for r in entry.record_ids if r in records), entry.request_id)
                 for entry in entries]

@@ -32,7 +32,8 @@ def _patient(context, request):
     return patient
 
 
-@view_config(route_name="portal", context=AccessReportPage, request_method="GET", renderer=T + "report.jinja2",
+@view_config(route_name="portal", context=AccessReportPage, request_method="GET",
+             renderer=T + "report.jinja2",
              permission=CLINIC_ADMIN)
 def report(context, request):
     service = request.find_service(IAccessReport)
@@ -57,7 +58,8 @@ def export(context, request):
         raise HTTPNotFound()
     service = request.find_service(IAccessReport)
     body = service.csv(service.accesses(context.clinic.id, patient.id))
-    request.find_service(IPortalAudit).record("access_report.downloaded", account_id=request.identity.account_id,
+    request.find_service(IPortalAudit).record("access_report.downloaded",
+                                              account_id=request.identity.account_id,
                                               clinic_id=context.clinic.id, target=str(patient.id))
     response = Response(text=body, content_type="text/csv", charset="utf-8")
     response.headers["Content-Disposition"] = f'attachment; filename="access-report-{patient.id}.csv"'

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from clinicrecords.access import services as access
 from clinicrecords.access.keys import masked
 from clinicrecords.clinics.services import open_clinic
+from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.review.services import ReviewError, StaffReview, pause_settings
 
@@ -21,11 +22,6 @@ class Sender:
     kind: str  # organization | key
     enabled: set = field(default_factory=set)
     paused: dict = field(default_factory=dict)  # kind → pause (when, how many, threshold, window)
-
-
-def _message(exc):
-    text = str(exc)
-    return text[:1].upper() + text[1:]
 
 
 class AutoAcceptSettings:
@@ -53,12 +49,14 @@ class AutoAcceptSettings:
             by_id[workspace.id] = sender
             for key in access.list_keys(self.db, workspace_id=workspace.id):
                 if key.revoked_at is None and key.mode == "live":
-                    by_id[key.id] = Sender(f"key:{key.key_id}", f"{workspace.name}: {masked(key.mode, key.key_id)}",
+                    by_id[key.id] = Sender(f"key:{key.key_id}",
+                                           f"{workspace.name}: {masked(key.mode, key.key_id)}",
                                            "key")
                     senders.append(by_id[key.id])
         for key in access.list_keys(self.db, clinic_id=clinic_id):
             if key.revoked_at is None:
-                by_id[key.id] = Sender(f"key:{key.key_id}", f"The clinic's own key {masked(key.mode, key.key_id)}",
+                by_id[key.id] = Sender(f"key:{key.key_id}",
+                                       f"The clinic's own key {masked(key.mode, key.key_id)}",
                                        "key")
                 senders.append(by_id[key.id])
         settings, pauses = staff.auto_accept_state()
@@ -96,7 +94,8 @@ class AutoAcceptSettings:
         if kind not in sender.paused:
             raise FormError("kinds", "Automatic acceptance of this kind is not paused for this sender")
         self._set(clinic_id, ref, [kind], True)
-        self.audit.record("auto_accept.resumed", account_id=account_id, clinic_id=clinic_id, target=ref, kind=kind)
+        self.audit.record("auto_accept.resumed", account_id=account_id, clinic_id=clinic_id, target=ref,
+                          kind=kind)
 
     def _sender(self, clinic_id, ref):
         sender = next((s for s in self.senders(clinic_id) if s.ref == ref), None)
@@ -110,7 +109,7 @@ class AutoAcceptSettings:
         try:
             self._staff(clinic_id).set_auto_accept(kinds, enabled, **sender)
         except ReviewError as exc:
-            raise FormError("kinds", _message(exc)) from None
+            raise form_error("kinds", exc) from None
 
 
 def auto_accept_settings_factory(context, request):

@@ -15,11 +15,13 @@ class SenderForm(Form):
 def _page(context, request, form=None):
     service = request.find_service(IAutoAcceptSettings)
     threshold, window = service.pause_rule()
-    return {"senders": service.senders(context.clinic.id), "kinds": service.kinds(), "form": form or SenderForm(),
+    return {"senders": service.senders(context.clinic.id), "kinds": service.kinds(),
+            "form": form or SenderForm(),
             "threshold": threshold, "window": window}
 
 
-@view_config(route_name="portal", context=AutoAcceptPage, request_method="GET", renderer=T + "settings.jinja2",
+@view_config(route_name="portal", context=AutoAcceptPage, request_method="GET",
+             renderer=T + "settings.jinja2",
              permission=CLINIC_ADMIN)
 def settings(context, request):
     return _page(context, request)
@@ -31,7 +33,8 @@ def save(context, request):
     form = SenderForm(request.POST)
     try:
         request.find_service(IAutoAcceptSettings).save(context.clinic.id, form.text("sender"),
-                                                       request.POST.getall("kinds"), request.identity.account_id)
+                                                       request.POST.getall("kinds"),
+                                                       request.identity.account_id)
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **_page(context, request, form))
@@ -43,7 +46,8 @@ def save(context, request):
 def resume(context, request):
     form = SenderForm(request.POST)
     try:
-        request.find_service(IAutoAcceptSettings).resume(context.clinic.id, form.text("sender"), form.text("kinds"),
+        request.find_service(IAutoAcceptSettings).resume(context.clinic.id, form.text("sender"),
+                                                         form.text("kinds"),
                                                          request.identity.account_id)
     except FormError as exc:
         form.refused(exc)

@@ -7,6 +7,7 @@ from clinicrecords.portal.clinic_keys.services import clinic_key_service_factory
 
 
 def includeme(config):
-    config.register_service_factory(clinic_key_service_factory(config.get_settings()), iface=IClinicKeyService)
+    config.register_service_factory(clinic_key_service_factory(config.get_settings()),
+                                    iface=IClinicKeyService)
     config.add_clinic_child("keys", ClinicKeys)
     config.scan(".views")

@@ -24,7 +24,8 @@ class ClinicKeyService(KeyService):
 
     def keys(self, clinic_id):
         """The clinic's unrevoked keys, newest first."""
-        return sorted((key for key in access.list_keys(self.db, clinic_id=clinic_id) if key.revoked_at is None),
+        return sorted((key for key in access.list_keys(self.db,
+                                                       clinic_id=clinic_id) if key.revoked_at is None),
                       key=lambda key: key.created_at, reverse=True)
 
     def key(self, clinic_id, key_id):

@@ -45,9 +45,11 @@ def revoke_page(context, request):
 @view_config(route_name="portal", context=ClinicKey, name="revoke", request_method="POST",
              renderer="clinicrecords.portal.web:templates/confirmation.jinja2", permission=CLINIC_ADMIN)
 def revoke(context, request):
-    request.find_service(IClinicKeyService).revoke(context.clinic.id, context.key, request.identity.account_id)
+    request.find_service(IClinicKeyService).revoke(context.clinic.id, context.key,
+                                                   request.identity.account_id)
     return {"title": f"Key {_name(context)} revoked", "message": "It is refused from the next request on.",
-            "next_url": request.portal_url("clinics", context.clinic.id, "keys"), "next_label": "Back to keys"}
+            "next_url": request.portal_url("clinics", context.clinic.id,
+                                           "keys"), "next_label": "Back to keys"}
 
 
 @view_config(route_name="portal", context=ClinicKey, name="roll", request_method="GET",
@@ -61,20 +63,22 @@ def roll_page(context, request):
 def roll(context, request):
     form = RollForm(request.POST)
     try:
-        new, full_key = request.find_service(IClinicKeyService).roll(context.clinic.id, context.key,
-                                                                     form["overlap"], request.identity.account_id)
+        new, full_key = request.find_service(IClinicKeyService).roll(
+            context.clinic.id, context.key, form["overlap"], request.identity.account_id)
     except FormError as exc:
         form.refused(exc)
         return rerender(request, form=form, masked=_name(context))
     request.override_renderer = T + "created.jinja2"
     return _secret_page(request, new, full_key,
-                        rolled_from=(_name(context), None if context.key.revoked_at else context.key.expires_at))
+                        rolled_from=(_name(context),
+                                     None if context.key.revoked_at else context.key.expires_at))
 
 
 @view_config(route_name="portal", context=ClinicKey, name="ip-allow", request_method="GET",
              renderer=T + "ip_allow.jinja2", permission=CLINIC_ADMIN)
 def ip_allow_page(context, request):
-    return {"form": IpAllowForm({"ip_allow": "\n".join(context.key.ip_allow or ())}), "masked": _name(context)}
+    return {"form": IpAllowForm({"ip_allow": "\n".join(context.key.ip_allow or ())}),
+            "masked": _name(context)}
 
 
 @view_config(route_name="portal", context=ClinicKey, name="ip-allow", request_method="POST",

@@ -15,5 +15,6 @@ class ReviewForm(Form):
 
 
 def filters_from(params):
-    return Filters(kind=(params.get("kind") or "").strip(), patient=(params.get("patient") or "").strip()[:200],
+    return Filters(kind=(params.get("kind") or "").strip(),
+                   patient=(params.get("patient") or "").strip()[:200],
                    sender=(params.get("sender") or "").strip())

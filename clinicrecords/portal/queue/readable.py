@@ -9,7 +9,8 @@ SUMMARY_FIELDS = {
     "medication_statement": ("medication_text", "dosage_text", "status", "effective_start"),
     "referral": ("specialty", "reason_code", "reason_text", "priority", "status"),
 }
-BOOKKEEPING = {"id", "patient_id", "accepted_by", "reviewed_at", "reviewed_by_staff_id", "source_submission_id",
+BOOKKEEPING = {"id", "patient_id", "accepted_by", "reviewed_at", "reviewed_by_staff_id",
+               "source_submission_id",
                "created_at", "updated_at", "sender_owner_id", "acted_at"}
 
 

@@ -11,6 +11,7 @@ from clinicrecords.access import services as access
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.patients.models import Patient
 from clinicrecords.portal.queue import readable
+from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.review.models import Submission
 from clinicrecords.review.services import ReviewError, StaffReview
@@ -34,11 +35,6 @@ class Filters:
     kind: str = ""
     patient: str = ""
     sender: str = ""
-
-
-def _message(exc):
-    text = str(exc)
-    return text[:1].upper() + text[1:]
 
 
 class ReviewQueue:
@@ -95,7 +91,7 @@ class ReviewQueue:
                                 .order_by(kind.model.created_at)).all()
         entry = QueueEntry(submission, patient, self._sender(submission.workspace_id),
                            readable.payload_rows(submission.payload),
-                           [(item.id, readable.item_summary(submission.resource_type, item)) for item in chart])
+                           [(item.id, readable.item_summary(kind.resource_type, item)) for item in chart])
         if submission.action in ("update", "retract"):
             target = self.db.get(kind.model, submission.target_id)
             entry.changes = readable.change_rows(submission.payload, target, getattr(kind, "renames", None))
@@ -122,7 +118,7 @@ class ReviewQueue:
         try:
             submission = self._staff(clinic_id).accept(submission_id, staff_id=account_id)
         except ReviewError as exc:
-            raise FormError("decision", _message(exc)) from None
+            raise form_error("decision", exc) from None
         self._record("submission.accepted", clinic_id, account_id, submission)
         return submission
 
@@ -135,7 +131,7 @@ class ReviewQueue:
         try:
             submission = self._staff(clinic_id).decline(submission_id, reason, staff_id=account_id)
         except ReviewError as exc:
-            raise FormError("reason", _message(exc)) from None
+            raise form_error("reason", exc) from None
         self._record("submission.declined", clinic_id, account_id, submission)
         return submission
 
@@ -143,7 +139,7 @@ class ReviewQueue:
         try:
             item = self._staff(clinic_id).review_item(kind, item_id, staff_id=account_id)
         except ReviewError as exc:
-            raise FormError("item", _message(exc)) from None
+            raise form_error("item", exc) from None
         self.audit.record("item.reviewed", account_id=account_id, clinic_id=clinic_id, target=str(item.id),
                           kind=kind)
         return item
@@ -168,7 +164,8 @@ def _patient_matches(text):
     if patient_id is not None:
         return Patient.id == patient_id
     words = text.split()
-    return and_(*(Patient.given_name.ilike(f"%{w}%") | Patient.family_name.ilike(f"%{w}%") for w in words[:4])) \
+    return and_(*(Patient.given_name.ilike(f"%{w}%") | Patient.family_name.ilike(f"%{w}%")
+                  for w in words[:4])) \
         if words else Patient.id.is_(None)
 
 

@@ -26,7 +26,8 @@ def _submission_page(context, request, accept_form=None, decline_form=None):
             "decline_form": decline_form or DeclineForm()}
 
 
-@view_config(route_name="portal", context=PendingSubmission, request_method="GET", renderer=T + "submission.jinja2",
+@view_config(route_name="portal", context=PendingSubmission, request_method="GET",
+             renderer=T + "submission.jinja2",
              permission=CLINICIAN)
 def submission(context, request):
     return _submission_page(context, request)
@@ -56,7 +57,8 @@ def accept(context, request):
 def decline(context, request):
     form = DeclineForm(request.POST)
     try:
-        request.find_service(IReviewQueue).decline(context.clinic.id, context.entry.submission.id, form["reason"],
+        request.find_service(IReviewQueue).decline(context.clinic.id, context.entry.submission.id,
+                                                   form["reason"],
                                                    request.identity.account_id)
     except FormError as exc:
         form.refused(exc)

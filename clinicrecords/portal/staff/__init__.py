@@ -3,7 +3,8 @@ clinic's pages tree (`/clinics/{clinic_id}/…`) and the staff principal that ke
 
 from clinicrecords.portal.staff.interfaces import IStaffService
 from clinicrecords.portal.staff.predicates import StaffPredicate
-from clinicrecords.portal.staff.resources import ClinicsCollection, JoinPage, Staff, StaffActivity, add_clinic_child
+from clinicrecords.portal.staff.resources import (ClinicsCollection, JoinPage, Staff, StaffActivity,
+                                                  add_clinic_child)
 from clinicrecords.portal.staff.services import staff_principals, staff_service_factory
 
 

@@ -25,6 +25,7 @@ def staff_add(request, args):
     get_clinic(request.db, args.clinic)  # an unknown clinic: exit 2 naming it
     invitation, token = request.find_service(IStaffService).invite(args.clinic, args.email, args.role,
                                                                    invited_by=None)
+    link = f"{portal_base_url(request.registry.settings)}/staff-invitations?token={token}"
     return {"clinic_id": str(args.clinic), "email": invitation.email, "role": invitation.role,
-            "set_password_url": f"{portal_base_url(request.registry.settings)}/staff-invitations?token={token}",
+            "set_password_url": link,
             "expires_at": invitation.expires_at.isoformat()}

@@ -10,14 +10,15 @@ ROLES = ("admin", "clinician")
 
 
 class ClinicStaff(ControlBase):
-    """An account's place on a clinic's staff. An admin manages the clinic's key, connections, automatic
-    acceptance and staff; a clinician decides the review queue. A staff account is never a workspace member."""
+    """An account's place on a clinic's staff. An admin manages the clinic's key, automatic acceptance and
+    staff; a clinician decides the review queue. A staff account is never a workspace member."""
 
     __tablename__ = "clinic_staff"
     __table_args__ = (CheckConstraint("role IN ('admin', 'clinician')", name="role"),)
 
     clinic_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("clinics.id"), primary_key=True)
-    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("portal_accounts.id"), primary_key=True, index=True)
+    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("portal_accounts.id"), primary_key=True,
+                                                  index=True)
     role: Mapped[str] = mapped_column(String(16))
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
 

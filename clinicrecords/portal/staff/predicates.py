@@ -2,8 +2,8 @@ from clinicrecords.portal.staff.interfaces import IStaffService
 
 
 class StaffPredicate:
-    """`staff_account=True`: the view is for a signed-in clinic staff account (the portal's home sends staff to
-    their clinic instead of the workspace list)."""
+    """`staff_account=True`: the view is for a signed-in clinic staff account (the portal's home sends
+    staff to their clinic instead of the workspace list)."""
 
     def __init__(self, value, config):
         self.value = bool(value)

@@ -46,7 +46,8 @@ class StaffService:
 
     def memberships(self, account_id):
         rows = self.db.execute(select(ClinicStaff.clinic_id, ClinicStaff.role)
-                               .where(ClinicStaff.account_id == account_id).order_by(ClinicStaff.created_at)).all()
+                               .where(ClinicStaff.account_id == account_id)
+                               .order_by(ClinicStaff.created_at)).all()
         return [StaffMembership(access.get_clinic(self.db, row.clinic_id), row.role) for row in rows]
 
     def membership(self, account_id, clinic_id):
@@ -63,7 +64,8 @@ class StaffService:
 
         return self.db.execute(select(Account.email, ClinicStaff.role, ClinicStaff.created_at)
                                .join(Account, Account.id == ClinicStaff.account_id)
-                               .where(ClinicStaff.clinic_id == clinic_id).order_by(ClinicStaff.created_at)).all()
+                               .where(ClinicStaff.clinic_id == clinic_id)
+                               .order_by(ClinicStaff.created_at)).all()
 
     def pending_invitations(self, clinic_id):
         return self.db.scalars(select(StaffInvitation).where(
@@ -85,17 +87,20 @@ class StaffService:
         if any(member.email == email for member in self.members(clinic_id)):
             raise FormError("email", "This person is already on the clinic's staff")
         token = secrets.token_urlsafe(32)
-        invitation = StaffInvitation(clinic_id=clinic_id, email=email, role=role, token_hash=_token_hash(token),
+        invitation = StaffInvitation(clinic_id=clinic_id, email=email, role=role,
+                                     token_hash=_token_hash(token),
                                      invited_by=invited_by, expires_at=self.clock() + INVITATION_LIFETIME)
         self.db.add(invitation)
-        self.audit.record("staff.invited", account_id=invited_by, clinic_id=clinic_id, target=email, role=role)
+        self.audit.record("staff.invited", account_id=invited_by, clinic_id=clinic_id, target=email,
+                          role=role)
         self.db.flush()
         return invitation, token
 
     def _refuse_developer(self, email):
         account = self.accounts.by_email(email)
         if account is not None and self.workspaces.memberships(account.id):
-            raise FormError("email", "This email has a developer portal account: clinic staff need an account "
+            raise FormError("email",
+                            "This email has a developer portal account: clinic staff need an account "
                                      "of their own, with another email address")
 
     def invitation(self, token):
@@ -112,8 +117,8 @@ class StaffService:
         from clinicrecords.portal.accounts.models import Account
 
         entries = self.audit.for_clinic(clinic_id)
-        emails = dict(self.db.execute(select(Account.id, Account.email).where(
-            Account.id.in_({entry.account_id for entry in entries if entry.account_id}))).all()) if entries else {}
+        ids = {entry.account_id for entry in entries if entry.account_id}
+        emails = dict(self.db.execute(select(Account.id, Account.email).where(Account.id.in_(ids))).all())
         return [(entry, emails.get(entry.account_id)) for entry in entries]
 
     def needs_password(self, invitation):
@@ -133,7 +138,8 @@ class StaffService:
             raise FormError("password", f"This link is for {invitation.email}: log in with that email first")
         invitation.accepted_at = self.clock()
         if self.membership(account_id, invitation.clinic_id) is None:
-            self.db.add(ClinicStaff(clinic_id=invitation.clinic_id, account_id=account_id, role=invitation.role))
+            self.db.add(ClinicStaff(clinic_id=invitation.clinic_id, account_id=account_id,
+                                    role=invitation.role))
         self.audit.record("staff.joined", account_id=account_id, clinic_id=invitation.clinic_id,
                           target=invitation.email, role=invitation.role)
         self.db.flush()

@@ -4,7 +4,8 @@ from pyramid.view import view_config
 
 from clinicrecords.portal.staff.forms import JoinForm, StaffInviteForm
 from clinicrecords.portal.staff.interfaces import IStaffService
-from clinicrecords.portal.staff.resources import ClinicResource, ClinicsCollection, JoinPage, Staff, StaffActivity
+from clinicrecords.portal.staff.resources import (ClinicResource, ClinicsCollection, JoinPage, Staff,
+                                                  StaffActivity)
 from clinicrecords.portal.web.forms import FormError, rerender
 from clinicrecords.portal.web.resources import CLINIC_ADMIN, CLINIC_STAFF, SIGNED_IN, PortalRoot
 
@@ -27,7 +28,8 @@ def clinics_index(context, request):
     return HTTPSeeOther(request.portal_url(""))
 
 
-@view_config(route_name="portal", context=ClinicResource, request_method="GET", renderer=T + "overview.jinja2",
+@view_config(route_name="portal", context=ClinicResource, request_method="GET",
+             renderer=T + "overview.jinja2",
              permission=CLINIC_STAFF)
 def overview(context, request):
     return {"others": [m for m in request.find_service(IStaffService).memberships(request.identity.account_id)
