@@ -15,6 +15,7 @@ AREAS = (
     ".access_report",
     ".clinic_keys",
     ".auto_accept",
+    ".clinic_connections",
 )
 
 

@@ -1,17 +1,20 @@
 """The clinic console in a real browser (Debian chromium, headless, selenium) against a real waitress server
-on 127.0.0.1: an operator's link makes an admin, who creates the clinic's key, invites a clinician and reads
-a patient's access report; a submission sent through the API appears in the clinician's queue, the clinician
-accepts it, and the sender's GET of the submission reads confirmed. Every console page is saved as a screenshot (docs/portal.md)."""
+on 127.0.0.1: an operator's link makes an admin, who creates the clinic's key, grants an organization two of
+the three permissions it asked for (its key reads one, gets 403 scope_missing on the third, and 404 after a
+revoke), invites a clinician and reads a patient's access report; a submission sent through the API appears
+in the clinician's queue, the clinician accepts it, and the sender's GET of the submission reads confirmed.
+Every console page is saved as a screenshot (docs/portal.md)."""
 
 import json
 import re
+import urllib.error
 import urllib.request
 import uuid
 
 from selenium.webdriver.common.by import By
 
 from tests.common.cli import ok
-from tests.portal.helpers import PASSWORD, unique_email
+from tests.portal.helpers import PASSWORD, unique_email, with_workspace
 from tests.portal.test_browser import Visit, chrome  # noqa: F401  (the fixture)
 
 
@@ -25,7 +28,18 @@ def _api(served, connected, method, path, body=None):
         return json.loads(answer.read())["data"]
 
 
-def test_a_clinician_accepts_a_submission_sent_through_the_api(served, chrome, tmp_path, world):  # noqa: F811
+def _status(served, key, clinic_id, path):
+    request = urllib.request.Request(f"{served}/v1/clinics/{clinic_id}/{path}",
+                                     headers={"Authorization": f"Bearer {key}"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, None
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read()).get("code")
+
+
+def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chrome, tmp_path,  # noqa: F811
+                                                               world):
     folder = tmp_path / "screenshots"
     folder.mkdir()
     print(f"\nscreenshots: {folder}")
@@ -58,6 +72,32 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(served, chrome, t
     visit.shot("console-keys")
     visit.follow("Automatic acceptance")
     visit.shot("console-auto-accept")
+
+    # An organization asks in the developer portal (WebTest: the developer's own browser); the admin grants
+    # two of three permissions, its key reads one and is refused the third; after a revoke the clinic is 404.
+    developer, workspace_id = with_workspace(app, name="Beacon Labs")
+    world.set_workspace(uuid.UUID(workspace_id), verified=True, paid=True, terms_accepted=True)
+    org_key = world.key(workspace_id=uuid.UUID(workspace_id), mode="live")
+    form = developer.get(f"/portal/workspaces/{workspace_id}/connection-requests").forms["ask"]
+    form["clinic_id"] = str(connected.clinic_id)
+    for field in form.fields["scopes"]:
+        field.checked = field._value in ("patients:read", "allergies:read", "conditions:read")
+    form.submit(status=303)
+    visit.follow("Connections")
+    visit.shot("console-connections-request")
+    visit.follow("Review the request")
+    visit.shot("console-connection-decide")
+    chrome.find_element(By.XPATH, "//input[@value='conditions:read']").click()
+    visit.press("Grant the ticked permissions")
+    assert "Connection granted" in chrome.page_source
+    visit.shot("console-connections")
+    assert _status(served, org_key, connected.clinic_id, "patients") == (200, None)
+    assert _status(served, org_key, connected.clinic_id, "conditions") == (403, "scope_missing")
+    chrome.get(f"{served}/portal/clinics/{connected.clinic_id}/connections/{workspace_id}")
+    visit.shot("console-connection-change")
+    visit.press("Revoke the connection of Beacon Labs")
+    assert "Connection revoked" in chrome.page_source
+    assert _status(served, org_key, connected.clinic_id, "patients")[0] == 404
 
     visit.follow("Staff")
     nurse = unique_email("nurse")
