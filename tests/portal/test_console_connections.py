@@ -43,7 +43,7 @@ def test_ask_grant_two_of_three_narrow_and_revoke(app, testapp, world):
     assert "Request sent" in _ask(developer, workspace_id, clinic_id, asked).follow().text
     assert _call(testapp, key, clinic_id, "patients", 404) is not None  # nothing granted yet
 
-    admin, _ = staff_browser(app, clinic_id, "admin")
+    admin, admin_email = staff_browser(app, clinic_id, "admin")
     listing = admin.get(f"/portal/clinics/{clinic_id}/connections")
     assert "Acme Health" in listing.text
     page = listing.click("Review the request")
@@ -71,6 +71,7 @@ def test_ask_grant_two_of_three_narrow_and_revoke(app, testapp, world):
     assert _call(testapp, key, clinic_id, "patients", 404) is not None
     listing = admin.get(f"/portal/clinics/{clinic_id}/connections")
     assert "revoked" in listing.text and "approved" in listing.text
+    assert listing.text.count(f"by {admin_email}") == 2  # who approved the request, who revoked the connection
     activity = admin.get(f"/portal/clinics/{clinic_id}/activity").text
     for action in ("connection.approved", "connection.narrowed", "connection.revoked"):
         assert action in activity
@@ -91,7 +92,7 @@ def test_bad_requests_declines_and_boundaries(app, world):
     again = _ask(developer, workspace_id, clinic_id, ["patients:read"], status=400)
     assert error_summary(again) == ["A request to this clinic is already waiting for its answer"]
 
-    admin, _ = staff_browser(app, clinic_id, "admin")
+    admin, admin_email = staff_browser(app, clinic_id, "admin")
     page = admin.get(f"/portal/clinics/{clinic_id}/connections").click("Review the request")
     request_path = page.request.path
     token = page.forms["approve"]["csrf_token"].value
@@ -105,5 +106,6 @@ def test_bad_requests_declines_and_boundaries(app, world):
     clinician.get(f"/portal/clinics/{clinic_id}/connections", status=403)
     page.forms["decline"].submit(status=303)
     admin.get(request_path, status=404)  # decided: no longer open
-    assert "declined" in admin.get(f"/portal/clinics/{clinic_id}/connections").text
+    listing = admin.get(f"/portal/clinics/{clinic_id}/connections").text
+    assert "declined" in listing and f"by {admin_email}" in listing
     assert "declined" in developer.get(f"/portal/workspaces/{workspace_id}/connection-requests").text

@@ -129,6 +129,19 @@ class ClinicConnections:
         self.audit.record("connection.revoked", account_id=account_id, clinic_id=clinic_id,
                           target=str(connection.workspace_id))
 
+    def deciders(self, clinic_id):
+        """(action, workspace id text) → who did it last (an email, or None for an operator), from the portal
+        audit trail: who approved, declined, narrowed or revoked."""
+        from clinicrecords.portal.accounts.models import Account
+
+        entries = [e for e in self.audit.for_clinic(clinic_id, limit=1000) if e.action.startswith("connection.")]
+        ids = {e.account_id for e in entries if e.account_id}
+        emails = dict(self.db.execute(select(Account.id, Account.email).where(Account.id.in_(ids))).all())
+        found = {}
+        for entry in entries:  # newest first: the first one seen is the latest
+            found.setdefault((entry.action, entry.target), emails.get(entry.account_id, "an operator"))
+        return found
+
     def workspace_name(self, workspace_id):
         return access.get_workspace(self.db, workspace_id).name
 

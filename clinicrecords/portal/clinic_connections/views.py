@@ -57,7 +57,8 @@ def ask(context, request):
 def connections(context, request):
     service = _service(request)
     return {"requests": service.requests_of_clinic(context.clinic.id),
-            "connections": service.connections(context.clinic.id), "name": service.workspace_name}
+            "connections": service.connections(context.clinic.id), "name": service.workspace_name,
+            "who": service.deciders(context.clinic.id)}
 
 
 def _decide_page(context, request, form):
