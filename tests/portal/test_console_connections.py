@@ -71,7 +71,7 @@ def test_ask_grant_two_of_three_narrow_and_revoke(app, testapp, world):
     assert _call(testapp, key, clinic_id, "patients", 404) is not None
     listing = admin.get(f"/portal/clinics/{clinic_id}/connections")
     assert "revoked" in listing.text and "approved" in listing.text
-    assert listing.text.count(f"by {admin_email}") == 2  # who approved the request, who revoked the connection
+    assert listing.text.count(f"by {admin_email}") == 2  # who approved the request, who revoked the link
     activity = admin.get(f"/portal/clinics/{clinic_id}/activity").text
     for action in ("connection.approved", "connection.narrowed", "connection.revoked"):
         assert action in activity

@@ -134,7 +134,8 @@ class ClinicConnections:
         audit trail: who approved, declined, narrowed or revoked."""
         from clinicrecords.portal.accounts.models import Account
 
-        entries = [e for e in self.audit.for_clinic(clinic_id, limit=1000) if e.action.startswith("connection.")]
+        entries = [e for e in self.audit.for_clinic(clinic_id, limit=1000)
+                   if e.action.startswith("connection.")]
         ids = {e.account_id for e in entries if e.account_id}
         emails = dict(self.db.execute(select(Account.id, Account.email).where(Account.id.in_(ids))).all())
         found = {}
