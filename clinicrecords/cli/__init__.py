@@ -35,6 +35,7 @@ COMMAND_MODULES = (
     "clinicrecords.scheduling.cli",
     "clinicrecords.audit.cli",
     "clinicrecords.portal.cli",
+    "clinicrecords.portal.staff.cli",
 )
 
 EXIT_BAD_INPUT = 2

@@ -1,4 +1,5 @@
 from clinicrecords.api.render import iso
+from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import float_arg, uuid_arg
 from clinicrecords.clinics.models import CLINIC_KINDS
 from clinicrecords.clinics.plans import FEATURES, plan_features
@@ -6,7 +7,7 @@ from clinicrecords.clinics.services import create_clinic, list_clinics, set_clin
 
 
 def register(commands):
-    clinic = commands.add_parser("clinic", help="clinics (tenants)").add_subparsers(dest="action", required=True)
+    clinic = command_group(commands, "clinic", help="clinics (tenants)")
     create = clinic.add_parser("create", help="create a clinic and its schema")
     create.add_argument("--name", required=True)
     create.add_argument("--kind", choices=CLINIC_KINDS, default="clinic")

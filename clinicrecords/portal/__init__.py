@@ -1,7 +1,8 @@
 """The developer portal: a server-rendered web application where partners onboard themselves (accounts,
-workspaces, keys, API Terms, plan and usage, connections, domain verification, business profile, request log).
-A separate surface of the same application with its own security policy; see docs/portal.md. Each area is a
-sub-package whose name is its URL's first part."""
+workspaces, keys, webhooks, API Terms, plan and usage, connections, domain verification, business profile,
+request log) and the clinic console of clinics' staff (staff, review queue, who read what, the clinic's key,
+automatic acceptance, connections). A separate surface of the same application with its own security
+policy; see docs/portal.md. Each area is a sub-package whose name is its URL's first part."""
 
 AREAS = (
     ".accounts",
@@ -14,6 +15,12 @@ AREAS = (
     ".profile",
     ".requests",
     ".webhooks",
+    ".staff",
+    ".queue",
+    ".access_report",
+    ".clinic_keys",
+    ".auto_accept",
+    ".clinic_connections",
 )
 
 

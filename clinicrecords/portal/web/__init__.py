@@ -29,6 +29,7 @@ def includeme(config):
     prefix = portal_prefix(settings)
     config.registry["portal.prefix"] = prefix
     config.registry["portal.children"] = {"static": Static}
+    config.registry["portal.principal_finders"] = []
     config.add_directive("add_portal_child", add_portal_child)
     config.add_request_method(request_surface, "surface", reify=True)
     config.add_request_method(portal_url, "portal_url")

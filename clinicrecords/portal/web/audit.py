@@ -10,12 +10,18 @@ class PortalAudit:
     def __init__(self, db):
         self.db = db
 
-    def record(self, action, *, account_id, workspace_id=None, target=None, **details):
+    def record(self, action, *, account_id, workspace_id=None, clinic_id=None, target=None, **details):
         self.db.add(PortalAuditEntry(action=action, account_id=account_id, workspace_id=workspace_id,
-                                     target=None if target is None else str(target), details=details))
+                                     clinic_id=clinic_id, target=None if target is None else str(target),
+                                     details=details))
 
     def for_workspace(self, workspace_id, limit=100):
         return self.db.scalars(select(PortalAuditEntry).where(PortalAuditEntry.workspace_id == workspace_id)
+                               .order_by(PortalAuditEntry.at.desc(), PortalAuditEntry.id).limit(limit)).all()
+
+
+    def for_clinic(self, clinic_id, limit=100):
+        return self.db.scalars(select(PortalAuditEntry).where(PortalAuditEntry.clinic_id == clinic_id)
                                .order_by(PortalAuditEntry.at.desc(), PortalAuditEntry.id).limit(limit)).all()
 
 

@@ -32,7 +32,9 @@ def forbidden(exc, request):
     if request.identity is None:
         # A page needing a session (an API key counts for nothing here): to the login page, and back after.
         return HTTPFound(request.portal_url("login", next=request.path_qs))
-    return _page(request, 403, "Not allowed", "Only an owner of this workspace can do that.")
+    # A page's resource may say who may do it (the clinic console's roles); else the workspace's owner rule.
+    message = getattr(request.context, "forbidden_message", "Only an owner of this workspace can do that.")
+    return _page(request, 403, "Not allowed", message)
 
 
 @exception_view_config(HTTPException, route_name="portal", renderer=ERROR_PAGE)

@@ -24,7 +24,8 @@ class PortalSession(ControlBase):
 
 
 class PortalAuditEntry(ControlBase):
-    """A portal action: who (account; null for an operator), when, which workspace, what. Never a secret."""
+    """A portal action: who (account; null for an operator), when, which workspace or clinic, what. Never a
+    secret."""
 
     __tablename__ = "portal_audit"
 
@@ -32,6 +33,7 @@ class PortalAuditEntry(ControlBase):
     at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), index=True)
     account_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("portal_accounts.id"))
     workspace_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("workspaces.id"), index=True)
+    clinic_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clinics.id"), index=True)
     action: Mapped[str] = mapped_column(String(64))
     target: Mapped[str | None] = mapped_column(String(200))
     details: Mapped[dict] = mapped_column(default=dict)

@@ -7,7 +7,13 @@ from pyramid.authorization import DENY_ALL, Allow, Authenticated
 SIGNED_IN = "portal.signed_in"
 MEMBER = "portal.member"
 OWNER = "portal.owner"
-PORTAL_PERMISSIONS = (SIGNED_IN, MEMBER, OWNER)
+# A clinic's staff member; its admin; its clinician (the clinic console).
+CLINIC_STAFF = "portal.clinic_staff"
+CLINIC_ADMIN = "portal.clinic_admin"
+CLINICIAN = "portal.clinician"
+PORTAL_PERMISSIONS = (SIGNED_IN, MEMBER, OWNER, CLINIC_STAFF, CLINIC_ADMIN, CLINICIAN)
+# The principal of an account on a clinic's staff: such an account never opens a workspace's pages.
+STAFF = "portal.staff"
 
 
 class Node:

@@ -51,6 +51,9 @@ class SessionSecurityPolicy:
         principals = {Everyone}
         if identity is not None:
             principals.update((Authenticated, account_principal(identity.account_id)))
+            # Areas add principals of their own (the clinic console: staff), `portal.principal_finders`.
+            for finder in request.registry["portal.principal_finders"]:
+                principals.update(finder(request, identity))
         return ACLHelper().permits(context, principals, permission)
 
     def remember(self, request, account_id, **kw):

@@ -1,17 +1,22 @@
 import uuid
 
-from pyramid.authorization import Allow
+from pyramid.authorization import ALL_PERMISSIONS, Allow, Deny
 from pyramid.decorator import reify
 from pyramid.httpexceptions import HTTPForbidden, HTTPNotFound
 from pyramid.traversal import find_interface
 
-from clinicrecords.portal.web.resources import MEMBER, OWNER, Node
+from clinicrecords.portal.web.resources import MEMBER, OWNER, STAFF, Node
 from clinicrecords.portal.web.security import account_principal
 from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
+
+# Clinic staff accounts work in the clinic console only: no workspace, no workspace invitation.
+DEVELOPERS_ONLY = ((Deny, STAFF, ALL_PERMISSIONS),)
 
 
 class WorkspacesCollection(Node):
     """/workspaces/{workspace_id}: only the signed-in member's own workspaces exist here."""
+
+    __acl__ = DEVELOPERS_ONLY
 
     def __getitem__(self, name):
         identity = self.request.identity
@@ -73,6 +78,7 @@ class InvitationPage(Node):
     the query string, which the request log never writes (a path would be logged)."""
 
     public = True
+    __acl__ = DEVELOPERS_ONLY
 
     @property
     def token(self):

@@ -1,0 +1,12 @@
+"""The clinic console's access report: for one patient, the API requests of the clinic's audit trail that
+touched their records, as a page and a CSV download (issue 19 item 7)."""
+
+from clinicrecords.portal.access_report.interfaces import IAccessReport
+from clinicrecords.portal.access_report.resources import AccessReportPage
+from clinicrecords.portal.access_report.services import access_report_factory
+
+
+def includeme(config):
+    config.register_service_factory(access_report_factory, iface=IAccessReport)
+    config.add_clinic_child("access", AccessReportPage)
+    config.scan(".views")

@@ -1,0 +1,113 @@
+"""Who read what (issue 19 item 7): for one patient, every API request in the clinic's audit trail that
+touched the patient or one of the patient's records — which key, which organization, when, which of the
+patient's records. The access report a clinic owes a patient who asks. Only the patient's own record ids are
+shown: an entry that also named other patients' records does not reveal them."""
+
+import csv
+import io
+import uuid
+from dataclasses import dataclass
+
+from sqlalchemy import String, and_, cast, select
+from sqlalchemy.dialects.postgresql import ARRAY
+
+from clinicrecords.access import services as access
+from clinicrecords.access.keys import masked
+from clinicrecords.audit.models import AuditEntry
+from clinicrecords.clinics.services import open_clinic
+from clinicrecords.db.meta import TenantBase
+from clinicrecords.patients.models import Patient
+from clinicrecords.portal.web.forms import FormError
+
+MAX_ENTRIES = 5000
+CSV_COLUMNS = ("at", "organization", "key", "method", "route", "status", "records", "request_id")
+
+
+@dataclass(frozen=True)
+class Access:
+    at: object
+    organization: str
+    key: str
+    method: str
+    route: str
+    status: int
+    records: tuple  # (kind, record id) of this patient's records
+    request_id: str
+
+
+def _patient_tables():
+    """Every clinic table with a patient's rows (an `id` and a `patient_id`), whichever context owns it."""
+    return [table for table in TenantBase.metadata.sorted_tables
+            if "patient_id" in table.c and "id" in table.c and table.name != "patients"]
+
+
+class AccessReport:
+    def __init__(self, db):
+        self.db = db
+
+    def patients(self, clinic_id, text):
+        """Patients whose id is `text`, or whose names contain each word of it (at most 20)."""
+        open_clinic(self.db, clinic_id)
+        text = (text or "").strip()
+        try:
+            return [p for p in [self.db.get(Patient, uuid.UUID(text))] if p]
+        except ValueError:
+            pass
+        words = text.split()[:4]
+        if not words:
+            raise FormError("patient", "Enter the patient's name or id")
+        return self.db.scalars(select(Patient).where(and_(*(
+            Patient.given_name.ilike(f"%{w}%") | Patient.family_name.ilike(f"%{w}%") for w in words)))
+            .order_by(Patient.family_name, Patient.given_name).limit(20)).all()
+
+    def patient(self, clinic_id, patient_id):
+        open_clinic(self.db, clinic_id)
+        return self.db.get(Patient, patient_id)
+
+    def _records(self, patient_id):
+        """record id (text) → kind, for the patient and every row of theirs."""
+        records = {str(patient_id): "patient"}
+        for table in _patient_tables():
+            for (record_id,) in self.db.execute(select(table.c.id).where(table.c.patient_id == patient_id)):
+                records[str(record_id)] = table.name
+        return records
+
+    def accesses(self, clinic_id, patient_id):
+        """Newest first; at most MAX_ENTRIES."""
+        open_clinic(self.db, clinic_id)
+        records = self._records(patient_id)
+        entries = self.db.scalars(select(AuditEntry).where(
+            AuditEntry.record_ids.op("?|")(cast(list(records), ARRAY(String))))
+            .order_by(AuditEntry.at.desc(), AuditEntry.id).limit(MAX_ENTRIES)).all()
+        organizations, keys = self._names(entries)
+        return [Access(entry.at, organizations.get(entry.owner_id, "—"), keys.get(entry.key_id,
+                                                                                  entry.key_id or "—"),
+                       entry.method, entry.route, entry.status,
+                       tuple((records[r], r) for r in entry.record_ids if r in records), entry.request_id)
+                for entry in entries]
+
+    def _names(self, entries):
+        organizations, keys = {}, {}
+        for kind, owner_id in {(e.owner_kind, e.owner_id) for e in entries if e.owner_id}:
+            if kind == "workspace":
+                organizations[owner_id] = access.get_workspace(self.db, owner_id).name
+                owned = access.list_keys(self.db, workspace_id=owner_id)
+            else:
+                organizations[owner_id] = "This clinic's own key"
+                owned = access.list_keys(self.db, clinic_id=owner_id)
+            keys.update((key.key_id, masked(key.mode, key.key_id)) for key in owned)
+        return organizations, keys
+
+    @staticmethod
+    def csv(accesses):
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(CSV_COLUMNS)
+        for a in accesses:
+            writer.writerow([a.at.isoformat(), a.organization, a.key, a.method, a.route, a.status,
+                             " ".join(f"{kind}:{record_id}" for kind, record_id in a.records), a.request_id])
+        return out.getvalue()
+
+
+def access_report_factory(context, request):
+    return AccessReport(request.db)

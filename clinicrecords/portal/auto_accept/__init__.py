@@ -1,0 +1,12 @@
+"""Automatic acceptance in the clinic console (issue 19 item 4): per organization or key, per kind, off by
+default; the volume pause shown, and resumed by an admin."""
+
+from clinicrecords.portal.auto_accept.interfaces import IAutoAcceptSettings
+from clinicrecords.portal.auto_accept.resources import AutoAcceptPage
+from clinicrecords.portal.auto_accept.services import auto_accept_settings_factory
+
+
+def includeme(config):
+    config.register_service_factory(auto_accept_settings_factory, iface=IAutoAcceptSettings)
+    config.add_clinic_child("auto-accept", AutoAcceptPage)
+    config.scan(".views")

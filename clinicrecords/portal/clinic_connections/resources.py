@@ -1,0 +1,50 @@
+import uuid
+
+from clinicrecords.portal.clinic_connections.interfaces import IClinicConnections
+from clinicrecords.portal.staff.resources import ClinicPart
+from clinicrecords.portal.workspaces.resources import WorkspacePart
+
+
+def _uuid(name):
+    try:
+        return uuid.UUID(name)
+    except ValueError:
+        raise KeyError(name) from None
+
+
+class ClinicConnectionsPage(ClinicPart):
+    """/clinics/{id}/connections: requests (`…/requests/{request_id}`) and connections
+    (`…/{workspace_id}`)."""
+
+    def __getitem__(self, name):
+        service = self.request.find_service(IClinicConnections)
+        if name == "requests":
+            return RequestsNode(self, name)
+        connection = service.connection(self.clinic.id, _uuid(name))
+        if connection is None:
+            raise KeyError(name)
+        return ClinicConnection(self, name, connection)
+
+
+class RequestsNode(ClinicPart):
+    def __getitem__(self, name):
+        found = self.request.find_service(IClinicConnections).pending_request(self.clinic.id, _uuid(name))
+        if found is None:
+            raise KeyError(name)
+        return PendingRequest(self, name, found)
+
+
+class PendingRequest(ClinicPart):
+    def __init__(self, parent, name, connection_request):
+        super().__init__(parent, name)
+        self.connection_request = connection_request
+
+
+class ClinicConnection(ClinicPart):
+    def __init__(self, parent, name, connection):
+        super().__init__(parent, name)
+        self.connection = connection
+
+
+class WorkspaceConnectionRequests(WorkspacePart):
+    """/workspaces/{id}/connection-requests: the organization asks a clinic for permissions."""

@@ -1,0 +1,153 @@
+"""Connections as people make them (issue 19 item 3): an organization asks a clinic for permissions from the
+developer portal; the clinic's admin approves permission by permission (fewer may be granted) with an
+optional expiry, or declines; later narrows or revokes. The grant itself is access's `grant_connection` /
+`revoke_connection` (as `connection grant|revoke`), which the API's reach reads on the next call."""
+
+import datetime
+import uuid
+
+from sqlalchemy import select
+
+from clinicrecords.access import services as access
+from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.portal.clinic_connections.models import ConnectionRequest
+from clinicrecords.portal.web.forms import FormError
+
+
+def _now():
+    return datetime.datetime.now(datetime.UTC)
+
+
+def _expiry(text, now):
+    """An optional date (YYYY-MM-DD, the end of that day UTC), in the future."""
+    text = (text or "").strip()
+    if not text:
+        return None
+    try:
+        day = datetime.date.fromisoformat(text)
+    except ValueError:
+        raise FormError("expires_on", "Enter the expiry date like 2027-12-31, or leave it empty") from None
+    moment = datetime.datetime.combine(day, datetime.time(23, 59, 59), datetime.UTC)
+    if moment <= now:
+        raise FormError("expires_on", "Enter an expiry date in the future, or leave it empty")
+    return moment
+
+
+class ClinicConnections:
+    def __init__(self, db, audit, clock=_now):
+        self.db = db
+        self.audit = audit
+        self.clock = clock
+
+    # The organization's side
+
+    def request(self, workspace_id, clinic_text, scopes, account_id):
+        try:
+            clinic = access.get_clinic(self.db, uuid.UUID((clinic_text or "").strip()))
+        except (ValueError, access.AccessError):
+            raise FormError("clinic_id", "Enter the id the clinic gave you, like "
+                                         "3f2b8c1e-0000-4000-8000-000000000000") from None
+        if clinic.is_sandbox:
+            raise FormError("clinic_id",
+                            "That is a sandbox clinic: test keys reach their own sandbox at once")
+        scopes = sorted(set(scopes))
+        if not scopes or set(scopes) - ALL_PERMISSIONS:
+            raise FormError("scopes", "Choose at least one permission")
+        if self.db.scalar(select(ConnectionRequest.id).where(
+                ConnectionRequest.workspace_id == workspace_id, ConnectionRequest.clinic_id == clinic.id,
+                ConnectionRequest.status == "pending")):
+            raise FormError("clinic_id", "A request to this clinic is already waiting for its answer")
+        request = ConnectionRequest(workspace_id=workspace_id, clinic_id=clinic.id, scopes=scopes,
+                                    requested_by=account_id)
+        self.db.add(request)
+        self.audit.record("connection.requested", account_id=account_id, workspace_id=workspace_id,
+                          target=str(clinic.id), scopes=scopes)
+        self.db.flush()
+        return request
+
+    def requests_of_workspace(self, workspace_id):
+        return self.db.scalars(select(ConnectionRequest).where(ConnectionRequest.workspace_id == workspace_id)
+                               .order_by(ConnectionRequest.requested_at.desc())).all()
+
+    # The clinic's side
+
+    def requests_of_clinic(self, clinic_id):
+        return self.db.scalars(select(ConnectionRequest).where(ConnectionRequest.clinic_id == clinic_id)
+                               .order_by(ConnectionRequest.status != "pending",
+                                         ConnectionRequest.requested_at.desc())).all()
+
+    def pending_request(self, clinic_id, request_id):
+        return self.db.scalar(select(ConnectionRequest).where(
+            ConnectionRequest.id == request_id, ConnectionRequest.clinic_id == clinic_id,
+            ConnectionRequest.status == "pending"))
+
+    def connections(self, clinic_id):
+        """The clinic's connections, active first (revoked ones stay listed)."""
+        rows = access.list_connections(self.db, clinic_id=clinic_id)
+        return sorted(rows, key=lambda c: (c.revoked_at is not None, c.connected_at))
+
+    def connection(self, clinic_id, workspace_id):
+        return next((c for c in access.list_connections(self.db, clinic_id=clinic_id)
+                     if c.workspace_id == workspace_id and c.revoked_at is None), None)
+
+    def approve(self, clinic_id, request, scopes, expires_on, account_id):
+        granted = sorted(set(scopes))
+        if not granted:
+            raise FormError("scopes", "Tick at least one permission, or decline the request")
+        if set(granted) - set(request.scopes):
+            raise FormError("scopes", "Grant only permissions the organization asked for")
+        expires_at = _expiry(expires_on, self.clock())
+        access.grant_connection(self.db, request.workspace_id, clinic_id, granted, expires_at=expires_at)
+        request.status, request.granted_scopes = "approved", granted
+        request.decided_by, request.decided_at = account_id, self.clock()
+        self.audit.record("connection.approved", account_id=account_id, clinic_id=clinic_id,
+                          target=str(request.workspace_id), scopes=granted,
+                          expires_at=expires_at.isoformat() if expires_at else None)
+        self.db.flush()
+
+    def decline(self, clinic_id, request, account_id):
+        request.status, request.decided_by, request.decided_at = "declined", account_id, self.clock()
+        self.audit.record("connection.declined", account_id=account_id, clinic_id=clinic_id,
+                          target=str(request.workspace_id))
+        self.db.flush()
+
+    def narrow(self, clinic_id, connection, scopes, expires_on, account_id):
+        kept = sorted(set(scopes))
+        if not kept:
+            raise FormError("scopes", "Keep at least one permission, or revoke the connection")
+        if set(kept) - set(connection.scopes):
+            raise FormError("scopes",
+                            "A connection can only be narrowed here: the organization asks again for more")
+        expires_at = _expiry(expires_on, self.clock())
+        access.grant_connection(self.db, connection.workspace_id, clinic_id, kept, expires_at=expires_at)
+        self.audit.record("connection.narrowed", account_id=account_id, clinic_id=clinic_id,
+                          target=str(connection.workspace_id), scopes=kept,
+                          expires_at=expires_at.isoformat() if expires_at else None)
+
+    def revoke(self, clinic_id, connection, account_id):
+        access.revoke_connection(self.db, connection.workspace_id, clinic_id)
+        self.audit.record("connection.revoked", account_id=account_id, clinic_id=clinic_id,
+                          target=str(connection.workspace_id))
+
+    def deciders(self, clinic_id):
+        """(action, workspace id text) → who did it last (an email, or None for an operator), from the portal
+        audit trail: who approved, declined, narrowed or revoked."""
+        from clinicrecords.portal.accounts.models import Account
+
+        entries = [e for e in self.audit.for_clinic(clinic_id, limit=1000)
+                   if e.action.startswith("connection.")]
+        ids = {e.account_id for e in entries if e.account_id}
+        emails = dict(self.db.execute(select(Account.id, Account.email).where(Account.id.in_(ids))).all())
+        found = {}
+        for entry in entries:  # newest first: the first one seen is the latest
+            found.setdefault((entry.action, entry.target), emails.get(entry.account_id, "an operator"))
+        return found
+
+    def workspace_name(self, workspace_id):
+        return access.get_workspace(self.db, workspace_id).name
+
+
+def clinic_connections_factory(context, request):
+    from clinicrecords.portal.web.interfaces import IPortalAudit
+
+    return ClinicConnections(request.db, request.find_service(IPortalAudit))

@@ -1,0 +1,134 @@
+from pyramid.view import view_config
+
+from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.onboarding.interfaces import IBusinessProfile, IDomainVerification
+from clinicrecords.portal.clinic_connections.interfaces import IClinicConnections
+from clinicrecords.portal.clinic_connections.resources import (ClinicConnection, ClinicConnectionsPage,
+                                                               PendingRequest, WorkspaceConnectionRequests)
+from clinicrecords.portal.web.forms import Form, FormError, rerender, see_other
+from clinicrecords.portal.web.resources import CLINIC_ADMIN, MEMBER
+
+T = "clinicrecords.portal.clinic_connections:templates/"
+
+
+class RequestForm(Form):
+    fields = ("clinic_id", "scopes")
+
+
+class GrantForm(Form):
+    fields = ("scopes", "expires_on")
+
+
+def _service(request):
+    return request.find_service(IClinicConnections)
+
+
+# The organization's side (developer portal)
+
+def _ask_page(context, request, form):
+    return {"form": form, "permissions": sorted(ALL_PERMISSIONS),
+            "checked": set(request.POST.getall("scopes")) if request.method == "POST" else set(),
+            "requests": _service(request).requests_of_workspace(context.workspace.id)}
+
+
+@view_config(route_name="portal", context=WorkspaceConnectionRequests, request_method="GET",
+             renderer=T + "ask.jinja2", permission=MEMBER)
+def ask_page(context, request):
+    return _ask_page(context, request, RequestForm())
+
+
+@view_config(route_name="portal", context=WorkspaceConnectionRequests, request_method="POST",
+             renderer=T + "ask.jinja2", permission=MEMBER)
+def ask(context, request):
+    form = RequestForm(request.POST)
+    try:
+        _service(request).request(context.workspace.id, form["clinic_id"], request.POST.getall("scopes"),
+                                  request.identity.account_id)
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, **_ask_page(context, request, form))
+    return see_other(request, "workspaces", context.workspace.id, "connection-requests", sent=1)
+
+
+# The clinic's side (clinic console)
+
+@view_config(route_name="portal", context=ClinicConnectionsPage, request_method="GET",
+             renderer=T + "clinic.jinja2", permission=CLINIC_ADMIN)
+def connections(context, request):
+    service = _service(request)
+    return {"requests": service.requests_of_clinic(context.clinic.id),
+            "connections": service.connections(context.clinic.id), "name": service.workspace_name,
+            "who": service.deciders(context.clinic.id)}
+
+
+def _decide_page(context, request, form):
+    workspace_id = context.connection_request.workspace_id
+    return {"form": form, "item": context.connection_request,
+            "name": _service(request).workspace_name(workspace_id),
+            "domain": request.find_service(IDomainVerification).status(workspace_id),
+            "profile": request.find_service(IBusinessProfile).profile(workspace_id),
+            "checked": set(request.POST.getall("scopes")) if request.method == "POST"
+            else set(context.connection_request.scopes)}
+
+
+@view_config(route_name="portal", context=PendingRequest, request_method="GET", renderer=T + "decide.jinja2",
+             permission=CLINIC_ADMIN)
+def decide_page(context, request):
+    return _decide_page(context, request, GrantForm())
+
+
+@view_config(route_name="portal", context=PendingRequest, name="approve", request_method="POST",
+             renderer=T + "decide.jinja2", permission=CLINIC_ADMIN)
+def approve(context, request):
+    form = GrantForm(request.POST)
+    try:
+        _service(request).approve(context.clinic.id, context.connection_request,
+                                  request.POST.getall("scopes"),
+                                  form["expires_on"], request.identity.account_id)
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, **_decide_page(context, request, form))
+    return see_other(request, "clinics", context.clinic.id, "connections", approved=1)
+
+
+@view_config(route_name="portal", context=PendingRequest, name="decline", request_method="POST",
+             permission=CLINIC_ADMIN)
+def decline(context, request):
+    _service(request).decline(context.clinic.id, context.connection_request, request.identity.account_id)
+    return see_other(request, "clinics", context.clinic.id, "connections", declined=1)
+
+
+def _change_page(context, request, form):
+    connection = context.connection
+    return {"form": form, "connection": connection, "name": _service(request).workspace_name(
+        connection.workspace_id), "checked": set(request.POST.getall("scopes")) if request.method == "POST"
+            else set(connection.scopes)}
+
+
+@view_config(route_name="portal", context=ClinicConnection, request_method="GET",
+             renderer=T + "change.jinja2",
+             permission=CLINIC_ADMIN)
+def change_page(context, request):
+    expires = context.connection.expires_at
+    return _change_page(context, request,
+                        GrantForm({"expires_on": expires.date().isoformat() if expires else ""}))
+
+
+@view_config(route_name="portal", context=ClinicConnection, name="narrow", request_method="POST",
+             renderer=T + "change.jinja2", permission=CLINIC_ADMIN)
+def narrow(context, request):
+    form = GrantForm(request.POST)
+    try:
+        _service(request).narrow(context.clinic.id, context.connection, request.POST.getall("scopes"),
+                                 form["expires_on"], request.identity.account_id)
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, **_change_page(context, request, form))
+    return see_other(request, "clinics", context.clinic.id, "connections", narrowed=1)
+
+
+@view_config(route_name="portal", context=ClinicConnection, name="revoke", request_method="POST",
+             permission=CLINIC_ADMIN)
+def revoke(context, request):
+    _service(request).revoke(context.clinic.id, context.connection, request.identity.account_id)
+    return see_other(request, "clinics", context.clinic.id, "connections", revoked=1)

@@ -1,0 +1,13 @@
+"""The clinic's own API keys in the clinic console (issue 19 item 2): admins create (always live; the secret
+shown once), list masked, roll with an overlap, revoke, and set an IP allow-list."""
+
+from clinicrecords.portal.clinic_keys.interfaces import IClinicKeyService
+from clinicrecords.portal.clinic_keys.resources import ClinicKeys
+from clinicrecords.portal.clinic_keys.services import clinic_key_service_factory
+
+
+def includeme(config):
+    config.register_service_factory(clinic_key_service_factory(config.get_settings()),
+                                    iface=IClinicKeyService)
+    config.add_clinic_child("keys", ClinicKeys)
+    config.scan(".views")

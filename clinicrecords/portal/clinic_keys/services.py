@@ -1,0 +1,51 @@
+"""The clinic's own keys in the console (issue 19 item 2). The developer portal's `KeyService` does the work
+(revoke, roll with an overlap, IP allow-list, the audit rows naming keys by their masked id); this class
+changes only whose keys they are: a clinic's, always live, with no live-key gate (the clinic is the data's
+owner), audited with the clinic."""
+
+from clinicrecords.access import services as access
+from clinicrecords.access.keys import masked
+from clinicrecords.portal.keys.services import KeyService, parse_cidrs
+
+
+class ClinicAudit:
+    """The portal audit trail, with the owner id `KeyService` passes recorded as the clinic."""
+
+    def __init__(self, audit):
+        self.audit = audit
+
+    def record(self, action, *, account_id, workspace_id=None, **details):
+        self.audit.record(action, account_id=account_id, clinic_id=workspace_id, **details)
+
+
+class ClinicKeyService(KeyService):
+    def __init__(self, db, pepper, audit):
+        super().__init__(db, pepper, gate=None, audit=ClinicAudit(audit))
+
+    def keys(self, clinic_id):
+        """The clinic's unrevoked keys, newest first."""
+        return sorted((key for key in access.list_keys(self.db,
+                                                       clinic_id=clinic_id) if key.revoked_at is None),
+                      key=lambda key: key.created_at, reverse=True)
+
+    def key(self, clinic_id, key_id):
+        return next((key for key in self.keys(clinic_id) if key.key_id == key_id), None)
+
+    def create(self, clinic_id, ip_allow_text, account_id):
+        """(ApiKey, full key): always live."""
+        cidrs = parse_cidrs(ip_allow_text)
+        key, full_key = access.create_key(self.db, self.pepper, clinic_id=clinic_id, ip_allow=cidrs)
+        self.audit.record("key.created", account_id=account_id, workspace_id=clinic_id,
+                          target=masked(key.mode, key.key_id), mode=key.mode)
+        return key, full_key
+
+
+def clinic_key_service_factory(settings):
+    pepper = settings["secrets.key_pepper"]
+
+    def factory(context, request):
+        from clinicrecords.portal.web.interfaces import IPortalAudit
+
+        return ClinicKeyService(request.db, pepper, request.find_service(IPortalAudit))
+
+    return factory

@@ -1,0 +1,94 @@
+from pyramid.view import view_config
+
+from clinicrecords.access.keys import masked
+from clinicrecords.portal.clinic_keys.interfaces import IClinicKeyService
+from clinicrecords.portal.clinic_keys.resources import ClinicKey, ClinicKeys
+from clinicrecords.portal.keys.forms import IpAllowForm, NewKeyForm, RollForm
+from clinicrecords.portal.keys.views import _secret_page
+from clinicrecords.portal.web.forms import FormError, rerender, see_other
+from clinicrecords.portal.web.resources import CLINIC_ADMIN
+
+T = "clinicrecords.portal.clinic_keys:templates/"
+
+
+def _name(context):
+    return masked(context.key.mode, context.key.key_id)
+
+
+@view_config(route_name="portal", context=ClinicKeys, request_method="GET", renderer=T + "list.jinja2",
+             permission=CLINIC_ADMIN)
+def keys(context, request):
+    return {"keys": request.find_service(IClinicKeyService).keys(context.clinic.id), "masked": masked,
+            "form": NewKeyForm()}
+
+
+@view_config(route_name="portal", context=ClinicKeys, name="new", request_method="POST",
+             renderer=T + "list.jinja2", permission=CLINIC_ADMIN)
+def create_key(context, request):
+    form = NewKeyForm(request.POST)
+    service = request.find_service(IClinicKeyService)
+    try:
+        key, full_key = service.create(context.clinic.id, form["ip_allow"], request.identity.account_id)
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, keys=service.keys(context.clinic.id), masked=masked, form=form)
+    request.override_renderer = T + "created.jinja2"
+    return _secret_page(request, key, full_key)
+
+
+@view_config(route_name="portal", context=ClinicKey, name="revoke", request_method="GET",
+             renderer=T + "revoke.jinja2", permission=CLINIC_ADMIN)
+def revoke_page(context, request):
+    return {"masked": _name(context)}
+
+
+@view_config(route_name="portal", context=ClinicKey, name="revoke", request_method="POST",
+             renderer="clinicrecords.portal.web:templates/confirmation.jinja2", permission=CLINIC_ADMIN)
+def revoke(context, request):
+    request.find_service(IClinicKeyService).revoke(context.clinic.id, context.key,
+                                                   request.identity.account_id)
+    return {"title": f"Key {_name(context)} revoked", "message": "It is refused from the next request on.",
+            "next_url": request.portal_url("clinics", context.clinic.id,
+                                           "keys"), "next_label": "Back to keys"}
+
+
+@view_config(route_name="portal", context=ClinicKey, name="roll", request_method="GET",
+             renderer=T + "roll.jinja2", permission=CLINIC_ADMIN)
+def roll_page(context, request):
+    return {"form": RollForm({"overlap": "24h"}), "masked": _name(context)}
+
+
+@view_config(route_name="portal", context=ClinicKey, name="roll", request_method="POST",
+             renderer=T + "roll.jinja2", permission=CLINIC_ADMIN)
+def roll(context, request):
+    form = RollForm(request.POST)
+    try:
+        new, full_key = request.find_service(IClinicKeyService).roll(
+            context.clinic.id, context.key, form["overlap"], request.identity.account_id)
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, form=form, masked=_name(context))
+    request.override_renderer = T + "created.jinja2"
+    return _secret_page(request, new, full_key,
+                        rolled_from=(_name(context),
+                                     None if context.key.revoked_at else context.key.expires_at))
+
+
+@view_config(route_name="portal", context=ClinicKey, name="ip-allow", request_method="GET",
+             renderer=T + "ip_allow.jinja2", permission=CLINIC_ADMIN)
+def ip_allow_page(context, request):
+    return {"form": IpAllowForm({"ip_allow": "\n".join(context.key.ip_allow or ())}),
+            "masked": _name(context)}
+
+
+@view_config(route_name="portal", context=ClinicKey, name="ip-allow", request_method="POST",
+             renderer=T + "ip_allow.jinja2", permission=CLINIC_ADMIN)
+def set_ip_allow(context, request):
+    form = IpAllowForm(request.POST)
+    try:
+        request.find_service(IClinicKeyService).set_ip_allow(context.clinic.id, context.key, form["ip_allow"],
+                                                             request.identity.account_id)
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, form=form, masked=_name(context))
+    return see_other(request, "clinics", context.clinic.id, "keys", changed=context.key.key_id)

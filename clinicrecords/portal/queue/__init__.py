@@ -1,0 +1,12 @@
+"""The clinic console's review queue: clinicians accept or decline what outside software sends, beside the
+patient's chart, and mark automatically accepted items reviewed (issue 19 item 5)."""
+
+from clinicrecords.portal.queue.interfaces import IReviewQueue
+from clinicrecords.portal.queue.resources import QueuePage
+from clinicrecords.portal.queue.services import review_queue_factory
+
+
+def includeme(config):
+    config.register_service_factory(review_queue_factory, iface=IReviewQueue)
+    config.add_clinic_child("queue", QueuePage)
+    config.scan(".views")

@@ -1,0 +1,20 @@
+from clinicrecords.portal.queue.services import Filters
+from clinicrecords.portal.web.forms import Form
+
+
+class DeclineForm(Form):
+    fields = ("reason",)
+
+
+class AcceptForm(Form):
+    fields = ("decision",)
+
+
+class ReviewForm(Form):
+    fields = ("kind", "item_id")
+
+
+def filters_from(params):
+    return Filters(kind=(params.get("kind") or "").strip(),
+                   patient=(params.get("patient") or "").strip()[:200],
+                   sender=(params.get("sender") or "").strip())

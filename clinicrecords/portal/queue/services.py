@@ -1,0 +1,175 @@
+"""The review queue in the clinic console. Every decision goes through the review context's `StaffReview`,
+the same service the operator CLI and the sandbox test helpers run, so it emits the same events; the console
+adds the staff member (as `decided_by_staff_id` / `reviewed_by_staff_id`) and a row in the portal's audit
+trail. A submission id of another clinic finds nothing: the session is bound to this clinic's schema."""
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import and_, select
+
+from clinicrecords.access import services as access
+from clinicrecords.clinics.services import open_clinic
+from clinicrecords.patients.models import Patient
+from clinicrecords.portal.queue import readable
+from clinicrecords.portal.staff.refusals import form_error
+from clinicrecords.portal.web.forms import FormError
+from clinicrecords.review.models import Submission
+from clinicrecords.review.services import ReviewError, StaffReview
+
+OWN_KEY = "This clinic's own key"
+
+
+@dataclass
+class QueueEntry:
+    submission: object
+    patient: object
+    sender: str
+    payload: list
+    chart: list  # (item id, summary) of the patient's current items of this kind
+    changes: list = field(default_factory=list)  # (field, now, proposed) for an update or retraction
+    duplicate: str | None = None  # the summary of the chart item this new item likely duplicates
+
+
+@dataclass(frozen=True)
+class Filters:
+    kind: str = ""
+    patient: str = ""
+    sender: str = ""
+
+
+class ReviewQueue:
+    def __init__(self, db, registry, audit):
+        self.db = db
+        self.registry = registry
+        self.audit = audit
+        self.kinds = registry["review.kinds"]
+
+    def _staff(self, clinic_id):
+        return StaffReview(self.db, self.registry, open_clinic(self.db, clinic_id))
+
+    def kind_names(self):
+        return sorted(self.kinds)
+
+    # Reading
+
+    def pending(self, clinic_id, filters=Filters()):
+        """The pending submissions, newest first, each beside the chart."""
+        self._staff(clinic_id)
+        statement = (select(Submission, Patient).join(Patient, Patient.id == Submission.patient_id)
+                     .where(Submission.review_status == "pending")
+                     .order_by(Submission.submitted_at.desc(), Submission.id))
+        if filters.kind:
+            statement = statement.where(Submission.resource_type == filters.kind)
+        if filters.sender:
+            statement = statement.where(Submission.sender_owner_id == _uuid_or_none(filters.sender))
+        if filters.patient:
+            statement = statement.where(_patient_matches(filters.patient))
+        return [self._entry(submission, patient) for submission, patient in self.db.execute(statement).all()]
+
+    def senders(self, clinic_id):
+        """(sender owner id, label) of everyone with a pending submission, for the filter."""
+        self._staff(clinic_id)
+        rows = self.db.execute(select(Submission.sender_owner_id, Submission.workspace_id).distinct()
+                               .where(Submission.review_status == "pending")).all()
+        return sorted(((str(row.sender_owner_id), self._sender(row.workspace_id)) for row in rows),
+                      key=lambda pair: pair[1])
+
+    def entry(self, clinic_id, submission_id):
+        """One pending submission beside the chart, or None (absent, decided, or another clinic's)."""
+        self._staff(clinic_id)
+        submission = self.db.get(Submission, submission_id)
+        if submission is None or submission.review_status != "pending":
+            return None
+        return self._entry(submission, self.db.get(Patient, submission.patient_id))
+
+    def _sender(self, workspace_id):
+        return access.get_workspace(self.db, workspace_id).name if workspace_id else OWN_KEY
+
+    def _entry(self, submission, patient):
+        kind = self.kinds[submission.resource_type]
+        chart = self.db.scalars(select(kind.model).where(kind.model.patient_id == submission.patient_id)
+                                .order_by(kind.model.created_at)).all()
+        entry = QueueEntry(submission, patient, self._sender(submission.workspace_id),
+                           readable.payload_rows(submission.payload),
+                           [(item.id, readable.item_summary(kind.resource_type, item)) for item in chart])
+        if submission.action in ("update", "retract"):
+            target = self.db.get(kind.model, submission.target_id)
+            entry.changes = readable.change_rows(submission.payload, target, getattr(kind, "renames", None))
+        else:
+            duplicate = kind.duplicate_of(self.db, submission)
+            if duplicate is not None:
+                entry.duplicate = readable.item_summary(submission.resource_type, duplicate)
+        return entry
+
+    def awaiting_review(self, clinic_id):
+        """(kind, item, patient) accepted automatically and not yet reviewed, newest first."""
+        self._staff(clinic_id)
+        found = []
+        for name in self.kind_names():
+            model = self.kinds[name].model
+            rows = self.db.execute(select(model, Patient).join(Patient, Patient.id == model.patient_id).where(
+                model.accepted_by == "automatic", model.reviewed_at.is_(None))).all()
+            found.extend((name, item, patient, readable.item_summary(name, item)) for item, patient in rows)
+        return sorted(found, key=lambda row: row[1].created_at, reverse=True)
+
+    # Deciding
+
+    def accept(self, clinic_id, submission_id, account_id):
+        try:
+            submission = self._staff(clinic_id).accept(submission_id, staff_id=account_id)
+        except ReviewError as exc:
+            raise form_error("decision", exc) from None
+        self._record("submission.accepted", clinic_id, account_id, submission)
+        return submission
+
+    def decline(self, clinic_id, submission_id, reason, account_id):
+        reason = (reason or "").strip()
+        if not reason:
+            raise FormError("reason", "Enter the reason for declining: the sender reads it")
+        if len(reason) > 2000:
+            raise FormError("reason", "Enter a reason of at most 2000 characters")
+        try:
+            submission = self._staff(clinic_id).decline(submission_id, reason, staff_id=account_id)
+        except ReviewError as exc:
+            raise form_error("reason", exc) from None
+        self._record("submission.declined", clinic_id, account_id, submission)
+        return submission
+
+    def mark_reviewed(self, clinic_id, kind, item_id, account_id):
+        try:
+            item = self._staff(clinic_id).review_item(kind, item_id, staff_id=account_id)
+        except ReviewError as exc:
+            raise form_error("item", exc) from None
+        self.audit.record("item.reviewed", account_id=account_id, clinic_id=clinic_id, target=str(item.id),
+                          kind=kind)
+        return item
+
+    def _record(self, action, clinic_id, account_id, submission):
+        self.audit.record(action, account_id=account_id, clinic_id=clinic_id, target=str(submission.id),
+                          kind=submission.resource_type, review_status=submission.review_status)
+
+
+def _uuid_or_none(text):
+    import uuid
+
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        return None
+
+
+def _patient_matches(text):
+    """A patient id, or part of the patient's name."""
+    patient_id = _uuid_or_none(text.strip())
+    if patient_id is not None:
+        return Patient.id == patient_id
+    words = text.split()
+    return and_(*(Patient.given_name.ilike(f"%{w}%") | Patient.family_name.ilike(f"%{w}%")
+                  for w in words[:4])) \
+        if words else Patient.id.is_(None)
+
+
+def review_queue_factory(context, request):
+    from clinicrecords.portal.web.interfaces import IPortalAudit
+
+    return ReviewQueue(request.db, request.registry, request.find_service(IPortalAudit))

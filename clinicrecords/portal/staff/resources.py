@@ -1,0 +1,94 @@
+import uuid
+
+from pyramid.authorization import Allow
+from pyramid.decorator import reify
+from pyramid.httpexceptions import HTTPForbidden, HTTPNotFound
+from pyramid.traversal import find_interface
+
+from clinicrecords.portal.staff.interfaces import IStaffService
+from clinicrecords.portal.web.resources import CLINIC_ADMIN, CLINIC_STAFF, CLINICIAN, Node
+from clinicrecords.portal.web.security import account_principal
+
+
+class ClinicsCollection(Node):
+    """/clinics/{clinic_id}: only the clinics whose staff the signed-in account is on exist here."""
+
+    def __getitem__(self, name):
+        identity = self.request.identity
+        if identity is None:
+            raise HTTPForbidden()  # to the login page, before anything about the id is looked up
+        try:
+            clinic_id = uuid.UUID(name)
+        except ValueError:
+            raise KeyError(name) from None
+        membership = self.request.find_service(IStaffService).membership(identity.account_id, clinic_id)
+        if membership is None:
+            raise KeyError(name)
+        return ClinicResource(self, name, membership, identity.account_id)
+
+
+class ClinicResource(Node):
+    """/clinics/{clinic_id}: its pages are the console's areas (`config.add_clinic_child`)."""
+
+    children_registered_as = "portal.clinic_children"
+    forbidden_message = "Your role on the staff of this clinic does not include this page."
+
+    def __init__(self, parent, name, membership, account_id):
+        super().__init__(parent, name)
+        self.membership = membership
+        self.clinic = membership.clinic
+        principal = account_principal(account_id)
+        role_permission = CLINIC_ADMIN if membership.is_admin else CLINICIAN
+        self.__acl__ = [(Allow, principal, CLINIC_STAFF), (Allow, principal, role_permission)]
+
+    @property
+    def clinic_resource(self):
+        return self
+
+
+class ClinicPart(Node):
+    """Any page below a clinic: it knows its clinic (and the staff member's role there)."""
+
+    forbidden_message = ClinicResource.forbidden_message
+
+    @property
+    def clinic_resource(self):
+        return find_interface(self, ClinicResource)
+
+    @property
+    def clinic(self):
+        return self.clinic_resource.clinic
+
+    @property
+    def membership(self):
+        return self.clinic_resource.membership
+
+
+class Staff(ClinicPart):
+    """/clinics/{id}/staff: the staff list; an admin invites."""
+
+
+class StaffActivity(ClinicPart):
+    """/clinics/{id}/activity: the console's audit trail for this clinic."""
+
+
+class JoinPage(Node):
+    """/staff-invitations?token=…: a staff invitation link; a new person sets a password here. The token is in
+    the query string, which the request log never writes."""
+
+    public = True
+
+    @property
+    def token(self):
+        return self.request.params.get("token", "")
+
+    @reify
+    def invitation(self):
+        invitation = self.request.find_service(IStaffService).invitation(self.token)
+        if invitation is None:
+            raise HTTPNotFound()
+        return invitation
+
+
+def add_clinic_child(config, name, factory):
+    config.registry["portal.clinic_children"][name] = factory

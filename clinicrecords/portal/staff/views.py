@@ -1,0 +1,100 @@
+from pyramid.httpexceptions import HTTPSeeOther
+from pyramid.security import NO_PERMISSION_REQUIRED, remember
+from pyramid.view import view_config
+
+from clinicrecords.portal.staff.forms import JoinForm, StaffInviteForm
+from clinicrecords.portal.staff.interfaces import IStaffService
+from clinicrecords.portal.staff.resources import (ClinicResource, ClinicsCollection, JoinPage, Staff,
+                                                  StaffActivity)
+from clinicrecords.portal.web.forms import FormError, rerender
+from clinicrecords.portal.web.resources import CLINIC_ADMIN, CLINIC_STAFF, SIGNED_IN, PortalRoot
+
+T = "clinicrecords.portal.staff:templates/"
+
+
+def join_url(request, token):
+    return request.application_url + request.portal_url("staff-invitations", token=token)
+
+
+@view_config(route_name="portal", context=PortalRoot, request_method="GET", staff_account=True,
+             permission=SIGNED_IN)
+def staff_home(context, request):
+    first = request.find_service(IStaffService).memberships(request.identity.account_id)[0]
+    return HTTPSeeOther(request.portal_url("clinics", first.clinic.id))
+
+
+@view_config(route_name="portal", context=ClinicsCollection, request_method="GET", permission=SIGNED_IN)
+def clinics_index(context, request):
+    return HTTPSeeOther(request.portal_url(""))
+
+
+@view_config(route_name="portal", context=ClinicResource, request_method="GET",
+             renderer=T + "overview.jinja2",
+             permission=CLINIC_STAFF)
+def overview(context, request):
+    return {"others": [m for m in request.find_service(IStaffService).memberships(request.identity.account_id)
+                       if m.clinic.id != context.clinic.id]}
+
+
+def _staff_page(context, request, form, link=None):
+    service = request.find_service(IStaffService)
+    return {"form": form, "link": link, "members": service.members(context.clinic.id),
+            "invitations": service.pending_invitations(context.clinic.id)}
+
+
+@view_config(route_name="portal", context=Staff, request_method="GET", renderer=T + "staff.jinja2",
+             permission=CLINIC_STAFF)
+def staff(context, request):
+    return _staff_page(context, request, StaffInviteForm({"role": "clinician"}))
+
+
+@view_config(route_name="portal", context=Staff, name="invite", request_method="POST",
+             renderer=T + "staff.jinja2", permission=CLINIC_ADMIN)
+def invite(context, request):
+    form = StaffInviteForm(request.POST)
+    try:
+        invitation, token = request.find_service(IStaffService).invite(
+            context.clinic.id, form["email"], form["role"], request.identity.account_id)
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, **_staff_page(context, request, form))
+    request.response.headers["Cache-Control"] = "no-store"
+    return _staff_page(context, request, StaffInviteForm({"role": "clinician"}),
+                       link=(invitation.email, join_url(request, token)))
+
+
+@view_config(route_name="portal", context=StaffActivity, request_method="GET", renderer=T + "activity.jinja2",
+             permission=CLINIC_ADMIN)
+def activity(context, request):
+    return {"entries": request.find_service(IStaffService).activity(context.clinic.id)}
+
+
+def _join_page(context, request, form):
+    service = request.find_service(IStaffService)
+    invitation = context.invitation
+    identity = request.identity
+    return {"form": form, "invitation": invitation, "token": context.token,
+            "clinic": service.clinic_of(invitation), "needs_password": service.needs_password(invitation),
+            "signed_in_as_invitee": identity is not None and identity.email == invitation.email}
+
+
+@view_config(route_name="portal", context=JoinPage, request_method="GET", renderer=T + "join.jinja2",
+             permission=NO_PERMISSION_REQUIRED)
+def join_page(context, request):
+    return _join_page(context, request, JoinForm())
+
+
+@view_config(route_name="portal", context=JoinPage, request_method="POST", renderer=T + "join.jinja2",
+             permission=NO_PERMISSION_REQUIRED)
+def join(context, request):
+    form = JoinForm(request.POST)
+    identity = request.identity
+    page = _join_page(context, request, form)  # before joining: the invitation is still open
+    try:
+        account_id, clinic_id = request.find_service(IStaffService).join(
+            context.token, form["password"], identity.account_id if identity else None)
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, **page)
+    headers = remember(request, account_id) if identity is None else None
+    return HTTPSeeOther(request.portal_url("clinics", clinic_id, joined=1), headers=headers)
