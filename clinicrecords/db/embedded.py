@@ -12,7 +12,7 @@ from psycopg import sql
 
 APP_ROLE = "clinicrecords"
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # database_url holds it while _server takes it too
 _servers = {}
 
 
@@ -28,12 +28,24 @@ def _server(data_dir):
         return _servers[data_dir]
 
 
+_urls = {}
+
+
 def database_url(var_dir, database):
     """Start (or join) the embedded server, make sure `database` exists, and return its URL.
 
     The application connects as a non-superuser role whose default search_path is empty, so a query that
-    was not mapped to a schema fails instead of reading some other clinic's tables.
+    was not mapped to a schema fails instead of reading some other clinic's tables. Prepared once per process
+    and database: engines built at once (an app and its request-log writer, a CLI command inside the test
+    suite) would otherwise alter the role together ("tuple concurrently updated").
     """
+    with _lock:
+        if (var_dir, database) not in _urls:
+            _urls[var_dir, database] = _prepare(var_dir, database)
+        return _urls[var_dir, database]
+
+
+def _prepare(var_dir, database):
     server = _server(var_dir / "pgdata")
     admin_uri = server.get_uri()
     socket_dir = admin_uri.split("host=", 1)[1]
@@ -41,7 +53,9 @@ def database_url(var_dir, database):
         role_exists = admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone()
         if not role_exists:
             admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(APP_ROLE)))
-        admin.execute(sql.SQL("ALTER ROLE {} SET search_path = ''").format(sql.Identifier(APP_ROLE)))
+        settings = admin.execute("SELECT rolconfig FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone()[0]
+        if 'search_path=""' not in (settings or []):
+            admin.execute(sql.SQL("ALTER ROLE {} SET search_path = ''").format(sql.Identifier(APP_ROLE)))
         db_exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,)).fetchone()
         if not db_exists:
             admin.execute(
@@ -57,6 +71,8 @@ def database_url(var_dir, database):
 
 def drop_database(var_dir, database):
     """Used by the test suite to start from an empty database."""
+    with _lock:
+        _urls.pop((var_dir, database), None)
     server = _server(var_dir / "pgdata")
     with psycopg.connect(server.get_uri(), autocommit=True) as admin:
         admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(database)))

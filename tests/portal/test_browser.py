@@ -12,8 +12,8 @@ import uuid
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 
 from tests.portal.helpers import PASSWORD, unique_email
@@ -34,6 +34,23 @@ def chrome():
     driver.set_page_load_timeout(60)
     yield driver
     driver.quit()
+
+
+def _gone(element):
+    """The page that held `element` has been replaced. Selenium's staleness_of knows only the stale-element
+    error; chromium also answers "Node with given id does not belong to the document" for a node of a page
+    that has just gone."""
+    def check(driver):
+        try:
+            element.is_enabled()
+        except StaleElementReferenceException:
+            return True
+        except WebDriverException as error:
+            if "does not belong to the document" in str(error):
+                return True
+            raise
+        return False
+    return check
 
 
 class Visit:
@@ -62,7 +79,7 @@ class Visit:
         """Click and wait for the next page: a click returns before the browser has loaded it."""
         page = self.driver.find_element(By.TAG_NAME, "html")
         element.click()
-        WebDriverWait(self.driver, 60).until(expected_conditions.staleness_of(page))
+        WebDriverWait(self.driver, 60).until(_gone(page))
         WebDriverWait(self.driver, 60).until(
             lambda driver: driver.execute_script("return document.readyState") == "complete")
 
@@ -75,7 +92,7 @@ class Visit:
     def back(self):
         page = self.driver.find_element(By.TAG_NAME, "html")
         self.driver.back()
-        WebDriverWait(self.driver, 60).until(expected_conditions.staleness_of(page))
+        WebDriverWait(self.driver, 60).until(_gone(page))
 
 
 def test_a_new_developer_gets_a_working_test_key_in_the_browser(served, chrome, tmp_path, world):
