@@ -89,6 +89,15 @@ class Visit:
     def follow(self, text):
         self._navigating(self.driver.find_element(By.LINK_TEXT, text))
 
+    def new_workspace(self, base_url, who, name="Acme Health"):
+        """Sign up as a new member and create a workspace; the browser stays on the workspace's overview."""
+        self.driver.get(f"{base_url}/portal/signup")
+        self.fill(email=unique_email(who), password=PASSWORD)
+        self.press("Create account")
+        self.follow("Create a workspace")
+        self.fill(name=name)
+        self.press("Create workspace")
+
     def back(self):
         page = self.driver.find_element(By.TAG_NAME, "html")
         self.driver.back()

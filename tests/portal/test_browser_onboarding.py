@@ -14,7 +14,6 @@ from clinicrecords.onboarding.interfaces import IBusinessProfile
 from tests.common.serving import serving
 from tests.onboarding.dns_server import authoritative_server
 from tests.onboarding.helpers import unique_domain
-from tests.portal.helpers import PASSWORD, unique_email
 from tests.portal.test_browser import Visit, chrome  # noqa: F401  (the fixture)
 
 
@@ -46,12 +45,7 @@ def test_an_owner_verifies_the_domain_submits_the_profile_reads_the_log(dns_serv
     folder = tmp_path / "screenshots"
     folder.mkdir()
     visit = Visit(chrome, folder)
-    chrome.get(f"{served}/portal/signup")
-    visit.fill(email=unique_email("owner"), password=PASSWORD)
-    visit.press("Create account")
-    visit.follow("Create a workspace")
-    visit.fill(name="Acme Health")
-    visit.press("Create workspace")
+    visit.new_workspace(served, "owner")
     workspace_id = uuid.UUID(chrome.current_url.split("/workspaces/")[1].split("/")[0].split("?")[0])
 
     visit.follow("Domain")

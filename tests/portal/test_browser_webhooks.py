@@ -7,7 +7,6 @@ Every page visited is saved as a screenshot (docs/portal.md describes them)."""
 from selenium.webdriver.common.by import By
 
 from tests.events.support import Receiver, signed_by
-from tests.portal.helpers import PASSWORD, unique_email
 from tests.portal.test_browser import Visit, chrome  # noqa: F401  (the fixture)
 
 
@@ -15,12 +14,7 @@ def test_a_developer_receives_signed_webhooks_across_a_rotation(served, chrome, 
     folder = tmp_path / "screenshots"
     folder.mkdir()
     visit = Visit(chrome, folder)
-    chrome.get(f"{served}/portal/signup")
-    visit.fill(email=unique_email("hooks"), password=PASSWORD)
-    visit.press("Create account")
-    visit.follow("Create a workspace")
-    visit.fill(name="Acme Health")
-    visit.press("Create workspace")
+    visit.new_workspace(served, "hooks")
 
     with Receiver(default=200, body=b'{"received": true}') as receiver:
         visit.follow("Webhooks")
