@@ -4,8 +4,6 @@ and signed in); a person with a staff account signs in and joins. A developer po
 clinic's staff, and a staff account never joins a workspace: the two faces stay apart."""
 
 import datetime
-import hashlib
-import secrets
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -14,6 +12,7 @@ from clinicrecords.access import services as access
 from clinicrecords.portal.accounts.services import email_problem, normal_email
 from clinicrecords.portal.staff.models import ROLES, ClinicStaff, StaffInvitation
 from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.tokens import new_token, token_hash
 
 INVITATION_LIFETIME = datetime.timedelta(days=7)
 
@@ -30,10 +29,6 @@ class StaffMembership:
 
 def _now():
     return datetime.datetime.now(datetime.UTC)
-
-
-def _token_hash(token):
-    return hashlib.sha256(token.encode()).digest()
 
 
 class StaffService:
@@ -86,9 +81,9 @@ class StaffService:
         self._refuse_developer(email)
         if any(member.email == email for member in self.members(clinic_id)):
             raise FormError("email", "This person is already on the clinic's staff")
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         invitation = StaffInvitation(clinic_id=clinic_id, email=email, role=role,
-                                     token_hash=_token_hash(token),
+                                     token_hash=token_hash(token),
                                      invited_by=invited_by, expires_at=self.clock() + INVITATION_LIFETIME)
         self.db.add(invitation)
         self.audit.record("staff.invited", account_id=invited_by, clinic_id=clinic_id, target=email,
@@ -106,7 +101,7 @@ class StaffService:
     def invitation(self, token):
         """The open invitation this link's token names, or None (unknown, used or expired)."""
         return self.db.scalar(select(StaffInvitation).where(
-            StaffInvitation.token_hash == _token_hash(token or ""), StaffInvitation.accepted_at.is_(None),
+            StaffInvitation.token_hash == token_hash(token or ""), StaffInvitation.accepted_at.is_(None),
             StaffInvitation.expires_at > self.clock()))
 
     def clinic_of(self, invitation):
