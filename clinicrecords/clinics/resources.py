@@ -2,9 +2,12 @@
 session to the clinic's schema — the one place a request's tenant is chosen."""
 
 from pyramid.authorization import DENY_ALL, Allow
+from zope.interface import implementer
 
 from clinicrecords.access.gate import require_some_permission_on
 from clinicrecords.access.security_policy import permission_principal
+from clinicrecords.clinics.interfaces import IClinicContext
+from clinicrecords.clinics.scope import ClinicScope
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.resources import ClinicChildren, Resource, parse_uuid
 
@@ -17,12 +20,14 @@ class Clinics(Resource):
         return ClinicResource(self, name, clinic, granted)
 
 
+@implementer(IClinicContext)
 class ClinicResource(ClinicChildren, Resource):
     def __init__(self, parent, name, clinic, granted):
         super().__init__(parent, name)
         self.clinic = clinic
         self.granted = granted
         bind_to_clinic(self.request.db, clinic.id)
+        self.scope = ClinicScope(self.request.identity, clinic, frozenset(granted), self.request.db)
         self.request.environ["clinicrecords.clinic_id"] = str(clinic.id)
 
     def __getitem__(self, name):

@@ -8,20 +8,28 @@ from clinicrecords.api.pagination import keyset_page
 from clinicrecords.patients.models import Patient
 
 
+def visible(statement, patient_id_column):
+    """`statement` limited to rows whose patient the API may see: a restricted patient and everything
+    recorded about them are invisible to API keys. The one place other contexts get this rule from."""
+    return statement.join(Patient, Patient.id == patient_id_column).where(Patient.restricted.is_(False))
+
+
+def visible_patients():
+    """The patients the API may see."""
+    return select(Patient).where(Patient.restricted.is_(False))
+
+
 class PatientService:
     def __init__(self, request):
         self.request = request
         self.db = request.db
 
-    def _visible(self):
-        return select(Patient).where(Patient.restricted.is_(False))
-
     def get(self, patient_id):
         """The patient, or None when absent or restricted (one answer for both)."""
-        return self.db.scalar(self._visible().where(Patient.id == patient_id))
+        return self.db.scalar(visible_patients().where(Patient.id == patient_id))
 
     def list(self, query):
-        statement = self._visible()
+        statement = visible_patients()
         if query.get("updated_since"):
             statement = statement.where(Patient.updated_at >= query["updated_since"])
         if query.get("family_name"):

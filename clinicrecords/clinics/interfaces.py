@@ -1,0 +1,24 @@
+"""What other contexts may know of a clinic request: its scope, built once by traversal."""
+
+from pyramid.traversal import find_interface
+from zope.interface import Attribute, Interface
+
+
+class IClinicScope(Interface):
+    """Everything a request under `/v1/clinics/{clinic_id}` acts with, built once when traversal reaches the
+    clinic: services take this (or a plain object with the same attributes), never the request."""
+
+    identity = Attribute("the calling key (clinicrecords.access.identity.Identity)")
+    clinic = Attribute("the clinic's control row, in the key's reach")
+    granted = Attribute("frozenset of the permission names the clinic granted this key")
+    db = Attribute("the request's session, bound to the clinic's schema for its transaction")
+
+
+class IClinicContext(Interface):
+    """A traversal node that holds the clinic's scope (`.scope`): the clinic resource."""
+
+
+def clinic_scope(context):
+    """The scope of the clinic a resource hangs under, or None outside `/v1/clinics/{clinic_id}`."""
+    holder = find_interface(context, IClinicContext)
+    return holder.scope if holder is not None else None
