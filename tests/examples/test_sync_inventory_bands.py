@@ -3,10 +3,12 @@ the change feed, against the real service on 127.0.0.1."""
 
 import importlib.util
 import json
+import queue
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 import httpx
@@ -32,6 +34,31 @@ def _bands(testapp, clinic_id, key):
 def _feed_end(testapp, clinic_id, key):
     return testapp.get(f"/v1/clinics/{clinic_id}/events", {"limit": 200},
                        headers={"Authorization": f"Bearer {key}"}).json["next_after"]
+
+
+class _Lines:
+    """A process's output read by a thread: waiting for a line has a deadline, so a follower that never
+    prints fails the test instead of hanging it."""
+
+    def __init__(self, stream):
+        self._received = queue.Queue()
+        threading.Thread(target=self._read, args=(stream,), daemon=True).start()
+
+    def _read(self, stream):
+        for line in iter(stream.readline, ""):
+            self._received.put(line)
+        self._received.put("")
+
+    def within(self, seconds):
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._received.get(timeout=left)
+            except queue.Empty:
+                return
+            if not line:
+                return
+            yield line
 
 
 @pytest.fixture
@@ -145,15 +172,16 @@ def test_follow_applies_webhooks_as_they_come_until_interrupted(world, testapp, 
                "--follow", "--poll", "0.5"]
     with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as follower:
         try:
-            lines = iter(follower.stdout.readline, "")
+            output = _Lines(follower.stdout)
+            lines = output.within(seconds=60)
             assert any(line.startswith("receiving webhooks") for line in lines)
             testapp.post_json(f"/v1/test_helpers/clinics/{clinic_id}/stock/set",
                               {"item_id": str(SANDBOX_ITEM_IDS["amoxicillin-500"]), "quantity": 0},
                               headers={"Authorization": f"Bearer {key}"})
-            applied = next(line for line in lines if line.startswith("webhook seq"))
+            applied = next((line for line in lines if line.startswith("webhook seq")), "nothing applied in time")
             assert applied.startswith("webhook seq 1 inventory.availability.changed: Amoxicillin")
             follower.send_signal(signal.SIGINT)  # Ctrl-C: the copy is saved and summarised
-            rest = follower.stdout.read()
+            rest = "".join(output.within(seconds=30))
             assert follower.wait(timeout=30) == 0, follower.stderr.read()
         finally:
             if follower.poll() is None:
