@@ -12,19 +12,18 @@ from sqlalchemy import func, select
 
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
 from clinicrecords.portal.web.models import PortalAuditEntry
-from tests.events.support import Receiver, signed_by
+from tests.events.support import signed_by
 from tests.portal.helpers import error_summary, secret_of, signed_up, submit, with_workspace
 
 
-@pytest.fixture
-def receiver():
-    with Receiver(default=200, body=b'{"received": true}') as running:
-        yield running
-
-
 def add_endpoint(client, workspace_id, url, mode="test", types=(), status=303):
-    page = client.get(f"/portal/workspaces/{workspace_id}/webhooks/new?mode={mode}")
-    form = page.forms["new-endpoint"]
+    return add_endpoint_at(client, f"/portal/workspaces/{workspace_id}/webhooks/new?mode={mode}", url, types,
+                           status)
+
+
+def add_endpoint_at(client, new_page, url, types=(), status=303):
+    """Fill the "Add a webhook endpoint" form at `new_page` (either face) and submit it."""
+    form = client.get(new_page).forms["new-endpoint"]
     form["url"] = url
     for box in form.fields.get("types", ()):
         box.checked = box._value in types
