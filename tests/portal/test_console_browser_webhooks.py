@@ -1,0 +1,67 @@
+"""The clinic's own webhooks in a real browser (the same headless chromium as test_browser.py): a clinic admin
+adds an endpoint pointing at a receiver this test runs on 127.0.0.1, reveals its signing secret, sends a test
+event, and the receiver gets it with a signature the `standardwebhooks` library verifies against the secret
+read from the page; an event of the clinic follows, and the endpoint's deliveries log shows both. Every page
+visited is saved as a screenshot (docs/portal.md describes them)."""
+
+import re
+
+from selenium.webdriver.common.by import By
+
+from tests.common.cli import ok
+from tests.events.support import Receiver, emit_events, signed_by
+from tests.portal.helpers import PASSWORD, unique_email
+from tests.portal.test_browser import Visit, chrome  # noqa: F401  (the fixture)
+
+
+def test_a_clinic_admin_receives_signed_webhooks_of_the_clinic(served, chrome, tmp_path, world):  # noqa: F811
+    folder = tmp_path / "screenshots"
+    folder.mkdir()
+    print(f"\nscreenshots: {folder}")
+    visit = Visit(chrome, folder)
+    clinic_id = world.clinic("Harbour Clinic")
+    link = ok("clinic", "staff", "add", "--clinic", clinic_id, "--email", unique_email("admin"),
+              "--role", "admin")["set_password_url"]
+    chrome.get(served + re.sub(r"^https?://[^/]+", "", link))
+    visit.fill(password=PASSWORD)
+    visit.press("Set password and join")
+
+    with Receiver(default=200, body=b'{"received": true}') as receiver:
+        visit.follow("Webhooks")
+        assert "No live endpoints yet" in chrome.page_source and "Test endpoints" not in chrome.page_source
+        visit.shot("console-webhooks-empty")
+        visit.follow("Add a live endpoint")
+        visit.fill(url="ftp://example.org/hooks")
+        visit.press("Add endpoint")
+        assert "The URL must be http(s)://host/..." in chrome.find_element(By.ID, "url-error").text
+        visit.shot("console-webhook-new-errors")
+        visit.fill(url=receiver.url)
+        visit.press("Add endpoint")
+        assert "Endpoint added" in chrome.page_source and "whsec_" not in chrome.page_source
+        visit.shot("console-webhook-added")
+
+        visit.press("Reveal signing secret")
+        secret = chrome.find_element(By.ID, "secret").text.strip()
+        assert secret.startswith("whsec_")
+        visit.shot("console-webhook-secret")
+        visit.press("Send test event")
+        assert "Test event delivered" in chrome.find_element(By.TAG_NAME, "h1").text
+        assert '{"received": true}' in chrome.find_element(By.ID, "test-answer").text
+        assert signed_by(receiver.requests[-1], [secret])["type"] == "webhook.ping"
+        log = chrome.find_element(By.CLASS_NAME, "deliveries").text.lower()
+        assert "webhook.ping" in log and "delivered" in log
+        visit.shot("console-webhook-tested")
+
+        [event] = emit_events(world, clinic_id)  # the clinic's own change, as its till or staff would make
+        assert signed_by(receiver.requests[-1], [secret])["id"] == str(event.id)
+        visit.follow("Webhooks")
+        assert "enabled" in chrome.find_element(By.TAG_NAME, "table").text.lower()
+        visit.shot("console-webhooks")
+        visit.follow(receiver.url)
+        rows = chrome.find_elements(By.CSS_SELECTOR, "tr.delivery")
+        assert [row.text.split()[2] for row in rows] == ["inventory.item.created", "webhook.ping"]
+        visit.shot("console-webhook-deliveries")
+        visit.follow("Activity")
+        assert "webhook.test_sent" in chrome.page_source and "webhook.secret_revealed" in chrome.page_source
+        visit.shot("console-webhook-activity")
+    assert len(list(folder.glob("*.png"))) == visit.count == 8
