@@ -19,11 +19,13 @@ from tests.portal.console_helpers import staff_browser
 from tests.portal.helpers import error_summary, secret_of, submit, with_workspace
 from tests.portal.test_webhooks import (
     ACTIONS,
+    FORMS,
     add_endpoint,
     add_endpoint_at,
     deliveries_of,
     endpoint_count,
     endpoint_of,
+    filled_form,
     press,
 )
 
@@ -243,27 +245,12 @@ def test_a_developer_never_opens_a_clinics_webhooks_nor_staff_a_workspaces(app, 
         console.admin.get(f"/portal/workspaces/{workspace_id}/webhooks{path}", status=404)
 
 
-FORMS = {"new-endpoint": ("/new", {"url": "http://127.0.0.1:9/hooks"}), "reveal-secret": ("", {}),
-         "send-test": ("", {}), "disable": ("", {}), "enable": ("", {}), "resend": ("", {}),
-         "rotate": ("/rotate", {"overlap": "now"}), "recover": ("/recover", {"since": "2026-11-24T08:00"}),
-         "delete": ("/delete", {})}
-
-
 @pytest.mark.parametrize("forgery", ["no token", "other origin"])
 @pytest.mark.parametrize("form_id", sorted(FORMS))
 def test_a_forged_webhook_form_changes_nothing(app, world, engine, receiver, form_id, forgery):
     console = with_clinic_endpoint(app, world, receiver.url)
-    admin, here = console.admin, console.here
-    path, fields = FORMS[form_id]
-    if form_id == "enable":
-        press(admin, here, "disable", status=303)
-    if form_id == "resend":
-        press(admin, here, "send-test")
-    page = admin.get(f"/portal/clinics/{console.clinic_id}/webhooks/new" if form_id == "new-endpoint"
-                     else here + path)
-    form = page.forms[next(name for name in page.forms if str(name).startswith(form_id))]
-    for name, value in fields.items():
-        form[name] = value
+    new_page = f"/portal/clinics/{console.clinic_id}/webhooks/new"
+    form = filled_form(console.admin, console.here, new_page, form_id)
     submitted = dict(form.submit_fields())
     headers = {}
     if forgery == "no token":
@@ -271,6 +258,6 @@ def test_a_forged_webhook_form_changes_nothing(app, world, engine, receiver, for
     else:
         headers["Origin"] = "https://attacker.example"
     before = state(engine, console, receiver)
-    answer = admin.post(form.action, submitted, headers=headers, status=403)
+    answer = console.admin.post(form.action, submitted, headers=headers, status=403)
     assert "Nothing was changed" in answer.text
     assert state(engine, console, receiver) == before

@@ -311,19 +311,25 @@ def deliveries_of(engine, endpoint_id):
             WebhookDelivery.endpoint_id == uuid.UUID(endpoint_id)))
 
 
-@pytest.mark.parametrize("form_id", sorted(FORMS))
-def test_every_webhook_form_needs_its_csrf_token(app, engine, receiver, form_id):
-    client, workspace_id, endpoint_id, here = with_endpoint(app, receiver.url)
+def filled_form(client, here, new_page, form_id):
+    """The webhook form `form_id` (FORMS) filled in on its page, after what it needs (an endpoint to enable is
+    disabled first, one to resend a delivery of has a test event); `here` is the endpoint's page."""
     path, fields = FORMS[form_id]
     if form_id == "enable":
         press(client, here, "disable", status=303)
     if form_id == "resend":
         press(client, here, "send-test")
-    page = client.get(f"/portal/workspaces/{workspace_id}/webhooks/new" if form_id == "new-endpoint"
-                      else here + path)
+    page = client.get(new_page if form_id == "new-endpoint" else here + path)
     form = page.forms[next(name for name in page.forms if str(name).startswith(form_id))]
     for name, value in fields.items():
         form[name] = value
+    return form
+
+
+@pytest.mark.parametrize("form_id", sorted(FORMS))
+def test_every_webhook_form_needs_its_csrf_token(app, engine, receiver, form_id):
+    client, workspace_id, endpoint_id, here = with_endpoint(app, receiver.url)
+    form = filled_form(client, here, f"/portal/workspaces/{workspace_id}/webhooks/new", form_id)
     submitted = dict(form.submit_fields())
     submitted.pop("csrf_token")
 
