@@ -1,7 +1,7 @@
 """The developer portal: a server-rendered web application where partners onboard themselves (accounts,
 workspaces, keys, webhooks, API Terms, plan and usage, connections, domain verification, business profile,
 request log) and the clinic console of clinics' staff (staff, review queue, who read what, the clinic's key,
-automatic acceptance, connections). A separate surface of the same application with its own security
+automatic acceptance, connections, webhooks). A separate surface of the same application with its own security
 policy; see docs/portal.md. Each area is a sub-package whose name is its URL's first part."""
 
 AREAS = (
@@ -14,8 +14,8 @@ AREAS = (
     ".domain",
     ".profile",
     ".requests",
-    ".webhooks",
     ".staff",
+    ".webhooks",
     ".queue",
     ".access_report",
     ".clinic_keys",

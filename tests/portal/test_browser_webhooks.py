@@ -10,6 +10,36 @@ from tests.events.support import Receiver, signed_by
 from tests.portal.test_browser import Visit, chrome  # noqa: F401  (the fixture)
 
 
+def add_reveal_and_test(visit, receiver, prefix="", types=()):
+    """On the "Add a webhook endpoint" page (either face): a refused URL, then the receiver's (ticking
+    `types`); reveal the secret and send a test event, which the receiver gets signed by it. Returns the
+    secret; saves `<prefix>webhook-new-errors`, `-added`, `-secret` and `-tested`."""
+    driver = visit.driver
+    visit.fill(url="ftp://example.org/hooks")
+    visit.press("Add endpoint")
+    assert "The URL must be http(s)://host/..." in driver.find_element(By.ID, "url-error").text
+    visit.shot(prefix + "webhook-new-errors")
+    visit.fill(url=receiver.url)
+    for name in types:
+        driver.find_element(By.CSS_SELECTOR, f"input[value='{name}']").click()
+    visit.press("Add endpoint")
+    assert "Endpoint added" in driver.page_source and "whsec_" not in driver.page_source
+    visit.shot(prefix + "webhook-added")
+
+    visit.press("Reveal signing secret")
+    secret = driver.find_element(By.ID, "secret").text.strip()
+    assert secret.startswith("whsec_")
+    visit.shot(prefix + "webhook-secret")
+    visit.press("Send test event")
+    assert "Test event delivered" in driver.find_element(By.TAG_NAME, "h1").text
+    assert '{"received": true}' in driver.find_element(By.ID, "test-answer").text
+    log = driver.find_element(By.CLASS_NAME, "deliveries").text.lower()
+    assert "webhook.ping" in log and "delivered" in log
+    assert signed_by(receiver.requests[-1], [secret])["type"] == "webhook.ping"
+    visit.shot(prefix + "webhook-tested")
+    return secret
+
+
 def test_a_developer_receives_signed_webhooks_across_a_rotation(served, chrome, tmp_path):  # noqa: F811
     folder = tmp_path / "screenshots"
     folder.mkdir()
@@ -21,28 +51,7 @@ def test_a_developer_receives_signed_webhooks_across_a_rotation(served, chrome, 
         assert "No test endpoints yet" in chrome.page_source
         visit.shot("webhooks-empty")
         visit.follow("Add a test endpoint")
-        visit.fill(url="ftp://example.org/hooks")
-        visit.press("Add endpoint")
-        assert "The URL must be http(s)://host/..." in chrome.find_element(By.ID, "url-error").text
-        visit.shot("webhook-new-errors")
-        visit.fill(url=receiver.url)
-        chrome.find_element(By.CSS_SELECTOR, "input[value='inventory.item.created']").click()
-        chrome.find_element(By.CSS_SELECTOR, "input[value='inventory.item.updated']").click()
-        visit.press("Add endpoint")
-        assert "Endpoint added" in chrome.page_source and "whsec_" not in chrome.page_source
-        visit.shot("webhook-added")
-
-        visit.press("Reveal signing secret")
-        old = chrome.find_element(By.ID, "secret").text.strip()
-        assert old.startswith("whsec_")
-        visit.shot("webhook-secret")
-        visit.press("Send test event")
-        answer = chrome.find_element(By.ID, "test-answer").text
-        assert "Test event delivered" in chrome.page_source and '{"received": true}' in answer
-        log = chrome.find_element(By.CLASS_NAME, "deliveries").text.lower()
-        assert "webhook.ping" in log and "delivered" in log
-        signed_by(receiver.requests[-1], [old])
-        visit.shot("webhook-tested")
+        old = add_reveal_and_test(visit, receiver, types=("inventory.item.created", "inventory.item.updated"))
 
         visit.follow("Rotate the secret")
         assert "both signatures" in chrome.page_source

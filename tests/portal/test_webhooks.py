@@ -12,19 +12,18 @@ from sqlalchemy import func, select
 
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
 from clinicrecords.portal.web.models import PortalAuditEntry
-from tests.events.support import Receiver, signed_by
+from tests.events.support import signed_by
 from tests.portal.helpers import error_summary, secret_of, signed_up, submit, with_workspace
 
 
-@pytest.fixture
-def receiver():
-    with Receiver(default=200, body=b'{"received": true}') as running:
-        yield running
-
-
 def add_endpoint(client, workspace_id, url, mode="test", types=(), status=303):
-    page = client.get(f"/portal/workspaces/{workspace_id}/webhooks/new?mode={mode}")
-    form = page.forms["new-endpoint"]
+    return add_endpoint_at(client, f"/portal/workspaces/{workspace_id}/webhooks/new?mode={mode}", url, types,
+                           status)
+
+
+def add_endpoint_at(client, new_page, url, types=(), status=303):
+    """Fill the "Add a webhook endpoint" form at `new_page` (either face) and submit it."""
+    form = client.get(new_page).forms["new-endpoint"]
     form["url"] = url
     for box in form.fields.get("types", ()):
         box.checked = box._value in types
@@ -312,19 +311,25 @@ def deliveries_of(engine, endpoint_id):
             WebhookDelivery.endpoint_id == uuid.UUID(endpoint_id)))
 
 
-@pytest.mark.parametrize("form_id", sorted(FORMS))
-def test_every_webhook_form_needs_its_csrf_token(app, engine, receiver, form_id):
-    client, workspace_id, endpoint_id, here = with_endpoint(app, receiver.url)
+def filled_form(client, here, new_page, form_id):
+    """The webhook form `form_id` (FORMS) filled in on its page, after what it needs (an endpoint to enable is
+    disabled first, one to resend a delivery of has a test event); `here` is the endpoint's page."""
     path, fields = FORMS[form_id]
     if form_id == "enable":
         press(client, here, "disable", status=303)
     if form_id == "resend":
         press(client, here, "send-test")
-    page = client.get(f"/portal/workspaces/{workspace_id}/webhooks/new" if form_id == "new-endpoint"
-                      else here + path)
+    page = client.get(new_page if form_id == "new-endpoint" else here + path)
     form = page.forms[next(name for name in page.forms if str(name).startswith(form_id))]
     for name, value in fields.items():
         form[name] = value
+    return form
+
+
+@pytest.mark.parametrize("form_id", sorted(FORMS))
+def test_every_webhook_form_needs_its_csrf_token(app, engine, receiver, form_id):
+    client, workspace_id, endpoint_id, here = with_endpoint(app, receiver.url)
+    form = filled_form(client, here, f"/portal/workspaces/{workspace_id}/webhooks/new", form_id)
     submitted = dict(form.submit_fields())
     submitted.pop("csrf_token")
 

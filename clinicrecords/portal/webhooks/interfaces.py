@@ -2,5 +2,6 @@ from zope.interface import Interface
 
 
 class IWebhookPages(Interface):
-    """A workspace's webhook endpoints as its members manage them in the portal: the events package's
-    services with the form's input parsed, refusals as FormError by field, and every action audited."""
+    """Webhook endpoints as the portal's pages manage them, a workspace's or a clinic's own (the `Owner`): the
+    events package's services with the form's input parsed, refusals as FormError by field, and every action
+    audited with the account and the owner."""

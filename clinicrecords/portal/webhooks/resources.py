@@ -1,25 +1,89 @@
+"""The webhook pages' two faces, one set of views and templates for both (views.py registers each view on each
+face): a workspace's endpoints at /workspaces/{id}/webhooks (any member; test and live) and a clinic's own at
+/clinics/{id}/webhooks (its admins; always live, as the clinic's key is). A face says whose endpoints they are
+(`owner`), where its pages are (`path`), who may open them (`permission`) and the layout its pages sit in."""
+
 from clinicrecords.events.interfaces import IWebhookEndpoints, Owner, WebhookError
+from clinicrecords.portal.staff.resources import ClinicPart
+from clinicrecords.portal.web.resources import CLINIC_ADMIN, MEMBER
+from clinicrecords.portal.webhooks.services import modes_of
 from clinicrecords.portal.workspaces.resources import WorkspacePart
 
 
-class WebhooksCollection(WorkspacePart):
-    """/workspaces/{id}/webhooks/{endpoint_id}: only this workspace's endpoints exist here."""
+class WebhooksPage:
+    """What every webhook page knows of its face."""
+
+    def url(self, *segments, **query):
+        return self.request.portal_url(*self.path, *segments, **query)
+
+
+class WebhooksArea(WebhooksPage):
+    """…/webhooks/{endpoint_id}: only the owner's endpoints exist here. A face sets `endpoint_page`,
+    `permission`, `layout` and the properties `owner` and `path`."""
 
     @property
-    def owner(self):
-        return Owner.workspace(self.workspace.id)
+    def modes(self):
+        return modes_of(self.owner)
+
+    def url_in_mode(self, mode, *segments):
+        """A page of the area naming the mode, where the face has more than one."""
+        return self.url(*segments, mode=mode if len(self.modes) > 1 else None)
 
     def __getitem__(self, endpoint_id):
         try:  # a malformed id or another owner's endpoint: both simply not found
             endpoint = self.request.find_service(IWebhookEndpoints).get(self.owner, endpoint_id)
         except WebhookError:
             raise KeyError(endpoint_id) from None
-        return EndpointResource(self, endpoint_id, endpoint)
+        return self.endpoint_page(self, endpoint_id, endpoint)
 
 
-class EndpointResource(WorkspacePart):
+class EndpointPage(WebhooksPage):
+    """…/webhooks/{endpoint_id}: one endpoint of the face's owner."""
+
     def __init__(self, parent, name, endpoint):
         super().__init__(parent, name)
         self.endpoint = endpoint
         self.endpoint_id = endpoint["endpoint_id"]
+        self.area = parent
         self.owner = parent.owner
+        self.layout = parent.layout
+        self.path = (*parent.path, self.endpoint_id)
+
+
+class WorkspaceEndpoint(EndpointPage, WorkspacePart):
+    pass
+
+
+class WorkspaceWebhooks(WebhooksArea, WorkspacePart):
+    endpoint_page = WorkspaceEndpoint
+    permission = MEMBER
+    layout = "clinicrecords.portal.workspaces:templates/workspace_layout.jinja2"
+
+    @property
+    def owner(self):
+        return Owner.workspace(self.workspace.id)
+
+    @property
+    def path(self):
+        return ("workspaces", self.workspace.id, "webhooks")
+
+
+class ClinicEndpoint(EndpointPage, ClinicPart):
+    pass
+
+
+class ClinicWebhooks(WebhooksArea, ClinicPart):
+    endpoint_page = ClinicEndpoint
+    permission = CLINIC_ADMIN
+    layout = "clinicrecords.portal.staff:templates/clinic_layout.jinja2"
+
+    @property
+    def owner(self):
+        return Owner.clinic(self.clinic.id)
+
+    @property
+    def path(self):
+        return ("clinics", self.clinic.id, "webhooks")
+
+
+FACES = (WorkspaceWebhooks, ClinicWebhooks)

@@ -1,6 +1,7 @@
-"""A workspace's webhook endpoints as its members manage them in the portal. Every call goes to the events
-package's services with the workspace as the `Owner`; their refusals come back as a FormError on the field at
-fault, and every action is written to the portal's audit trail (endpoints named by URL, never a secret)."""
+"""Webhook endpoints as the portal's pages manage them: a workspace's (its members) or a clinic's own (its
+admins). Every call goes to the events package's services with that `Owner`; their refusals come back as a
+FormError on the field at fault, and every action is written to the portal's audit trail with the account
+and the owner (endpoints named by URL, never a secret)."""
 
 import datetime
 
@@ -8,6 +9,7 @@ from clinicrecords.events.interfaces import WebhookError
 from clinicrecords.portal.web.forms import FormError
 
 MODES = ("test", "live")
+CLINIC_MODES = ("live",)
 OVERLAPS = {"now": 0, "1h": 3600, "24h": 86400, "7d": 7 * 86400}
 STATUS_FILTERS = ("pending", "delivered", "failed", "cancelled")
 
@@ -16,6 +18,12 @@ def as_form_error(error, field):
     """A service's refusal, as the form shows it: by its own field, else by the form's main one."""
     message = str(error)
     return FormError(error.field or field, message[:1].upper() + message[1:])
+
+
+def modes_of(owner):
+    """A workspace has test and live endpoints (test: its sandbox clinic's events); a clinic's own endpoints
+    are live only, as its key is: the events service refuses any other mode for them."""
+    return CLINIC_MODES if owner.clinic_id else MODES
 
 
 def parse_since(text):
@@ -41,15 +49,21 @@ class WebhookPages:
 
     def _record(self, action, owner, account_id, endpoint, **details):
         self.audit.record(action, account_id=account_id, workspace_id=owner.workspace_id,
-                          target=endpoint["url"], endpoint_id=endpoint["endpoint_id"], mode=endpoint["mode"],
-                          **details)
+                          clinic_id=owner.clinic_id, target=endpoint["url"],
+                          endpoint_id=endpoint["endpoint_id"], mode=endpoint["mode"], **details)
 
     def list(self, owner, mode):
-        return self.endpoints.list(owner, mode if mode in MODES else "test")
+        modes = modes_of(owner)
+        return self.endpoints.list(owner, mode if mode in modes else modes[0])
 
     def add(self, owner, mode, url, chosen_types, account_id):
-        if mode not in MODES:
-            raise FormError("mode", "Choose test or live")
+        """The endpoint; a face with one mode needs none chosen."""
+        modes = modes_of(owner)
+        if len(modes) == 1 and not mode:
+            mode = modes[0]
+        if mode not in modes:
+            raise FormError("mode", "Choose test or live" if len(modes) > 1
+                            else "A clinic's endpoints are live")
         if not url.strip():
             raise FormError("url", "Enter the URL that receives the events")
         try:
