@@ -1,18 +1,22 @@
-"""Listing grants (which organizations a pharmacy lists itself to), the listed pharmacies, and the search."""
+"""Listing grants (which organizations a pharmacy lists itself to), the listed pharmacies, and the search.
 
-import datetime
+The routes' side of the context; what other contexts call is in `listings.services`."""
+
+from functools import partial
 
 from sqlalchemy import delete, false, select
 from sqlalchemy.dialects.postgresql import insert
+from zope.interface import implementer
 
+from clinicrecords import clock
 from clinicrecords.access.services import get_clinic, get_workspace
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.errors import InvalidInput
-from clinicrecords.inventory import bands
-from clinicrecords.inventory.services import ensure_till
+from clinicrecords.inventory.services import ensure_till, max_age
 from clinicrecords.listings import projection
+from clinicrecords.listings.interfaces import IListings
 from clinicrecords.listings.models import ListingClinic, ListingGrant
 from clinicrecords.listings.search import Audience, search
 
@@ -54,22 +58,26 @@ def audience(identity):
     return Audience(workspace_id=identity.workspace_id)
 
 
+@implementer(IListings)
 class ListingService:
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
-        self.age = bands.max_age(request.registry.settings)
-        self.now = datetime.datetime.now(datetime.UTC)
+    """The network as the calling key sees it; `age` is the till's maximum silence."""
+
+    def __init__(self, db, identity, age, pager, now=None):
+        self.db = db
+        self.identity = identity
+        self.age = age
+        self.pager = pager
+        self.now = now or clock.now()
 
     def search(self, query):
-        reach = audience(self.request.identity)
+        reach = audience(self.identity)
         if reach is None:
             return []
         return search(self.db, query, reach, self.now, self.age)
 
     def pharmacies(self, query):
         """Pharmacies listed to the caller's organization (a test key: its sandbox; a clinic key: none)."""
-        reach = audience(self.request.identity)
+        reach = audience(self.identity)
         statement = select(ListingClinic)
         if reach is None:
             statement = statement.where(false())
@@ -78,8 +86,7 @@ class ListingService:
         else:
             statement = statement.where(ListingClinic.clinic_id.in_(
                 select(ListingGrant.clinic_id).where(ListingGrant.workspace_id == reach.workspace_id)))
-        return keyset_page(self.request, self.db, statement,
-                           (ListingClinic.display_name, ListingClinic.clinic_id), query)
+        return self.pager(self.db, statement, (ListingClinic.display_name, ListingClinic.clinic_id), query)
 
     def stale(self, row):
         """Freshness of a projection clinic row (the same rule as the search)."""
@@ -91,4 +98,6 @@ class ListingService:
 
 
 def listing_service_factory(context, request):
-    return ListingService(request)
+    """/v1/listings is no clinic's: the service is the calling key's, whatever the context."""
+    return ListingService(request.db, request.identity, max_age(request.registry.settings),
+                          partial(keyset_page, request))
