@@ -95,6 +95,7 @@ def _after_transaction_end(session, transaction):
 
 
 def enqueue_deliveries(delivery_ids):
+    # Imported here: events.tasks imports this module for its sweep (a real cycle).
     from clinicrecords.events.tasks import deliver
 
     for delivery_id in delivery_ids:
