@@ -6,6 +6,7 @@ from marshmallow import ValidationError, fields, post_load, validate
 
 from clinicrecords.api.pagination import ListQuery
 from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.clock import now
 
 CHECK_STATES = ("clear", "flagged", "overridden")
 FLAGS = ("early_refill", "duplicate_dispensing")
@@ -15,7 +16,7 @@ MAX_WINDOW_DAYS = 366
 
 
 def _today():
-    return datetime.datetime.now(datetime.UTC).date()
+    return now().date()
 
 
 class DispensingFlagQuery(ListQuery):

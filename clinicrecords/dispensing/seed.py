@@ -3,6 +3,7 @@
 import datetime
 from decimal import Decimal
 
+from clinicrecords import clock
 from clinicrecords.dispensing.models import DispensingEnrollment
 from clinicrecords.dispensing.services import record_dispensing
 from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
@@ -12,7 +13,7 @@ ATORVASTATIN_GTIN = "00312345678906"
 
 
 def seed_dispensing(db, clinic):
-    now = datetime.datetime.now(datetime.UTC).replace(microsecond=0)
+    now = clock.now().replace(microsecond=0)
     ada, bram, chidi = SANDBOX_PATIENT_IDS[:3]
     records = [
         (1, ada, "Atorvastatin 20 mg tablets", "atorvastatin", "Lipitor", [ATORVASTATIN_GTIN], 30, 25, None),

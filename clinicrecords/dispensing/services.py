@@ -11,15 +11,18 @@ pharmacist dispensed with a reason).
 import datetime
 import re
 import uuid
+from functools import partial
 
 from sqlalchemy import select
 
 from clinicrecords.access.services import get_workspace
 from clinicrecords.api.pagination import Page, keyset_page
+from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.clock import now
 from clinicrecords.dispensing.models import Dispensing, DispensingEnrollment
 from clinicrecords.dispensing.schemas import REASON_CODES
 from clinicrecords.errors import InvalidInput
-from clinicrecords.patients.models import Patient
+from clinicrecords.patients.services import find_patient, visible
 
 EARLY_REFILL_SHARE = 0.8
 _GTIN = re.compile(r"^(\d{8}|\d{12}|\d{13}|\d{14})$")
@@ -30,32 +33,33 @@ class DispensingError(InvalidInput):
 
 
 class DispensingFlagService:
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
+    def __init__(self, db, workspace_id, pager):
+        self.db = db
+        self.workspace_id = workspace_id
+        self.pager = pager
 
-    def list(self, workspace_id, query):
+    def list(self, query):
         """Flags of the caller's enrolled, unrestricted patients dispensed within the query's window.
 
         A clinic-owned key (no workspace) has no enrollees: its list is always empty."""
+        workspace_id = self.workspace_id
         if workspace_id is None:
             return Page([], False, None)
         start = datetime.datetime.combine(query["from_"], datetime.time(), datetime.UTC)
         end = datetime.datetime.combine(query["to"] + datetime.timedelta(days=1), datetime.time(), datetime.UTC)
-        statement = (
-            select(Dispensing)
-            .join(DispensingEnrollment, (DispensingEnrollment.patient_id == Dispensing.patient_id)
-                  & (DispensingEnrollment.workspace_id == workspace_id))
-            .join(Patient, Patient.id == Dispensing.patient_id)
-            .where(Patient.restricted.is_(False), Dispensing.dispensed_at >= start, Dispensing.dispensed_at < end)
-        )
+        statement = visible(
+            select(Dispensing).join(DispensingEnrollment, (DispensingEnrollment.patient_id == Dispensing.patient_id)
+                                    & (DispensingEnrollment.workspace_id == workspace_id)),
+            Dispensing.patient_id,
+        ).where(Dispensing.dispensed_at >= start, Dispensing.dispensed_at < end)
         if query.get("patient_id"):
             statement = statement.where(Dispensing.patient_id == query["patient_id"])
-        return keyset_page(self.request, self.db, statement, (Dispensing.dispensed_at, Dispensing.id), query)
+        return self.pager(self.db, statement, (Dispensing.dispensed_at, Dispensing.id), query)
 
 
 def dispensing_flag_service_factory(context, request):
-    return DispensingFlagService(request)
+    scope = clinic_scope(context)
+    return DispensingFlagService(scope.db, scope.identity.workspace_id, partial(keyset_page, request))
 
 
 def _same_medicine(earlier, identifiers, generic_name):
@@ -104,7 +108,7 @@ def _text(value, name, length, required=False):
 def record_dispensing(db, patient_id, medicine_name, days_supply, *, generic_name=None, brand_name=None,
                       gtins=(), dispensed_at=None, reason_code=None, reason_text=None, price=None,
                       pharmacist_id=None, pharmacist_name=None, dispensing_id=None):
-    if db.get(Patient, patient_id) is None:
+    if find_patient(db, patient_id) is None:
         raise DispensingError(f"no patient {patient_id} in this clinic")
     medicine_name = _text(medicine_name, "--medicine-name", 200, required=True)
     generic_name = _text(generic_name, "--generic-name", 200)
@@ -121,7 +125,7 @@ def record_dispensing(db, patient_id, medicine_name, days_supply, *, generic_nam
     reason_text = _text(reason_text, "--reason-text", 500)
     if price is not None and price < 0:
         raise DispensingError("--price must not be negative")
-    dispensed_at = dispensed_at or datetime.datetime.now(datetime.UTC)
+    dispensed_at = dispensed_at or now()
     identifiers = [{"system": "gtin", "value": gtin} for gtin in gtins]
     flags, evidence = check(db, patient_id, identifiers, generic_name, dispensed_at)
     if reason_code and not flags:
@@ -140,7 +144,7 @@ def record_dispensing(db, patient_id, medicine_name, days_supply, *, generic_nam
 def enroll(db, workspace_id, patient_id):
     """The workspace's keys see this patient's dispensing flags. Enrolling twice changes nothing."""
     get_workspace(db, workspace_id)
-    if db.get(Patient, patient_id) is None:
+    if find_patient(db, patient_id) is None:
         raise DispensingError(f"no patient {patient_id} in this clinic")
     if db.get(DispensingEnrollment, (workspace_id, patient_id)) is None:
         db.add(DispensingEnrollment(workspace_id=workspace_id, patient_id=patient_id))

@@ -2,6 +2,7 @@ from pyramid.view import view_config
 
 from clinicrecords.access.permissions import Permission
 from clinicrecords.api.representations import render_page
+from clinicrecords.dispensing.interfaces import IDispensingFlags
 from clinicrecords.dispensing.resources import DispensingFlagCollection
 from clinicrecords.dispensing.schemas import DispensingFlagQuery
 
@@ -11,5 +12,5 @@ from clinicrecords.dispensing.schemas import DispensingFlagQuery
              openapi={"summary": "List dispensing flags of the caller's enrolled patients",
                       "kind": "dispensing_flag", "many": True})
 def list_dispensing_flags(context, request):
-    page = request.find_service(name="dispensing_flags").list(request.identity.workspace_id, request.query)
+    page = request.find_service(IDispensingFlags).list(request.query)
     return render_page(request, "dispensing_flag", page)

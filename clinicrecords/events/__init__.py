@@ -1,7 +1,9 @@
 """Events: the per-clinic outbox and change feed, and signed webhooks (docs/events.md)."""
 
+from zope.interface import Interface
+
 from clinicrecords.events.feed import feed_factory
-from clinicrecords.events.interfaces import IWebhookDeliveries, IWebhookEndpoints, IWebhookTester
+from clinicrecords.events.interfaces import IEventFeed, IWebhookDeliveries, IWebhookEndpoints, IWebhookTester
 from clinicrecords.events.representations import event_json
 from clinicrecords.events.resources import EventFeed
 from clinicrecords.events.schemas import EventOut
@@ -12,7 +14,7 @@ from clinicrecords.events.settings import WebhookSettings
 def includeme(config):
     config.registry["events.webhook_settings"] = WebhookSettings.from_settings(config.get_settings())
     config.add_clinic_collection("events", EventFeed)
-    config.register_service_factory(feed_factory, name="events.feed")
+    config.register_service_factory(feed_factory, iface=IEventFeed, context=Interface)
     config.register_service_factory(endpoint_service_factory, iface=IWebhookEndpoints)
     config.register_service_factory(delivery_service_factory, iface=IWebhookDeliveries)
     config.register_service_factory(tester_factory, iface=IWebhookTester)

@@ -23,15 +23,12 @@ from dataclasses import dataclass
 
 from sqlalchemy import and_, delete, or_, select, update
 
+from clinicrecords import clock
 from clinicrecords.api.render import json_bytes
 from clinicrecords.events import routing, signing, transport, types
 from clinicrecords.events.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from clinicrecords.events.outbox import queue_after_commit
 from clinicrecords.events.settings import webhook_settings
-
-
-def _now():
-    return datetime.datetime.now(datetime.UTC)
 
 
 def _seconds(value):
@@ -182,7 +179,7 @@ def attempt(registry, delivery_id):
 
 def attempt_with(session_factory, settings, delivery_id):
     """`attempt`, given what it needs: its own short transactions, none held during the request."""
-    now = _now()
+    now = clock.now()
     with session_factory.begin() as db:
         claimed = _claim(db, settings, delivery_id, now)
     if claimed is None:
@@ -194,13 +191,13 @@ def attempt_with(session_factory, settings, delivery_id):
     result = transport.post(claimed.url, claimed.body, claimed.headers, settings.timeout_seconds,
                             settings.allow_private_addresses, settings.require_https)
     with session_factory.begin() as db:
-        return _record(db, settings, delivery_id, result, _now())
+        return _record(db, settings, delivery_id, result, clock.now())
 
 
 def sweep(db, settings, now=None, limit=1000):
     """Deliveries that are due, not held and not expected by a queued task: mark them queued and return
     their ids for the caller to enqueue after commit. A lost queue or a killed worker loses nothing."""
-    now = now or _now()
+    now = now or clock.now()
     grace = now - _seconds(settings.sweep_grace_seconds)
     due = (
         select(WebhookDelivery.id)

@@ -9,7 +9,7 @@ from zope.interface import Attribute, Interface
 from clinicrecords.events.owners import Owner
 from clinicrecords.events.webhooks import EndpointNotFound, WebhookError
 
-__all__ = ["EndpointNotFound", "IWebhookDeliveries", "IWebhookEndpoints", "IWebhookTester", "Owner",
+__all__ = ["EndpointNotFound", "IEventFeed", "IWebhookDeliveries", "IWebhookEndpoints", "IWebhookTester", "Owner",
            "WebhookError"]
 
 
@@ -57,3 +57,9 @@ class IWebhookTester(Interface):
     def send_test(owner, endpoint_id):
         """Send a signed test event now and return the receiver's answer (status_code, duration_ms, the
         first 1 KiB as response_body, error, delivered, endpoint_status)."""
+
+
+class IEventFeed(Interface):
+    def page(after_seq, limit, now=None):
+        """(events, next_after): the clinic's kept events after `after_seq` that the calling key may see now
+        (its granted permissions, its own-origin rule), in seq order."""

@@ -6,7 +6,6 @@ event also becomes one delivery row per entitled endpoint, in the same transacti
 once that transaction has committed (and any that get lost are found again by the sweep).
 """
 
-import datetime
 import json
 import logging
 import uuid
@@ -14,6 +13,7 @@ import uuid
 from sqlalchemy import event as sa_event
 from sqlalchemy.dialects.postgresql import insert
 
+from clinicrecords import clock
 from clinicrecords.events import routing, types
 from clinicrecords.events.models import Event, EventCounter, WebhookDelivery
 from clinicrecords.events.representations import event_json
@@ -53,7 +53,7 @@ def emit(db, clinic_id, type_, subject_id, data, *, audience_id=None, origin_id=
     db.add(event)
     db.flush()
     payload = event_json(event)
-    now = datetime.datetime.now(datetime.UTC)
+    now = clock.now()
     for target in found:
         if target.disabled or not target.entitled(type_, data, audience_id, origin_id):
             continue
@@ -95,6 +95,7 @@ def _after_transaction_end(session, transaction):
 
 
 def enqueue_deliveries(delivery_ids):
+    # Imported here: events.tasks imports this module for its sweep (a real cycle).
     from clinicrecords.events.tasks import deliver
 
     for delivery_id in delivery_ids:

@@ -4,9 +4,9 @@ pinned connection). It is recorded as a delivery with its attempt, so it shows i
 never retried, and it goes to a disabled endpoint too: one disabled after failures is enabled again by a
 2xx (one its owner disabled stays disabled)."""
 
-import datetime
 import uuid
 
+from clinicrecords import clock
 from clinicrecords.api.render import iso
 from clinicrecords.events import delivery, types
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
@@ -15,7 +15,7 @@ from clinicrecords.events.webhooks import WebhookError, get_endpoint, status_of
 
 
 def record_ping(db, endpoint_id, now=None, owner=None):
-    now = now or datetime.datetime.now(datetime.UTC)
+    now = now or clock.now()
     endpoint = get_endpoint(db, endpoint_id, owner=owner)
     event_id = uuid.uuid4()
     payload = {"id": str(event_id), "type": types.PING,

@@ -3,11 +3,11 @@ kept event since a time across the clinics an endpoint receives ("recover", afte
 disabled). Each becomes a new delivery under the same rules as a first one (the endpoint must still be
 entitled), with the event id as `webhook-id` as before, so a receiver that has it already recognises it."""
 
-import datetime
 import uuid
 
 from sqlalchemy import select
 
+from clinicrecords import clock
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.events import routing
 from clinicrecords.events.delivery import still_entitled
@@ -18,10 +18,6 @@ from clinicrecords.events.representations import event_json
 from clinicrecords.events.webhooks import WebhookError, as_id, get_endpoint
 
 REPLAY_LIMIT = 10_000
-
-
-def _now():
-    return datetime.datetime.now(datetime.UTC)
 
 
 def _enabled_endpoint(db, endpoint_id, owner):
@@ -70,7 +66,7 @@ def _queue(db, endpoint, owed, now):
 
 def replay(db, endpoint_id, *, event_id=None, after_seq=None, clinic_id=None, now=None, owner=None):
     """Deliver again one event, or every kept event of a clinic after a seq. Returns the number queued."""
-    now = now or _now()
+    now = now or clock.now()
     endpoint = _enabled_endpoint(db, endpoint_id, owner)
     if (event_id is None) == (after_seq is None):
         raise WebhookError("give --event ID, or --after-seq N with --clinic ID")
@@ -100,7 +96,7 @@ def replay(db, endpoint_id, *, event_id=None, after_seq=None, clinic_id=None, no
 def recover(db, endpoint_id, since, now=None, owner=None):
     """Every kept event since `since` (within the feed's 30 days) of every clinic the endpoint receives,
     that it is entitled to now. All or nothing: more than REPLAY_LIMIT is refused. Returns the number queued."""
-    now = now or _now()
+    now = now or clock.now()
     if since.tzinfo is None:
         raise WebhookError("the time needs a UTC offset (e.g. 2026-01-31T08:00:00Z)", "invalid_since", "since")
     if not now - RETENTION <= since <= now:
@@ -117,7 +113,7 @@ def recover(db, endpoint_id, since, now=None, owner=None):
 
 def resend(db, endpoint_id, delivery_id, now=None, owner=None):
     """One earlier delivery sent again as a new one (a test event too). Returns the new delivery's id."""
-    now = now or _now()
+    now = now or clock.now()
     endpoint = _enabled_endpoint(db, endpoint_id, owner)
     original = db.get(WebhookDelivery, as_id(delivery_id, "delivery"))
     if original is None or original.endpoint_id != endpoint.id:

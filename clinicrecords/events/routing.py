@@ -2,11 +2,11 @@
 clinic records events only while this finds at least one endpoint (its own, a connected organization's
 live one, or for a sandbox clinic its workspace's test one). One indexed query on the control schema."""
 
-import datetime
 from dataclasses import dataclass
 
 from sqlalchemy import and_, or_, select
 
+from clinicrecords import clock
 from clinicrecords.access.models import Connection
 from clinicrecords.access.permissions import ALL_PERMISSIONS
 from clinicrecords.clinics.models import Clinic
@@ -38,7 +38,7 @@ def _active(now):
 def targets(db, clinic_id, now=None, endpoint_id=None):
     """Every endpoint (disabled ones too: they still count as registered) that an event of the clinic
     may go to, with the permissions its owner holds on the clinic."""
-    now = now or datetime.datetime.now(datetime.UTC)
+    now = now or clock.now()
     sandbox_of = select(Clinic.sandbox_of_workspace_id).where(Clinic.id == clinic_id).scalar_subquery()
     statement = (
         select(WebhookEndpoint, Connection.scopes)
@@ -65,7 +65,7 @@ def targets(db, clinic_id, now=None, endpoint_id=None):
 def clinics_of(db, endpoint, now=None):
     """The clinics whose events an endpoint receives now: a clinic's own, a workspace's sandbox (test) or
     the clinics actively connected to it (live)."""
-    now = now or datetime.datetime.now(datetime.UTC)
+    now = now or clock.now()
     if endpoint.clinic_id is not None:
         return [endpoint.clinic_id]
     if endpoint.mode == "test":

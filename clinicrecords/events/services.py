@@ -1,11 +1,17 @@
 """The webhook services the portal's pages call (interfaces in `events/interfaces.py`): thin, owner-scoped
-doors onto the same functions the operator CLI uses, so there is one webhook implementation."""
+doors onto the same functions the operator CLI uses, so there is one webhook implementation.
+
+Other contexts record their events with `emit` from here (the outbox is this context's own)."""
 
 from zope.interface import implementer
 
 from clinicrecords.events import delivery_log, pings, replays, types, webhooks
 from clinicrecords.events.interfaces import IWebhookDeliveries, IWebhookEndpoints, IWebhookTester
+from clinicrecords.events.outbox import emit
 from clinicrecords.events.settings import webhook_settings
+
+
+__all__ = ["delivery_service_factory", "emit", "endpoint_service_factory", "tester_factory"]
 
 
 @implementer(IWebhookEndpoints)

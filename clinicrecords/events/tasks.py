@@ -1,14 +1,13 @@
 """Huey tasks: deliver one webhook, sweep for deliveries a lost queue or a killed worker left behind, and
 prune events and deliveries past the retention."""
 
-import datetime
 import logging
 import uuid
 
 from huey import crontab
-from sqlalchemy import select
 
-from clinicrecords.clinics.models import Clinic
+from clinicrecords import clock
+from clinicrecords.clinics.services import list_clinics
 from clinicrecords.events import delivery, feed
 from clinicrecords.events.outbox import queue_after_commit
 from clinicrecords.events.settings import webhook_settings
@@ -38,9 +37,9 @@ def sweep_deliveries(request):
 @periodic_task(crontab(minute="23"))
 def prune_events(request):
     """Hourly: one task per clinic (each its own transaction), and old deliveries."""
-    for clinic_id in request.db.scalars(select(Clinic.id)):
-        request.enqueue(prune_clinic_events, str(clinic_id))
-    delivery.prune_deliveries(request.db, datetime.datetime.now(datetime.UTC) - feed.RETENTION)
+    for clinic in list_clinics(request.db, include_sandboxes=True):
+        request.enqueue(prune_clinic_events, str(clinic.id))
+    delivery.prune_deliveries(request.db, clock.now() - feed.RETENTION)
 
 
 @task()

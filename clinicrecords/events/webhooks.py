@@ -8,9 +8,9 @@ import uuid
 
 from sqlalchemy import select
 
-from clinicrecords.access.models import Workspace
+from clinicrecords import clock
+from clinicrecords.access.services import AccessError, get_clinic, get_workspace
 from clinicrecords.api.render import iso
-from clinicrecords.clinics.models import Clinic
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events import delivery, signing, transport, types
 from clinicrecords.events.models import WebhookEndpoint
@@ -34,10 +34,6 @@ class WebhookError(InvalidInput):
 class EndpointNotFound(WebhookError):
     def __init__(self, endpoint_id):
         super().__init__(f"no webhook endpoint {endpoint_id}", "not_found")
-
-
-def _now():
-    return datetime.datetime.now(datetime.UTC)
 
 
 def parse_types(text):
@@ -71,14 +67,17 @@ def add_endpoint(db, settings, url, *, workspace_id=None, mode=None, clinic_id=N
         raise WebhookError("an endpoint belongs to exactly one workspace (--workspace ID --mode) or clinic "
                            "(--clinic ID)", "invalid_owner")
     if workspace_id is not None:
-        if db.get(Workspace, workspace_id) is None:
-            raise WebhookError(f"no workspace {workspace_id}", "not_found")
+        try:
+            get_workspace(db, workspace_id)
+        except AccessError:
+            raise WebhookError(f"no workspace {workspace_id}", "not_found") from None
         if mode not in MODES:
             raise WebhookError("a workspace endpoint's mode is live or test (--mode)", "invalid_mode", "mode")
     else:
-        clinic = db.get(Clinic, clinic_id)
-        if clinic is None:
-            raise WebhookError(f"no clinic {clinic_id}", "not_found")
+        try:
+            clinic = get_clinic(db, clinic_id)
+        except AccessError:
+            raise WebhookError(f"no clinic {clinic_id}", "not_found") from None
         if clinic.is_sandbox:
             raise WebhookError("a sandbox clinic's events go to its workspace's test endpoints: use "
                                "--workspace ID --mode test", "invalid_owner")
@@ -161,7 +160,7 @@ def rotate_secret(db, settings, endpoint_id, now=None, overlap_seconds=None, own
     """A new secret signs at once; the old one keeps signing too (two signatures) for the overlap
     (`webhooks.secret_overlap_seconds` unless chosen, 0 to 7 days; 0 drops it at once). A rotation during
     an overlap drops the oldest secret. Returns (endpoint, new secret)."""
-    now = now or _now()
+    now = now or clock.now()
     if overlap_seconds is None:
         overlap_seconds = settings.secret_overlap_seconds
     if not 0 <= overlap_seconds <= MAX_OVERLAP_SECONDS:
@@ -206,7 +205,7 @@ def disable(db, endpoint_id, now=None, owner=None):
     events are not owed to it (recover them after enabling: `replays.recover`)."""
     endpoint = get_endpoint(db, endpoint_id, lock=True, owner=owner)
     if endpoint.disabled_at is None:
-        endpoint.disabled_at = now or _now()
+        endpoint.disabled_at = now or clock.now()
     endpoint.disabled_reason = MANUAL_DISABLE_REASON
     endpoint.disabled_manually = True
     db.flush()
@@ -217,7 +216,7 @@ def enable(db, endpoint_id, now=None, owner=None):
     """Sending resumes at once: pending deliveries are due now (queued after commit)."""
     endpoint = get_endpoint(db, endpoint_id, lock=True, owner=owner)
     if endpoint.disabled_at is not None:
-        delivery.enable(db, endpoint, now or _now())
+        delivery.enable(db, endpoint, now or clock.now())
         db.flush()
     return endpoint
 

@@ -1,12 +1,13 @@
 """Payment advices: what an insurer says it paid. An advice is for staff to reconcile; it never changes a
 claim, a payment or the books. Each is checked against the claims as they stand when it arrives."""
 
-import datetime
 import uuid
 
 from sqlalchemy import select
 
 from clinicrecords.api.problems import Problem, invalid
+from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.clock import now
 from clinicrecords.errors import InvalidInput
 from clinicrecords.insurance.claims import linked_insurer_id
 from clinicrecords.insurance.models import Claim, PaymentAdvice, PaymentAdviceAllocation
@@ -18,11 +19,15 @@ class AdviceError(InvalidInput):
 
 
 class PaymentAdviceService:
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
+    """Advices sent by the calling key's organization to the scope's clinic."""
 
-    def create(self, clinic, workspace_id, data):
+    def __init__(self, scope):
+        self.db = scope.db
+        self.clinic = scope.clinic
+        self.workspace_id = scope.identity.workspace_id
+
+    def create(self, data):
+        clinic, workspace_id = self.clinic, self.workspace_id
         insurer_id = linked_insurer_id(self.db, workspace_id)
         if insurer_id is None:
             raise Problem("insurer_not_linked", "The clinic has not linked an insurer to this key's "
@@ -79,7 +84,7 @@ class PaymentAdviceService:
 
 
 def payment_advice_service_factory(context, request):
-    return PaymentAdviceService(request)
+    return PaymentAdviceService(clinic_scope(context))
 
 
 def _decide(db, advice_id, status, reason=None):
@@ -90,7 +95,7 @@ def _decide(db, advice_id, status, reason=None):
         raise AdviceError(f"the advice is already {advice.status}")
     advice.status = status
     advice.decline_reason = reason
-    advice.decided_at = datetime.datetime.now(datetime.UTC)
+    advice.decided_at = now()
     db.flush()
     return advice
 

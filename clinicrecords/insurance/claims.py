@@ -10,7 +10,7 @@ from clinicrecords.errors import InvalidInput
 from clinicrecords.insurance.models import Claim, Coverage, InsurerLink
 from clinicrecords.insurance.money import MAX_AMOUNT, fits_minor_units, minor_units_message
 from clinicrecords.insurance.payers import get_payer
-from clinicrecords.patients.models import Patient
+from clinicrecords.patients.services import find_patient
 
 
 class ClaimError(InvalidInput):
@@ -43,7 +43,7 @@ def _require_usable_coverage(db, patient_id, insurer_id):
 
 def create_claim(db, clinic, insurer_id, patient_id, amount, claim_id=None):
     get_payer(db, insurer_id)
-    if db.get(Patient, patient_id) is None:
+    if find_patient(db, patient_id) is None:
         raise ClaimError(f"no patient {patient_id} in this clinic")
     amount = parse_amount(amount, clinic.currency)
     _require_usable_coverage(db, patient_id, insurer_id)

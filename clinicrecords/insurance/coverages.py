@@ -4,14 +4,17 @@ Changing a confirmed coverage's payer, member id or subscriber returns it to unc
 staff activate only confirmed coverages).
 """
 
+from functools import partial
+
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem, invalid
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
 from clinicrecords.insurance.models import Coverage, Payer
-from clinicrecords.patients.models import Patient
+from clinicrecords.patients.services import find_patient, visible
 
 # Changing any of these on a confirmed coverage needs staff to confirm it again.
 _IDENTIFYING = ("payer_id", "member_id", "subscriber_relationship", "subscriber_name", "subscriber_birth_date")
@@ -43,13 +46,13 @@ def _changes_activation(data, coverage):
 
 
 class CoverageService:
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
+    def __init__(self, db, pager):
+        self.db = db
+        self.pager = pager
 
     def _visible(self):
         """Coverages of patients the API may see: a restricted patient's coverages are hidden."""
-        return select(Coverage).join(Patient, Patient.id == Coverage.patient_id).where(Patient.restricted.is_(False))
+        return visible(select(Coverage), Coverage.patient_id)
 
     def get(self, coverage_id):
         return self.db.scalar(self._visible().where(Coverage.id == coverage_id))
@@ -60,7 +63,7 @@ class CoverageService:
             statement = statement.where(Coverage.patient_id == query["patient_id"])
         if query.get("updated_since"):
             statement = statement.where(Coverage.updated_at >= query["updated_since"])
-        return keyset_page(self.request, self.db, statement, (Coverage.created_at, Coverage.id), query)
+        return self.pager(self.db, statement, (Coverage.created_at, Coverage.id), query)
 
     def _enabled_payer(self, payer_id):
         payer = self.db.get(Payer, payer_id)
@@ -99,7 +102,7 @@ class CoverageService:
                           "clinic staff activate them after confirming.")
         self._enabled_payer(data["payer_id"])
         # Restricted patients are accepted (the caller learns nothing of their records, see coverage_exists).
-        patient = self.db.get(Patient, data["patient_id"])
+        patient = find_patient(self.db, data["patient_id"])
         if patient is None:
             raise invalid([{"pointer": "/patient_id", "message": "No patient with this id in the clinic."}])
         conflict = self._exists(patient, data["payer_id"], reveal_existing)
@@ -112,7 +115,7 @@ class CoverageService:
         if _changes_activation(data, coverage):
             raise Problem("activation_requires_staff", "Only clinic staff activate or deactivate a coverage.")
         columns = _columns(data)
-        patient = self.db.get(Patient, coverage.patient_id)
+        patient = find_patient(self.db, coverage.patient_id)
         if "payer_id" in columns and columns["payer_id"] != coverage.payer_id:
             self._enabled_payer(columns["payer_id"])
             conflict = self._exists(patient, columns["payer_id"], reveal_existing)
@@ -128,7 +131,7 @@ class CoverageService:
 
 
 def coverage_service_factory(context, request):
-    return CoverageService(request)
+    return CoverageService(clinic_scope(context).db, partial(keyset_page, request))
 
 
 def _get(db, coverage_id):

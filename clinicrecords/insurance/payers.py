@@ -1,10 +1,12 @@
 """The clinic's payer directory: what callers search, and what staff add, enable and disable."""
 
 import unicodedata
+from functools import partial
 
 from sqlalchemy import select
 
 from clinicrecords.api.pagination import keyset_page
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
 from clinicrecords.insurance.models import Payer
 
@@ -29,9 +31,9 @@ def _like_escape(text):
 
 
 class PayerService:
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
+    def __init__(self, db, pager):
+        self.db = db
+        self.pager = pager
 
     def _enabled(self):
         return select(Payer).where(Payer.enabled.is_(True))
@@ -44,11 +46,11 @@ class PayerService:
         statement = self._enabled()
         if query.get("q"):
             statement = statement.where(Payer.search_name.like(f"%{_like_escape(fold(query['q']))}%", escape="\\"))
-        return keyset_page(self.request, self.db, statement, (Payer.search_name, Payer.id), query)
+        return self.pager(self.db, statement, (Payer.search_name, Payer.id), query)
 
 
 def payer_service_factory(context, request):
-    return PayerService(request)
+    return PayerService(clinic_scope(context).db, partial(keyset_page, request))
 
 
 def _codes(values, name, length):

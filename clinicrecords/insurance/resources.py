@@ -1,5 +1,17 @@
+from clinicrecords.insurance.interfaces import ICoverages, IPayers
 from clinicrecords.insurance.schemas import SANDBOX_COVERAGE_IDS, SANDBOX_PAYER_IDS
-from clinicrecords.resources import Branch, Collection, Resource
+from clinicrecords.resources import Branch, Collection, Resource, parse_uuid
+
+
+class _FoundByInterface(Collection):
+    """A collection whose `service` is an interface (resources.Collection looks services up by name).
+    Traversal has not set `request.context` yet: the service is asked for this resource's clinic."""
+
+    def __getitem__(self, name):
+        record = self.request.find_service(self.service, context=self).get(parse_uuid(name))
+        if record is None:
+            raise KeyError(name)
+        return self.item_resource(self, name, record)
 
 
 class PayerResource(Resource):
@@ -10,10 +22,10 @@ class PayerResource(Resource):
         self.payer = payer
 
 
-class PayerCollection(Collection):
+class PayerCollection(_FoundByInterface):
     """/v1/clinics/{clinic_id}/payers"""
 
-    service = "payers"
+    service = IPayers
     item_resource = PayerResource
     item_parameter = "payer_id"
 
@@ -26,11 +38,11 @@ class CoverageResource(Resource):
         self.coverage = coverage
 
 
-class CoverageCollection(Collection):
+class CoverageCollection(_FoundByInterface):
     """/v1/clinics/{clinic_id}/coverages"""
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
-    service = "coverages"
+    service = ICoverages
     item_resource = CoverageResource
     item_parameter = "coverage_id"
 

@@ -1,9 +1,9 @@
-from pyramid.traversal import find_interface
 from pyramid.view import view_config
 
 from clinicrecords.access.permissions import Permission
 from clinicrecords.api.representations import render_one, render_page
-from clinicrecords.clinics.resources import ClinicResource
+from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.insurance.interfaces import ICoverages, IPayers, IPaymentAdvices
 from clinicrecords.insurance.resources import (
     CoverageCollection,
     CoverageResource,
@@ -20,19 +20,15 @@ from clinicrecords.insurance.schemas import (
 )
 
 
-def _clinic(context):
-    return find_interface(context, ClinicResource)
-
-
 def _may_read_patients(context):
-    return Permission.PatientsRead.value in _clinic(context).granted
+    return Permission.PatientsRead.value in clinic_scope(context).granted
 
 
 @view_config(context=PayerCollection, request_method="GET", permission=Permission.PayersRead,
              query_schema=PayerListQuery,
              openapi={"summary": "Search the payers the clinic enabled", "kind": "payer", "many": True})
 def list_payers(context, request):
-    return render_page(request, "payer", request.find_service(name="payers").list(request.query))
+    return render_page(request, "payer", request.find_service(IPayers).list(request.query))
 
 
 @view_config(context=PayerResource, request_method="GET", permission=Permission.PayersRead,
@@ -45,7 +41,7 @@ def get_payer(context, request):
              query_schema=CoverageListQuery,
              openapi={"summary": "List coverages", "kind": "coverage", "many": True})
 def list_coverages(context, request):
-    return render_page(request, "coverage", request.find_service(name="coverages").list(request.query))
+    return render_page(request, "coverage", request.find_service(ICoverages).list(request.query))
 
 
 @view_config(context=CoverageResource, request_method="GET", permission=Permission.CoverageRead,
@@ -59,7 +55,7 @@ def get_coverage(context, request):
              openapi={"summary": "Add a coverage (unconfirmed, inactive)", "status": 201, "kind": "coverage",
                       "errors": ["coverage_exists", "payer_not_enabled", "activation_requires_staff"]})
 def create_coverage(context, request):
-    coverage = request.find_service(name="coverages").create(request.validated, _may_read_patients(context))
+    coverage = request.find_service(ICoverages).create(request.validated, _may_read_patients(context))
     location = request.resource_url(context, str(coverage.id))
     return render_one(request, "coverage", coverage, status=201, headers={"Location": location}, plain_only=True)
 
@@ -69,7 +65,7 @@ def create_coverage(context, request):
              openapi={"summary": "Update a coverage", "kind": "coverage",
                       "errors": ["coverage_exists", "payer_not_enabled", "activation_requires_staff"]})
 def update_coverage(context, request):
-    coverage = request.find_service(name="coverages").update(context.coverage, request.validated,
+    coverage = request.find_service(ICoverages).update(context.coverage, request.validated,
                                                              _may_read_patients(context))
     return render_one(request, "coverage", coverage, plain_only=True)
 
@@ -80,6 +76,5 @@ def update_coverage(context, request):
              openapi={"summary": "Send a payment advice", "status": 201, "kind": "payment_advice",
                       "errors": ["insurer_not_linked"]})
 def create_payment_advice(context, request):
-    advice = request.find_service(name="payment_advices").create(
-        _clinic(context).clinic, request.identity.workspace_id, request.validated)
+    advice = request.find_service(IPaymentAdvices).create(request.validated)
     return render_one(request, "payment_advice", advice, status=201, plain_only=True)

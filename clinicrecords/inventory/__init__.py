@@ -1,19 +1,19 @@
 """Inventory: the clinic's items, stock bands and till freshness: /v1/clinics/{clinic_id}/inventory/items."""
 
+from zope.interface import Interface
+
+from clinicrecords.inventory.interfaces import IInventory
+from clinicrecords.inventory.representations import batch_json, item_json, movement_json
+from clinicrecords.inventory.resources import Inventory
+from clinicrecords.inventory.schemas import InventoryItemOut, MovementOut, StockBatchOut
+from clinicrecords.inventory.seed import seed_inventory
+from clinicrecords.inventory.services import inventory_service_factory
+
 
 def includeme(config):
-    # Imported here: the package is imported by its sibling context before the configuration runs.
-    from clinicrecords.inventory.representations import batch_json, item_json, movement_json
-    from clinicrecords.inventory.resources import Inventory
-    from clinicrecords.inventory.schemas import InventoryItemOut, MovementOut, StockBatchOut
-    from clinicrecords.inventory.seed import seed_inventory
-    from clinicrecords.inventory.services import inventory_service_factory
-
     config.add_clinic_collection("inventory", Inventory)
-    from zope.interface import Interface
-
     # Per context: the factory finds the clinic above the resource it is asked from.
-    config.register_service_factory(inventory_service_factory, name="inventory", context=Interface)
+    config.register_service_factory(inventory_service_factory, iface=IInventory, context=Interface)
     config.add_representation("inventory_item", plain=item_json, schema=InventoryItemOut)
     config.add_representation("stock_movement", plain=movement_json, schema=MovementOut)
     config.add_representation("stock_batch", plain=batch_json, schema=StockBatchOut)

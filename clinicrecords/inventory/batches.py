@@ -6,15 +6,16 @@ reason in `detail`) when it is structurally invalid or shows a suspicious shrink
 batch (`shrink_reason`). Rules: docs/inventory.md "Till stock batches".
 """
 
-import datetime
 from dataclasses import dataclass
 
 from sqlalchemy import select
 
+from clinicrecords import clock
 from clinicrecords.api.problems import Problem
 from clinicrecords.inventory import ledger
 from clinicrecords.inventory.codes import normalize_gtin
 from clinicrecords.inventory.models import InventoryItem, StockBatch, StockBatchLine, TillState
+from clinicrecords.inventory.tills import ensure_till, report_till
 
 DEFAULT_MAX_ZEROED_SHARE = 0.5
 DEFAULT_SHRINK_MIN_ITEMS = 4
@@ -106,8 +107,6 @@ def resolve(db, lines):
 
 
 def _lock_till(db):
-    from clinicrecords.inventory.services import ensure_till
-
     ensure_till(db)
     return db.execute(select(TillState).with_for_update().execution_options(populate_existing=True)).scalar_one()
 
@@ -131,9 +130,7 @@ class Accepted:
 def accept(db, clinic, lines, age, rule, reference=None, now=None):
     """Check and apply a till's snapshot. Batches of one clinic serialize on its till row, so each one's
     shrink rule compares with the batch accepted just before it."""
-    from clinicrecords.inventory.services import report_till
-
-    now = now or datetime.datetime.now(datetime.UTC)
+    now = now or clock.now()
     _lock_till(db)
     snapshot = resolve(db, lines)
     reason = shrink_reason(rule, last_accepted(db), snapshot)

@@ -5,6 +5,7 @@ import argparse
 from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.clinics.services import open_clinic
+from clinicrecords import clock
 from clinicrecords.inventory import bands, services
 
 
@@ -73,7 +74,7 @@ def stock_set(request, args):
     item = services.set_stock(request.db, clinic, args.item_id, args.quantity, _age(request))
     till = services.till(request.db)
     return {"item_id": str(item.id), "quantity": item.quantity,
-            "band": bands.effective_band(item, till, services._now(), _age(request), clinic.is_sandbox)}
+            "band": bands.effective_band(item, till, clock.now(), _age(request), clinic.is_sandbox)}
 
 
 def till_report(request, args):

@@ -6,15 +6,14 @@ serialize and none can take the stock below zero. Bands, the network projection 
 inventory.availability.changed follow from each movement (docs/inventory.md).
 """
 
-import datetime
-
 from sqlalchemy import delete, exists, func, select
 
+from clinicrecords import clock
 from clinicrecords.api.problems import Problem
-from clinicrecords.events.outbox import emit
-from clinicrecords.inventory import bands
+from clinicrecords.events.services import emit
+from clinicrecords.inventory import bands, network
 from clinicrecords.inventory.models import InventoryItem, StockMovement
-from clinicrecords.listings import projection
+from clinicrecords.inventory.tills import ensure_till
 
 KINDS = ("receipt", "dispense", "sale", "write_off", "transfer_out", "transfer_in", "adjustment")
 INBOUND = frozenset({"receipt", "transfer_in"})
@@ -24,10 +23,6 @@ MAX_QUANTITY = 1_000_000
 
 AVAILABILITY_CHANGED = "inventory.availability.changed"
 ITEM_DELETED = "inventory.item.deleted"
-
-
-def _now():
-    return datetime.datetime.now(datetime.UTC)
 
 
 def lock_item(db, item_id):
@@ -88,13 +83,11 @@ def record(db, clinic, item, *, kind, change, age, source, lot=None, expires_on=
     expiry is past → expired_stock_not_transferable; a change the item's (or the named lot's) stock cannot
     cover → insufficient_stock.
     """
-    now = now or _now()
+    now = now or clock.now()
     reason = (reason or "").strip() or None
     if kind not in KINDS or source not in SOURCES or change == 0:
         raise ValueError(f"not a ledger movement: {kind} {change} from {source}")
     _check(db, item, kind, change, lot, expires_on, reason, now.date())
-
-    from clinicrecords.inventory.services import ensure_till
 
     current_till = ensure_till(db)
     before = bands.effective_band(item, current_till, now, age, clinic.is_sandbox)
@@ -108,7 +101,7 @@ def record(db, clinic, item, *, kind, change, age, source, lot=None, expires_on=
     item.stock_changed_at = now
     db.flush()
     after = bands.effective_band(item, current_till, now, age, clinic.is_sandbox)
-    projection.sync_item(db, clinic, item, current_till)
+    network.sync_item(db, clinic, item, current_till)
     if after != before:
         emit(db, clinic.id, AVAILABILITY_CHANGED, item.id, {"id": str(item.id), "band": after,
                                                             "previous_band": before})
@@ -124,7 +117,7 @@ def delete_item(db, clinic, item_id, origin_id=None):
         raise Problem("item_has_stock", "The item still has stock; record its movements out first.")
     if db.scalar(select(exists().where(StockMovement.item_id == item.id))):
         raise Problem("item_has_history", "The item has ledger movements; its history is kept.")
-    projection.remove_item(db, clinic, item.id)
+    network.remove_item(db, clinic, item.id)
     db.execute(delete(InventoryItem).where(InventoryItem.id == item.id))
     emit(db, clinic.id, ITEM_DELETED, item.id, {"id": str(item.id)}, origin_id=origin_id)
     return True

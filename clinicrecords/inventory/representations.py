@@ -1,18 +1,16 @@
-from pyramid.traversal import find_interface
-
 from clinicrecords.access.permissions import Permission
 from clinicrecords.api.render import iso
+from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.inventory.interfaces import IInventory
 
 
 def granted(request):
-    from clinicrecords.clinics.resources import ClinicResource
-
-    return find_interface(request.context, ClinicResource).granted
+    return clinic_scope(request.context).granted
 
 
 def item_json(item, request):
     """Band and quantity only as the clinic's grant allows; a field the key may not see is absent."""
-    service = request.find_service(name="inventory")
+    service = request.find_service(IInventory)
     scopes = granted(request)
     document = {
         "id": str(item.id),

@@ -1,3 +1,4 @@
+from clinicrecords.inventory.interfaces import IInventory
 from clinicrecords.inventory.schemas import SANDBOX_ITEM_IDS
 from clinicrecords.resources import Branch, Collection, Resource, parse_uuid
 
@@ -32,8 +33,8 @@ class InventoryItemCollection(Collection):
     item_parameter = "item_id"
 
     def __getitem__(self, name):
-        # The inventory service is registered for every context: it finds the clinic from this resource.
-        item = self.request.find_service(name="inventory", context=self).get(parse_uuid(name))
+        # Traversal has not set request.context yet: the service is asked for this resource's clinic.
+        item = self.request.find_service(IInventory, context=self).get(parse_uuid(name))
         if item is None:
             raise KeyError(name)
         return InventoryItemResource(self, name, item)

@@ -1,47 +1,50 @@
 """The clinic's inventory and till: items, stock, freshness. Every change keeps the network projection
-(clinicrecords.listings.projection) and emits its events in the same transaction.
+(the listings context's, through `inventory.network`) and emits its events in the same transaction.
 
 Functions take the session already bound to the clinic (`open_clinic`) and the `Clinic`; `now` and `age`
 (the till's maximum silence, from `inventory.till_max_age_minutes`) are explicit so the rules are testable.
+What other contexts read of the inventory is importable from here (`IInventory` for a clinic's items).
 """
 
-import datetime
 import uuid
+from functools import partial
 
-from clinicrecords.api.problems import Problem
 from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert
+from zope.interface import implementer
 
+from clinicrecords import clock
 from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.problems import Problem
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
-from clinicrecords.events.outbox import emit
-from clinicrecords.inventory import bands, ledger
-from clinicrecords.inventory.codes import gtin_input, regulator_input
+from clinicrecords.events.services import emit
+from clinicrecords.inventory import bands, batches, ledger, network
+from clinicrecords.inventory.bands import BANDS, max_age
+from clinicrecords.inventory.codes import gtin_input, normalize_gtin, normalize_regulator_number, regulator_input
+from clinicrecords.inventory.interfaces import IInventory
 from clinicrecords.inventory.models import InventoryItem, TillState
-from clinicrecords.listings import projection
+from clinicrecords.inventory.network import linked_items_with_bands, till_row
+from clinicrecords.inventory.tills import (
+    FRESHNESS_CHANGED,
+    ensure_till,
+    mark_till_stale,
+    report_till,
+    sweep_stale_tills,
+    till,
+)
+
+__all__ = ["BANDS", "FRESHNESS_CHANGED", "InventoryError", "InventoryService", "create_item", "ensure_till",
+           "get_item", "inventory_service_factory", "linked_items_with_bands", "mark_till_stale", "max_age",
+           "normalize_gtin", "normalize_regulator_number", "report_till", "set_linked", "set_stock",
+           "sweep_stale_tills", "till", "till_row"]
 
 AVAILABILITY_CHANGED = "inventory.availability.changed"
-FRESHNESS_CHANGED = "listing.freshness.changed"
 ITEM_CREATED = "inventory.item.created"
 ITEM_UPDATED = "inventory.item.updated"
 
 
 class InventoryError(InvalidInput):
     """Bad input for an inventory operation; nothing was written."""
-
-
-def _now():
-    return datetime.datetime.now(datetime.UTC)
-
-
-def till(db):
-    """The clinic's till row or None. Always re-read: every clinic's row has the same primary key."""
-    return db.execute(select(TillState).execution_options(populate_existing=True)).scalar_one_or_none()
-
-
-def ensure_till(db):
-    db.execute(insert(TillState).values(id=1).on_conflict_do_nothing())
-    return till(db)
 
 
 def _text(value, field, required=False, limit=200):
@@ -68,12 +71,12 @@ def create_item(db, clinic, *, name, generic_name=None, brand_name=None, gtin=No
         generic_name=_text(generic_name, "generic name"), brand_name=_text(brand_name, "brand name"),
         gtin=gtin_input(gtin) if gtin else None,
         regulator_numbers=sorted({regulator_input(number) for number in regulator_numbers}),
-        quantity=0, low_at=_count(low_at, "low_at"), linked=bool(linked), stock_changed_at=now or _now(),
+        quantity=0, low_at=_count(low_at, "low_at"), linked=bool(linked), stock_changed_at=now or clock.now(),
     )
     db.add(item)
     db.flush()
     db.refresh(item)
-    projection.sync_item(db, clinic, item, ensure_till(db))
+    network.sync_item(db, clinic, item, ensure_till(db))
     emit(db, clinic.id, ITEM_CREATED, item.id, {"id": str(item.id)})
     return item
 
@@ -107,85 +110,23 @@ def set_linked(db, clinic, item_id, linked):
         db.flush()
         db.refresh(item)
         emit(db, clinic.id, ITEM_UPDATED, item.id, {"id": str(item.id)})
-    projection.sync_item(db, clinic, item, ensure_till(db))
+    network.sync_item(db, clinic, item, ensure_till(db))
     return item
 
 
-def _announce_stale(db, clinic, current_till, now, age):
-    """Mark the till stale once; the event's `since` is when it really became stale."""
-    if current_till.stale_since is not None:
-        return False
-    by_time = bands.stale_by_time_since(current_till, age)
-    if current_till.last_reported_at is None:
-        # Never reported: readers already saw unknown, so nothing changes for them.
-        current_till.stale_since = now
-        return False
-    since = by_time if by_time <= now and not clinic.is_sandbox else now
-    current_till.stale_since = since
-    emit(db, clinic.id, FRESHNESS_CHANGED, clinic.id, {"stale": True, "since": since.isoformat()})
-    return True
-
-
-def mark_till_stale(db, clinic, age, now=None):
-    """Staff: the till stopped reporting. Returns (till, whether readers saw a change)."""
-    current_till = ensure_till(db)
-    changed = _announce_stale(db, clinic, current_till, now or _now(), age)
-    db.flush()
-    projection.sync_clinic(db, clinic, current_till)
-    return current_till, changed
-
-
-def report_till(db, clinic, age, now=None):
-    """The till reported: fresh again. A silence nobody announced yet is announced first, so every
-    change of freshness has exactly one event, in order."""
-    now = now or _now()
-    current_till = ensure_till(db)
-    was_stale = bands.is_stale(current_till, now, age, clinic.is_sandbox)
-    if was_stale and current_till.stale_since is None and current_till.last_reported_at is not None:
-        _announce_stale(db, clinic, current_till, now, age)
-    current_till.last_reported_at = now
-    current_till.stale_since = None
-    if was_stale:
-        emit(db, clinic.id, FRESHNESS_CHANGED, clinic.id, {"stale": False, "since": now.isoformat()})
-    db.flush()
-    projection.sync_clinic(db, clinic, current_till)
-    return current_till, was_stale
-
-
-def sweep_stale_tills(db, age, now=None):
-    """Announce every till that fell silent for longer than `age` (run every minute by the worker).
-
-    Candidates come from the projection's clinic rows in the control schema: no clinic schema is opened
-    unless its till actually went stale.
-    """
-    from clinicrecords.clinics.services import open_clinic
-    from clinicrecords.listings.models import ListingClinic
-
-    now = now or _now()
-    candidates = db.scalars(select(ListingClinic.clinic_id).where(
-        ListingClinic.till_stale_since.is_(None), ListingClinic.till_reported_at <= now - age,
-        ListingClinic.sandbox_workspace_id.is_(None)).order_by(ListingClinic.clinic_id)).all()
-    announced = []
-    for clinic_id in candidates:
-        clinic = open_clinic(db, clinic_id)
-        current_till = ensure_till(db)
-        if bands.is_stale(current_till, now, age) and _announce_stale(db, clinic, current_till, now, age):
-            announced.append(clinic_id)
-        db.flush()
-        projection.sync_clinic(db, clinic, current_till)
-        db.expunge(current_till)
-    return announced
-
-
+@implementer(IInventory)
 class InventoryService:
-    """Reads for the request's clinic (bound by traversal)."""
+    """The scope's clinic: reads, and the API's writes. `age` is the till's maximum silence, `shrink_rule` the
+    stock batches' check, `pager` the list pagination of the request."""
 
-    def __init__(self, request, clinic):
-        self.request = request
-        self.db = request.db
-        self.clinic = clinic
-        self.age = bands.max_age(request.registry.settings)
-        self.now = _now()
+    def __init__(self, scope, age, shrink_rule, pager, now=None):
+        self.db = scope.db
+        self.clinic = scope.clinic
+        self.owner_id = scope.identity.owner_id
+        self.age = age
+        self.shrink_rule = shrink_rule
+        self.pager = pager
+        self.now = now or clock.now()
         self._till = None
 
     @property
@@ -210,10 +151,10 @@ class InventoryService:
         return self.db.scalar(statement)
 
     def delete(self, item_id):
-        return ledger.delete_item(self.db, self.clinic, item_id, origin_id=self.request.identity.owner_id)
+        return ledger.delete_item(self.db, self.clinic, item_id, origin_id=self.owner_id)
 
     def movements(self, item_id, query):
-        return keyset_page(self.request, self.db, ledger.movements_of(item_id), ledger.SORT, query)
+        return self.pager(self.db, ledger.movements_of(item_id), ledger.SORT, query)
 
     def record_movement(self, item_id, body):
         item = ledger.lock_item(self.db, item_id)
@@ -225,10 +166,7 @@ class InventoryService:
                              reason=body.get("reason"), reference=body.get("reference"), now=self.now)
 
     def accept_batch(self, body):
-        from clinicrecords.inventory import batches
-
-        return batches.accept(self.db, self.clinic, body["items"], self.age,
-                              batches.ShrinkRule.from_settings(self.request.registry.settings),
+        return batches.accept(self.db, self.clinic, body["items"], self.age, self.shrink_rule,
                               reference=body.get("reference"), now=self.now)
 
     def list(self, query, linked_only=False):
@@ -237,12 +175,10 @@ class InventoryService:
             statement = statement.where(InventoryItem.linked.is_(True))
         if query.get("updated_since"):
             statement = statement.where(InventoryItem.updated_at >= query["updated_since"])
-        return keyset_page(self.request, self.db, statement, (InventoryItem.created_at, InventoryItem.id), query)
+        return self.pager(self.db, statement, (InventoryItem.created_at, InventoryItem.id), query)
 
 
 def inventory_service_factory(context, request):
-    from pyramid.traversal import find_interface
-
-    from clinicrecords.clinics.resources import ClinicResource
-
-    return InventoryService(request, find_interface(context, ClinicResource).clinic)
+    settings = request.registry.settings
+    return InventoryService(clinic_scope(context), max_age(settings), batches.ShrinkRule.from_settings(settings),
+                            partial(keyset_page, request))

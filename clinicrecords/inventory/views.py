@@ -5,6 +5,7 @@ from clinicrecords.access.permissions import Permission
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.pagination import ListQuery, UpdatedSinceListQuery
 from clinicrecords.api.representations import render_one, render_page
+from clinicrecords.inventory.interfaces import IInventory
 from clinicrecords.inventory.resources import (
     InventoryItemCollection,
     InventoryItemResource,
@@ -15,7 +16,7 @@ from clinicrecords.inventory.schemas import MovementCreate, StockBatchCreate
 
 
 def _service(request):
-    return request.find_service(name="inventory")
+    return request.find_service(IInventory)
 
 
 @view_config(context=InventoryItemCollection, request_method="GET", permission=Permission.InventoryItemsRead,

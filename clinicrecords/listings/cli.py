@@ -1,5 +1,6 @@
 from clinicrecords.cli.arguments import uuid_arg
-from clinicrecords.listings import projection, services
+from clinicrecords.inventory.services import linked_items_with_bands, till_row
+from clinicrecords.listings import network, projection
 
 
 def register(commands):
@@ -19,14 +20,14 @@ def register(commands):
 
 
 def listing_publish(request, args):
-    services.publish(request.db, args.clinic, args.workspace)
+    network.publish(request.db, args.clinic, args.workspace)
     return {"clinic_id": str(args.clinic), "workspace_id": str(args.workspace), "listed": True}
 
 
 def listing_unpublish(request, args):
-    services.unpublish(request.db, args.clinic, args.workspace)
+    network.unpublish(request.db, args.clinic, args.workspace)
     return {"clinic_id": str(args.clinic), "workspace_id": str(args.workspace), "listed": False}
 
 
 def listings_reindex(request, args):
-    return projection.rebuild(request.db)
+    return projection.rebuild(request.db, till_row, linked_items_with_bands)

@@ -4,12 +4,11 @@ Every function runs in the caller's transaction, so a stock, link or till change
 commit together. `rebuild` recreates the whole projection from the clinics' schemas (`listings reindex`).
 """
 
-from sqlalchemy import delete, select
+from sqlalchemy import delete
 from sqlalchemy.dialects.postgresql import insert
 
-from clinicrecords.clinics.models import Clinic
+from clinicrecords.clinics.services import list_clinics
 from clinicrecords.db.tenancy import bind_to_clinic
-from clinicrecords.inventory.bands import stock_band
 from clinicrecords.listings.models import ListingClinic, ListingItem, ListingTerm
 
 
@@ -36,11 +35,11 @@ def _clinic_values(clinic, till):
     }
 
 
-def _item_values(clinic, item):
+def _item_values(clinic, item, band):
     return {
         "clinic_id": clinic.id, "item_id": item.id, "name": item.name, "generic_name": item.generic_name,
         "brand_name": item.brand_name, "terms": terms_of(item), "gtin": item.gtin,
-        "regulator_numbers": list(item.regulator_numbers or ()), "band": stock_band(item.quantity, item.low_at),
+        "regulator_numbers": list(item.regulator_numbers or ()), "band": band,
         "stock_changed_at": item.stock_changed_at, "lat": _coordinate(clinic.lat), "lng": _coordinate(clinic.lng),
     }
 
@@ -59,13 +58,14 @@ def _add_terms(db, terms):
         db.execute(insert(ListingTerm).values([{"term": term} for term in terms]).on_conflict_do_nothing())
 
 
-def sync_item(db, clinic, item, till):
-    """A linked item of a listable clinic has exactly one row; any other item has none."""
+def sync_item(db, clinic, item, till, band):
+    """A linked item of a listable clinic has exactly one row; any other item has none. `band` is the item's
+    stock band (inventory's rule), staleness not applied."""
     sync_clinic(db, clinic, till)
     if not (listable(clinic) and item.linked):
         db.execute(delete(ListingItem).where(ListingItem.clinic_id == clinic.id, ListingItem.item_id == item.id))
         return
-    values = _item_values(clinic, item)
+    values = _item_values(clinic, item, band)
     _add_terms(db, values["terms"])
     statement = insert(ListingItem).values(**values)
     db.execute(statement.on_conflict_do_update(
@@ -78,29 +78,28 @@ def remove_item(db, clinic, item_id):
     db.execute(delete(ListingItem).where(ListingItem.clinic_id == clinic.id, ListingItem.item_id == item_id))
 
 
-def rebuild(db, batch_size=1000):
+def rebuild(db, read_till, read_linked_items, batch_size=1000):
     """Recreate the projection from every clinic's schema, one clinic at a time, in one transaction (readers
-    keep the old projection until it commits). Returns counts."""
-    from clinicrecords.inventory.models import InventoryItem, TillState
+    keep the old projection until it commits). Returns counts.
 
+    The clinic's records are read by the inventory's functions, on the session bound to each clinic in turn:
+    `read_till(db)` (the till's row or None: no till, no projection row) and `read_linked_items(db)` ((item
+    row, stock band) for each linked item)."""
     db.flush()
     db.execute(delete(ListingItem))
     db.execute(delete(ListingClinic))
     db.execute(delete(ListingTerm))
-    clinics = db.scalars(select(Clinic).order_by(Clinic.id)).all()
     counts = {"clinics": 0, "items": 0}
-    for clinic in clinics:
+    for clinic in list_clinics(db, include_sandboxes=True):
         bind_to_clinic(db, clinic.id)
-        # Core rows, not ORM entities: till_state has the same primary key in every clinic's schema.
-        till = db.execute(select(TillState.__table__)).first()
+        till = read_till(db)
         if till is None:
             continue
         sync_clinic(db, clinic, till)
         counts["clinics"] += 1
         if not listable(clinic):
             continue
-        items = db.execute(select(InventoryItem.__table__).where(InventoryItem.linked.is_(True))).all()
-        rows = [_item_values(clinic, item) for item in items]
+        rows = [_item_values(clinic, item, band) for item, band in read_linked_items(db)]
         _add_terms(db, sorted({term for row in rows for term in row["terms"]}))
         for start in range(0, len(rows), batch_size):
             db.execute(insert(ListingItem).values(rows[start:start + batch_size]))

@@ -1,4 +1,6 @@
 from clinicrecords.api.render import iso
+from clinicrecords.inventory.interfaces import IInventory
+from clinicrecords.listings.interfaces import IListings
 
 
 def _location(lat, lng):
@@ -18,7 +20,7 @@ def match_json(row, request):
 
 
 def pharmacy_json(row, request):
-    service = request.find_service(name="listings")
+    service = request.find_service(IListings)
     return {
         "clinic_id": str(row.clinic_id),
         "display_name": row.display_name,
@@ -28,7 +30,7 @@ def pharmacy_json(row, request):
 
 
 def profile_json(clinic, request):
-    inventory = request.find_service(name="inventory")
+    inventory = request.find_service(IInventory)
     return {
         "clinic_id": str(clinic.id),
         "display_name": clinic.name,
@@ -40,7 +42,7 @@ def profile_json(clinic, request):
 
 def listing_item_json(item, request):
     """A listing never carries a quantity: the band (unknown while the till is stale) and its as_of."""
-    inventory = request.find_service(name="inventory")
+    inventory = request.find_service(IInventory)
     return {
         "id": str(item.id),
         "name": item.name,

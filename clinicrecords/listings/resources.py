@@ -2,6 +2,7 @@ from pyramid.authorization import DENY_ALL, Allow
 
 from clinicrecords.access.permissions import Permission
 from clinicrecords.access.security_policy import permission_principal
+from clinicrecords.listings.services import listable
 from clinicrecords.resources import Branch, Resource
 
 _LISTING_PERMISSIONS = (Permission.ListingProfileRead, Permission.ListingAvailabilityRead)
@@ -37,8 +38,6 @@ class ClinicListing(Branch):
 
     def __init__(self, parent, name):
         super().__init__(parent, name)
-        from clinicrecords.listings.projection import listable
-
         if not listable(parent.clinic):
             raise KeyError(name)
         self.clinic = parent.clinic

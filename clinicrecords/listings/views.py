@@ -3,6 +3,8 @@ from pyramid.view import view_config
 from clinicrecords.access.permissions import Permission
 from clinicrecords.api.pagination import ListQuery
 from clinicrecords.api.representations import render_list, render_one, render_page
+from clinicrecords.inventory.interfaces import IInventory
+from clinicrecords.listings.interfaces import IListings
 from clinicrecords.listings.resources import ListedPharmacies, ListingItems, ListingProfile, ListingSearch
 from clinicrecords.listings.schemas import ListingSearchRequest
 from clinicrecords.listings.search import Near, SearchQuery
@@ -21,7 +23,7 @@ def _search_query(validated):
                       "errors": ["not_verified", "workspace_plan_required"]})
 def search_listings(context, request):
     query = _search_query(request.validated)
-    rows = request.find_service(name="listings").search(query)
+    rows = request.find_service(IListings).search(query)
     return render_list(request, "listing_match", [dict(row, match=query.match) for row in rows])
 
 
@@ -31,7 +33,7 @@ def search_listings(context, request):
                       "kind": "listed_pharmacy", "many": True,
                       "errors": ["not_verified", "workspace_plan_required"]})
 def listed_pharmacies(context, request):
-    return render_page(request, "listed_pharmacy", request.find_service(name="listings").pharmacies(request.query))
+    return render_page(request, "listed_pharmacy", request.find_service(IListings).pharmacies(request.query))
 
 
 @view_config(context=ListingProfile, request_method="GET", permission=Permission.ListingProfileRead,
@@ -45,5 +47,5 @@ def listing_profile(context, request):
              openapi={"summary": "A connected pharmacy's listed items with their bands (never quantities)",
                       "kind": "listing_item", "many": True})
 def listing_items(context, request):
-    page = request.find_service(name="inventory").list(request.query, linked_only=True)
+    page = request.find_service(IInventory).list(request.query, linked_only=True)
     return render_page(request, "listing_item", page)

@@ -10,6 +10,7 @@ import uuid
 import pycountry
 from sqlalchemy.dialects.postgresql import insert
 
+from clinicrecords import clock
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
 from clinicrecords.onboarding.domains import InvalidDomain, normalize_domain
@@ -117,10 +118,6 @@ def validate_profile(legal_name, website, country, contact_email, intended_use):
     return {field: value for field, (value, _) in checked.items()}
 
 
-def _now():
-    return datetime.datetime.now(datetime.UTC)
-
-
 class BusinessProfileService:
     statuses = STATUSES
 
@@ -141,7 +138,7 @@ class BusinessProfileService:
             raise InvalidInput("the workspace's domain must be verified before its profile is submitted")
         # A changed profile is reviewed again, even one approved before. One upsert: two submissions at
         # once end as one of them, whole.
-        values = {**fields, "status": SUBMITTED, "submitted_at": now or _now(), "reviewed_at": None,
+        values = {**fields, "status": SUBMITTED, "submitted_at": now or clock.now(), "reviewed_at": None,
                   "review_reason": None}
         row = self.db.scalar(
             insert(BusinessProfile).values(workspace_id=workspace_id, **values)
@@ -161,7 +158,7 @@ class BusinessProfileService:
         if status != SUBMITTED:
             raise InvalidInput(f"the profile is {status}: only a submitted profile can be reviewed")
         row.status = APPROVED if approve else REJECTED
-        row.reviewed_at, row.review_reason = now or _now(), reason
+        row.reviewed_at, row.review_reason = now or clock.now(), reason
         self.db.flush()
         return ProfileView.of(row)
 

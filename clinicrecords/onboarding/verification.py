@@ -8,6 +8,7 @@ import idna
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert
 
+from clinicrecords import clock
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
 from clinicrecords.onboarding import schedule
@@ -44,10 +45,6 @@ class DomainStatus:
         return snapshot_json(self)
 
 
-def _now():
-    return datetime.datetime.now(datetime.UTC)
-
-
 def _pending(domain, now):
     """Every column of a freshly claimed domain: a new value, and the schedule starting now."""
     return {"domain": domain, "txt_value": new_txt_value(), "state": schedule.PENDING,
@@ -70,7 +67,7 @@ class DomainVerificationService:
     def set_domain(self, workspace_id, domain, now=None):
         domain = normalize_domain(domain)
         access.get_workspace(self.db, workspace_id)
-        fresh = _pending(domain, now or _now())
+        fresh = _pending(domain, now or clock.now())
         row = self.db.get(WorkspaceDomain, workspace_id, with_for_update=True)
         if row is None:
             # Two first claims at once: one inserts, the other waits for it and goes on as a change.
@@ -94,15 +91,15 @@ class DomainVerificationService:
         row = self.db.get(WorkspaceDomain, workspace_id, with_for_update=True)
         if row is None:
             raise InvalidInput("the workspace has no domain to check: set one first")
-        return self._check(row, now or _now(), scheduled=False)
+        return self._check(row, now or clock.now(), scheduled=False)
 
     def due_workspace_ids(self, now=None, limit=50):
         return list(self.db.scalars(
-            select(WorkspaceDomain.workspace_id).where(WorkspaceDomain.next_check_at <= (now or _now()))
+            select(WorkspaceDomain.workspace_id).where(WorkspaceDomain.next_check_at <= (now or clock.now()))
             .order_by(WorkspaceDomain.next_check_at).limit(limit)))
 
     def check_if_due(self, workspace_id, now=None):
-        now = now or _now()
+        now = now or clock.now()
         row = self.db.scalar(
             select(WorkspaceDomain).where(WorkspaceDomain.workspace_id == workspace_id,
                                           WorkspaceDomain.next_check_at <= now)

@@ -33,4 +33,4 @@ def includeme(config):
         config.registry["request_log.writer"] = writer
         config.add_request_sink(writer.append)
     # Registers the periodic prune with the Huey instance of whichever process runs the application.
-    from clinicrecords.request_log import tasks  # noqa: F401
+    config.scan(".tasks")

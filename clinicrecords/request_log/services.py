@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy import delete, select, tuple_
 from zope.interface import implementer
 
+from clinicrecords import clock
 from clinicrecords.access.keys import masked
 from clinicrecords.errors import InvalidInput
 from clinicrecords.request_log.interfaces import IRequestLog
@@ -62,7 +63,7 @@ class RequestLog:
     def search(self, owner_id, key_id=None, status=None, request_id=None, before=None, limit=50):
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidInput(f"limit: from 1 to {MAX_LIMIT}")
-        now = self.now or datetime.datetime.now(datetime.UTC)
+        now = self.now or clock.now()
         statement = select(*_COLUMNS).where(RequestLogEntry.owner_id == owner_id,
                                             RequestLogEntry.occurred_at >= now - RETENTION)
         if key_id is not None:
@@ -85,7 +86,7 @@ def request_log_factory(context, request):
 
 def prune(engine, now=None, batch=PRUNE_BATCH):
     """Delete rows past the retention in batches, each its own short transaction; returns how many."""
-    cutoff = (now or datetime.datetime.now(datetime.UTC)) - RETENTION
+    cutoff = (now or clock.now()) - RETENTION
     expired = select(RequestLogEntry.id).where(RequestLogEntry.occurred_at < cutoff).limit(batch)
     removed = 0
     while True:

@@ -5,13 +5,9 @@ import os
 import uuid
 from pathlib import Path
 
-from sqlalchemy import select
-
 from clinicrecords.access import services
 from clinicrecords.access.identity import authenticate
-from clinicrecords.access.models import ApiKey, Workspace
 from clinicrecords.access.permissions import ALL_PERMISSIONS
-from clinicrecords.clinics.models import Clinic
 from clinicrecords.clinics.services import create_clinic
 from clinicrecords.onboarding.interfaces import IBusinessProfile
 from clinicrecords.sandbox import seed_sandbox
@@ -36,9 +32,16 @@ def register(commands):
     parser.set_defaults(handler=demo)
 
 
+def _exists(get, db, record_id):
+    try:
+        return get(db, record_id)
+    except services.AccessError:
+        return None
+
+
 def _ensure_demo(request):
     db = request.db
-    if db.get(Workspace, DEMO_WORKSPACE_ID) is None:
+    if _exists(services.get_workspace, db, DEMO_WORKSPACE_ID) is None:
         # Fixed ids keep the demo's printed commands stable across runs.
         services.create_workspace(
             db, "Demo Health Apps", verified=True, paid=True, terms_accepted=True,
@@ -48,12 +51,12 @@ def _ensure_demo(request):
     if profiles.status(DEMO_WORKSPACE_ID) == "none":
         profiles.submit(DEMO_WORKSPACE_ID, **DEMO_PROFILE)
         profiles.review(DEMO_WORKSPACE_ID, approve=True, reason="The demo workspace.")
-    if db.get(Clinic, DEMO_CLINIC_ID) is None:
+    if _exists(services.get_clinic, db, DEMO_CLINIC_ID) is None:
         clinic = create_clinic(db, "Riverside Family Clinic", lat=51.5072, lng=-0.1276, currency="GBP",
                                clinic_id=DEMO_CLINIC_ID)
         seed_sandbox(request, clinic)
         services.grant_connection(db, DEMO_WORKSPACE_ID, DEMO_CLINIC_ID, ALL_PERMISSIONS)
-    return db.get(Workspace, DEMO_WORKSPACE_ID)
+    return services.get_workspace(db, DEMO_WORKSPACE_ID)
 
 
 def _owner_matches(identity, role):
@@ -80,10 +83,11 @@ def _kept_keys(request, path):
 def _fresh_keys(request):
     """Revokes the previous demo keys: a secret is shown once, so the old ones could not be printed again."""
     db = request.db
-    for key in db.scalars(select(ApiKey).where(
-            (ApiKey.workspace_id == DEMO_WORKSPACE_ID) | (ApiKey.clinic_id == DEMO_CLINIC_ID),
-            ApiKey.revoked_at.is_(None))):
-        services.revoke_key(db, key.key_id)
+    demo_keys = [*services.list_keys(db, workspace_id=DEMO_WORKSPACE_ID),
+                 *services.list_keys(db, clinic_id=DEMO_CLINIC_ID)]
+    for key in demo_keys:
+        if key.revoked_at is None:
+            services.revoke_key(db, key.key_id)
     pepper = request.registry.settings["secrets.key_pepper"]
     return {"clinic": services.create_key(db, pepper, clinic_id=DEMO_CLINIC_ID)[1],
             "live": services.create_key(db, pepper, workspace_id=DEMO_WORKSPACE_ID, mode="live")[1],

@@ -1,7 +1,7 @@
 import pytest
 
 from clinicrecords.access.permissions import ALL_PERMISSIONS
-from clinicrecords.listings import services
+from clinicrecords.listings import network as listing_network
 from tests.inventory.conftest import Till
 
 
@@ -32,7 +32,7 @@ class Network:
 
     def publish(self, clinic_id, workspace_id=None):
         with self.world.db() as db:
-            services.publish(db, clinic_id, workspace_id or self.workspace_id)
+            listing_network.publish(db, clinic_id, workspace_id or self.workspace_id)
 
     def search(self, body, key=None, status=200):
         headers = {"Authorization": f"Bearer {key or self.key}"}

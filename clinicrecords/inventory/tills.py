@@ -1,0 +1,84 @@
+"""The clinic's till: its freshness, announced once per change (listing.freshness.changed), and the sweep that
+announces tills that fell silent. Each change keeps the network projection in step in the same transaction."""
+
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert
+
+from clinicrecords import clock
+from clinicrecords.clinics.services import open_clinic
+from clinicrecords.events.services import emit
+from clinicrecords.inventory import bands
+from clinicrecords.inventory.models import TillState
+from clinicrecords.listings import services as listings
+
+FRESHNESS_CHANGED = "listing.freshness.changed"
+
+
+def till(db):
+    """The clinic's till row or None. Always re-read: every clinic's row has the same primary key."""
+    return db.execute(select(TillState).execution_options(populate_existing=True)).scalar_one_or_none()
+
+
+def ensure_till(db):
+    db.execute(insert(TillState).values(id=1).on_conflict_do_nothing())
+    return till(db)
+
+
+def _announce_stale(db, clinic, current_till, now, age):
+    """Mark the till stale once; the event's `since` is when it really became stale."""
+    if current_till.stale_since is not None:
+        return False
+    by_time = bands.stale_by_time_since(current_till, age)
+    if current_till.last_reported_at is None:
+        # Never reported: readers already saw unknown, so nothing changes for them.
+        current_till.stale_since = now
+        return False
+    since = by_time if by_time <= now and not clinic.is_sandbox else now
+    current_till.stale_since = since
+    emit(db, clinic.id, FRESHNESS_CHANGED, clinic.id, {"stale": True, "since": since.isoformat()})
+    return True
+
+
+def mark_till_stale(db, clinic, age, now=None):
+    """Staff: the till stopped reporting. Returns (till, whether readers saw a change)."""
+    current_till = ensure_till(db)
+    changed = _announce_stale(db, clinic, current_till, now or clock.now(), age)
+    db.flush()
+    listings.sync_clinic(db, clinic, current_till)
+    return current_till, changed
+
+
+def report_till(db, clinic, age, now=None):
+    """The till reported: fresh again. A silence nobody announced yet is announced first, so every
+    change of freshness has exactly one event, in order."""
+    now = now or clock.now()
+    current_till = ensure_till(db)
+    was_stale = bands.is_stale(current_till, now, age, clinic.is_sandbox)
+    if was_stale and current_till.stale_since is None and current_till.last_reported_at is not None:
+        _announce_stale(db, clinic, current_till, now, age)
+    current_till.last_reported_at = now
+    current_till.stale_since = None
+    if was_stale:
+        emit(db, clinic.id, FRESHNESS_CHANGED, clinic.id, {"stale": False, "since": now.isoformat()})
+    db.flush()
+    listings.sync_clinic(db, clinic, current_till)
+    return current_till, was_stale
+
+
+def sweep_stale_tills(db, age, now=None):
+    """Announce every till that fell silent for longer than `age` (run every minute by the worker).
+
+    Candidates come from the projection's clinic rows in the control schema: no clinic schema is opened
+    unless its till actually went stale.
+    """
+    now = now or clock.now()
+    announced = []
+    for clinic_id in listings.silent_tills(db, now - age):
+        clinic = open_clinic(db, clinic_id)
+        current_till = ensure_till(db)
+        if bands.is_stale(current_till, now, age) and _announce_stale(db, clinic, current_till, now, age):
+            announced.append(clinic_id)
+        db.flush()
+        listings.sync_clinic(db, clinic, current_till)
+        db.expunge(current_till)
+    return announced
