@@ -1,0 +1,41 @@
+"""Services built without a request: a plain object stands in for the clinic scope (IClinicScope)."""
+
+import contextlib
+import uuid
+from types import SimpleNamespace
+
+from zope.interface import implementer
+
+from clinicrecords.api.pagination import ListCursors
+from clinicrecords.clinics.interfaces import IClinicContext
+from clinicrecords.clinics.services import open_clinic
+
+
+@contextlib.contextmanager
+def plain_scope(world, clinic_id, identity=None, granted=frozenset()):
+    """A SimpleNamespace scope over a real session bound to a real clinic, committed at the end (as the CLI)."""
+    with world.request() as request:
+        clinic = open_clinic(request.db, clinic_id)
+        yield SimpleNamespace(identity=identity, clinic=clinic, granted=frozenset(granted), db=request.db)
+
+
+def plain_identity(**fields):
+    """The attributes of a calling key that services read (clinicrecords.access.identity.Identity)."""
+    return SimpleNamespace(**{"id": uuid.uuid4(), "owner_id": uuid.uuid4(), "workspace_id": None, "clinic_id": None,
+                              "key_id": "test_key", **fields})
+
+
+def cursors(world, scope="a list|an owner"):
+    return ListCursors(world.registry["api.cursor_signer"], scope)
+
+
+@implementer(IClinicContext)
+class ClinicNode:
+    """A traversal node holding a clinic scope, as the clinic resource does: what service factories get as
+    their context (or an ancestor of it)."""
+
+    __parent__ = None
+    __name__ = ""
+
+    def __init__(self, scope):
+        self.scope = scope
