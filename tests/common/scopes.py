@@ -9,6 +9,7 @@ from zope.interface import implementer
 from clinicrecords.api.pagination import ListCursors
 from clinicrecords.clinics.interfaces import IClinicContext
 from clinicrecords.clinics.services import open_clinic
+from clinicrecords.patients.services import PatientService, set_restricted
 
 
 @contextlib.contextmanager
@@ -39,3 +40,11 @@ class ClinicNode:
 
     def __init__(self, scope):
         self.scope = scope
+
+
+def a_patient(db, restricted=False, family_name="Quill"):
+    """A patient of the scope's clinic, written through the patients context's own services; their id."""
+    patient = PatientService(db).create({"given_name": "Ada", "family_name": family_name})
+    if restricted:
+        set_restricted(db, patient.id, True)
+    return patient.id
