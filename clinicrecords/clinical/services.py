@@ -121,6 +121,11 @@ class ProposalService:
                           "The clinic has acted on this referral.")
 
 
+def referral_of(db, referral_id):
+    """The referral (whatever its patient), or None: what the clinic's booking of it reads."""
+    return db.get(Referral, referral_id)
+
+
 def _visible(statement, model):
     """Only items whose patient is not restricted."""
     return statement.join(Patient, Patient.id == model.patient_id).where(Patient.restricted.is_(False))
