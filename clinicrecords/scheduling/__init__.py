@@ -4,21 +4,9 @@ from zope.interface import Interface
 
 from clinicrecords.scheduling.interfaces import IAppointmentService
 from clinicrecords.scheduling.representations import appointment_json
-from zope.interface import Interface
-
-from clinicrecords.scheduling.interfaces import IAppointmentService
 from clinicrecords.scheduling.resources import AppointmentCollection
-from zope.interface import Interface
-
-from clinicrecords.scheduling.interfaces import IAppointmentService
 from clinicrecords.scheduling.schemas import AppointmentOut
-from zope.interface import Interface
-
-from clinicrecords.scheduling.interfaces import IAppointmentService
 from clinicrecords.scheduling.seed import seed_calendars
-from zope.interface import Interface
-
-from clinicrecords.scheduling.interfaces import IAppointmentService
 from clinicrecords.scheduling.services import appointment_service_factory
 
 
