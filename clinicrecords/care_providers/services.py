@@ -12,7 +12,7 @@ from clinicrecords.care_providers.representations import is_editable_by
 from clinicrecords.care_providers.schemas import TYPES
 from clinicrecords.errors import InvalidInput
 from clinicrecords.patients.services import is_visible_patient, patient_exists, visible
-from clinicrecords.providers.npi import is_valid_npi
+from clinicrecords.providers.services import is_valid_npi
 
 
 class CareProviderService:

@@ -3,7 +3,7 @@
 import datetime
 
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
-from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
+from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.review.services import add_pending_submission
 from clinicrecords.sandbox.ids import sandbox_id
 

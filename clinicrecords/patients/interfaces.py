@@ -2,6 +2,10 @@
 
 from zope.interface import Interface
 
+from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
+
+__all__ = ["IPatientImportService", "IPatientService", "SANDBOX_PATIENT_IDS"]
+
 
 class IPatientService(Interface):
     """The clinic's patients as the API sees them (restricted patients are invisible): get, list, create,
