@@ -30,10 +30,10 @@ class Resource:
 class Collection(Resource):
     """Records found by id through a service: `<collection>/{<item_parameter>}`.
 
-    Declare `service` (the interface of a service, or the name of one, whose `get(id)` returns the record, or
-    None when it is absent,
-    restricted or outside the key's reach: one 404 for all), `item_resource` (constructed as
-    `item_resource(parent, name, record)`) and `item_parameter` (the path parameter's name in the docs).
+    Declare `service` (the interface of a service, or until every context has one its name, whose `get(id)`
+    returns the record, or None when it is absent, restricted or outside the key's reach: one 404 for all),
+    `item_resource` (constructed as `item_resource(parent, name, record)`) and `item_parameter` (the path
+    parameter's name in the docs).
     """
 
     service = None
