@@ -30,9 +30,10 @@ class Resource:
 class Collection(Resource):
     """Records found by id through a service: `<collection>/{<item_parameter>}`.
 
-    Declare `service` (the name of a service whose `get(id)` returns the record, or None when it is absent,
-    restricted or outside the key's reach: one 404 for all), `item_resource` (constructed as
-    `item_resource(parent, name, record)`) and `item_parameter` (the path parameter's name in the docs).
+    Declare `service` (the interface of a service, or until every context has one its name, whose `get(id)`
+    returns the record, or None when it is absent, restricted or outside the key's reach: one 404 for all),
+    `item_resource` (constructed as `item_resource(parent, name, record)`) and `item_parameter` (the path
+    parameter's name in the docs).
     """
 
     service = None
@@ -40,7 +41,10 @@ class Collection(Resource):
     item_parameter = None
 
     def __getitem__(self, name):
-        record = self.request.find_service(name=self.service).get(parse_uuid(name))
+        # During traversal request.context is not set yet: the service's context is this collection.
+        found = (self.request.find_service(name=self.service) if isinstance(self.service, str)
+                 else self.request.find_service(self.service, context=self))
+        record = found.get(parse_uuid(name))
         if record is None:
             raise KeyError(name)
         return self.item_resource(self, name, record)

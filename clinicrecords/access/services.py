@@ -220,3 +220,14 @@ def _of_owner(db, model, oldest_first, workspace_id, clinic_id):
 def workspace_is_verified(db, workspace_id):
     """The flag the live-key gate reads (`not_verified`); domain verification and operators set it."""
     return get_workspace(db, workspace_id).verified
+
+
+def key_by_key_id(db, key_id):
+    """The key with this public id (revoked or not), or None."""
+    return db.scalar(select(ApiKey).where(ApiKey.key_id == key_id))
+
+
+def current_connection_at(db, workspace_id, clinic_id):
+    """When the workspace's current (unrevoked) connection to the clinic was made, or None."""
+    return db.scalar(select(Connection.connected_at).where(
+        Connection.workspace_id == workspace_id, Connection.clinic_id == clinic_id, Connection.revoked_at.is_(None)))

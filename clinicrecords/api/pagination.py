@@ -37,15 +37,29 @@ def cursor_scope(request):
     return f"{request.path}|{owner}"
 
 
-def keyset_page(request, db, statement, sort_columns, query, rows=False):
+@dataclass(frozen=True)
+class ListCursors:
+    """What a service needs to page a list without the request: the signer and the list's cursor scope."""
+
+    signer: object
+    scope: str
+
+
+def list_cursors(request):
+    return ListCursors(request.registry["api.cursor_signer"], cursor_scope(request))
+
+
+def keyset_page(cursors, db, statement, sort_columns, query, rows=False):
     """One page of `statement` (a select of one entity) ordered by `sort_columns`, the last one unique.
 
     The cursor carries the sort values of the page's last item, signed for this list and caller. With
     `rows=True` the statement selects columns and the items are rows (attribute access like an entity,
     without the ORM's per-object cost), for hot read paths whose representation only reads columns.
+    `cursors` is a ListCursors (or, until every context passes one, the request).
     """
-    signer = request.registry["api.cursor_signer"]
-    scope = cursor_scope(request)
+    if not isinstance(cursors, ListCursors):
+        cursors = list_cursors(cursors)
+    signer, scope = cursors.signer, cursors.scope
     if query.get("starting_after"):
         position = signer.verify(query["starting_after"], scope)
         statement = statement.where(tuple_(*sort_columns) > tuple_(*position))

@@ -23,7 +23,7 @@ def register(commands):
 def care_provider_add(request, args):
     if open_clinic(request.db, args.clinic) is None:
         raise InvalidInput(f"no clinic {args.clinic}")
-    contact = CareProviderService(request).record_for_clinic(
+    contact = CareProviderService(request.db).record_for_clinic(
         args.patient, args.type, args.name, is_primary=args.primary, notes=args.notes,
         practice_name=args.practice_name, specialty=args.specialty, npi=args.npi, phone=args.phone, fax=args.fax,
         address=args.address)

@@ -1,3 +1,4 @@
+from clinicrecords.care_providers.interfaces import ICareProviderService
 from clinicrecords.care_providers.schemas import SANDBOX_APP_CARE_PROVIDER_ID
 from clinicrecords.resources import Collection, Resource
 
@@ -16,6 +17,6 @@ class CareProviderCollection(Collection):
     """/v1/clinics/{clinic_id}/care-providers"""
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
-    service = "care_providers"
+    service = ICareProviderService
     item_resource = CareProviderResource
     item_parameter = "care_provider_id"

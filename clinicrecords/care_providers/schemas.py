@@ -2,8 +2,8 @@ from marshmallow import fields, validate
 
 from clinicrecords.api.pagination import UpdatedSinceListQuery
 from clinicrecords.api.schemas import RequestSchema
-from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
-from clinicrecords.providers.npi import validate_npi
+from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
+from clinicrecords.providers.services import validate_npi
 from clinicrecords.sandbox.ids import sandbox_id
 
 # pcp is the spec's; the others are this service's (docs/decisions.md).

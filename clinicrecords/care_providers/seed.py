@@ -3,8 +3,8 @@ workspace (so its test keys can PATCH and DELETE it)."""
 
 from clinicrecords.care_providers.models import CareProvider
 from clinicrecords.care_providers.schemas import SANDBOX_APP_CARE_PROVIDER_ID, SANDBOX_CARE_PROVIDER_IDS
-from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
-from clinicrecords.providers.npi import npi_check_digit
+from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
+from clinicrecords.providers.services import npi_check_digit
 
 
 def _npi(first_nine):

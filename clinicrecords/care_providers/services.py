@@ -6,28 +6,27 @@ from sqlalchemy import select
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem, invalid
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.care_providers.models import CareProvider
 from clinicrecords.care_providers.representations import is_editable_by
 from clinicrecords.care_providers.schemas import TYPES
 from clinicrecords.errors import InvalidInput
-from clinicrecords.patients.models import Patient
-from clinicrecords.providers.npi import is_valid_npi
+from clinicrecords.patients.services import is_visible_patient, patient_exists, visible
+from clinicrecords.providers.services import is_valid_npi
 
 
 class CareProviderService:
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
+    def __init__(self, db):
+        self.db = db
 
     def _visible(self):
-        return (select(CareProvider).join(Patient, Patient.id == CareProvider.patient_id)
-                .where(Patient.restricted.is_(False)))
+        return visible(select(CareProvider), CareProvider.patient_id)
 
     def get(self, contact_id):
         """The contact, or None when absent or its patient restricted (one 404 for both)."""
         return self.db.scalar(self._visible().where(CareProvider.id == contact_id))
 
-    def list(self, query):
+    def list(self, query, cursors):
         statement = self._visible()
         if query.get("updated_since"):
             statement = statement.where(CareProvider.updated_at >= query["updated_since"])
@@ -35,12 +34,11 @@ class CareProviderService:
             statement = statement.where(CareProvider.patient_id == query["patient_id"])
         if query.get("type"):
             statement = statement.where(CareProvider.type == query["type"])
-        return keyset_page(self.request, self.db, statement, (CareProvider.created_at, CareProvider.id), query)
+        return keyset_page(cursors, self.db, statement, (CareProvider.created_at, CareProvider.id), query)
 
     def add(self, data, owner_id):
         """Saved at once (no review): a contact is not a clinical record."""
-        if self.db.scalar(select(Patient.id).where(Patient.id == data["patient_id"],
-                                                   Patient.restricted.is_(False))) is None:
+        if not is_visible_patient(self.db, data["patient_id"]):
             raise invalid([{"pointer": "/patient_id", "message": "No patient with this id in this clinic."}])
         contact = CareProvider(id=uuid.uuid4(), source="api", added_by_owner_id=owner_id, **data)
         return self._save(contact)
@@ -71,7 +69,7 @@ class CareProviderService:
 
     def record_for_clinic(self, patient_id, type_, name, is_primary=False, notes=None, **details):
         """Staff record a contact (for example from an intake form): source clinic, never editable by apps."""
-        if self.db.get(Patient, patient_id) is None:
+        if not patient_exists(self.db, patient_id):
             raise InvalidInput(f"no patient {patient_id} in this clinic")
         if type_ not in TYPES:
             raise InvalidInput(f"type must be one of {', '.join(TYPES)}")
@@ -90,4 +88,4 @@ class CareProviderService:
 
 
 def care_provider_service_factory(context, request):
-    return CareProviderService(request)
+    return CareProviderService(clinic_scope(context).db)

@@ -2,13 +2,15 @@ from pyramid.response import Response
 from pyramid.view import view_config
 
 from clinicrecords.access.permissions import Permission
+from clinicrecords.api.pagination import list_cursors
 from clinicrecords.api.representations import render_one, render_page
+from clinicrecords.care_providers.interfaces import ICareProviderService
 from clinicrecords.care_providers.resources import CareProviderCollection, CareProviderResource
 from clinicrecords.care_providers.schemas import CareProviderCreate, CareProviderListQuery, CareProviderUpdate
 
 
 def _service(request):
-    return request.find_service(name="care_providers")
+    return request.find_service(ICareProviderService)
 
 
 @view_config(context=CareProviderCollection, request_method="GET", permission=Permission.CareProvidersRead,
@@ -16,7 +18,7 @@ def _service(request):
              openapi={"summary": "List outside care providers, with source and editable", "kind": "care_provider",
                       "many": True})
 def list_care_providers(context, request):
-    return render_page(request, "care_provider", _service(request).list(request.query))
+    return render_page(request, "care_provider", _service(request).list(request.query, list_cursors(request)))
 
 
 @view_config(context=CareProviderResource, request_method="GET", permission=Permission.CareProvidersRead,

@@ -1,8 +1,10 @@
 """Clinical items outside software may propose: allergies, conditions, reported medicines (medication
 statements) and referrals. Sends become submissions of the review queue (clinicrecords.review)."""
 
+from zope.interface import Interface
+
+from clinicrecords.clinical import interfaces, resources, schemas
 from clinicrecords.clinical import representations as rep
-from clinicrecords.clinical import resources, schemas
 from clinicrecords.clinical.codes import RxNormList
 from clinicrecords.clinical.kinds import KINDS
 from clinicrecords.clinical.seed import seed_clinical
@@ -17,10 +19,11 @@ def includeme(config):
                              ("medication-statements", resources.MedicationStatementCollection),
                              ("referrals", resources.ReferralCollection)):
         config.add_clinic_collection(name, collection)
-    for name, kind in (("allergies", "allergy"), ("conditions", "condition"),
-                       ("medication_statements", "medication_statement"), ("referrals", "referral")):
-        config.register_service_factory(item_service_factory(kind), name=name)
-    config.register_service_factory(proposal_service_factory, name="proposals")
+    for iface, kind in ((interfaces.IAllergies, "allergy"), (interfaces.IConditions, "condition"),
+                        (interfaces.IMedicationStatements, "medication_statement"),
+                        (interfaces.IReferrals, "referral")):
+        config.register_service_factory(item_service_factory(kind), iface=iface, context=Interface)
+    config.register_service_factory(proposal_service_factory, iface=interfaces.IProposalService, context=Interface)
     config.add_representation("allergy", plain=rep.allergy_json, fhir=rep.allergy_fhir, schema=schemas.AllergyOut)
     config.add_representation("condition", plain=rep.condition_json, fhir=rep.condition_fhir,
                               schema=schemas.ConditionOut)

@@ -1,7 +1,8 @@
 from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.clinical import representations, staff
 from clinicrecords.clinical.staff import REFERRAL_TRANSITIONS
-from clinicrecords.review.cli import open_clinic_or_fail
+from clinicrecords.clinics.services import open_clinic
+from clinicrecords.errors import InvalidInput
 
 
 def register(commands):
@@ -25,8 +26,13 @@ def register(commands):
     restrict.set_defaults(handler=patient_restrict)
 
 
+def _open_clinic(request, clinic_id):
+    if open_clinic(request.db, clinic_id) is None:
+        raise InvalidInput(f"no clinic {clinic_id}")
+
+
 def referral_act(request, args):
-    open_clinic_or_fail(request, args.clinic)
+    _open_clinic(request, args.clinic)
     referral = staff.act_on_referral(request.db, args.referral_id, args.status, args.reason)
     request.db.refresh(referral)
     document = representations.referral_json(referral, None)
@@ -35,6 +41,6 @@ def referral_act(request, args):
 
 
 def patient_restrict(request, args):
-    open_clinic_or_fail(request, args.clinic)
+    _open_clinic(request, args.clinic)
     patient = staff.restrict_patient(request.db, args.patient_id, args.restricted)
     return {"patient_id": str(patient.id), "restricted": patient.restricted}

@@ -5,7 +5,7 @@ from sqlalchemy import func, or_, select
 from clinicrecords.access.permissions import Permission
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
-from clinicrecords.review.kinds import ReviewKind, from_iso
+from clinicrecords.review.interfaces import ReviewKind, from_iso
 from clinicrecords.review.services import ReviewError
 
 _DATES = ("onset_date", "abatement_date", "effective_start", "effective_end")

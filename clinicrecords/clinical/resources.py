@@ -4,6 +4,7 @@ from clinicrecords.clinical.schemas import (
     SANDBOX_MEDICATION_STATEMENT_ID,
     SANDBOX_REFERRAL_ID,
 )
+from clinicrecords.clinical.interfaces import IAllergies, IConditions, IMedicationStatements, IReferrals
 from clinicrecords.resources import Collection, Resource
 
 
@@ -31,19 +32,19 @@ class ReferralResource(ItemResource):
 
 class AllergyCollection(Collection):
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
-    service, item_resource, item_parameter = "allergies", AllergyResource, "allergy_id"
+    service, item_resource, item_parameter = IAllergies, AllergyResource, "allergy_id"
 
 
 class ConditionCollection(Collection):
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
-    service, item_resource, item_parameter = "conditions", ConditionResource, "condition_id"
+    service, item_resource, item_parameter = IConditions, ConditionResource, "condition_id"
 
 
 class MedicationStatementCollection(Collection):
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
-    service, item_resource, item_parameter = "medication_statements", MedicationStatementResource, "medication_statement_id"
+    service, item_resource, item_parameter = IMedicationStatements, MedicationStatementResource, "medication_statement_id"
 
 
 class ReferralCollection(Collection):
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
-    service, item_resource, item_parameter = "referrals", ReferralResource, "referral_id"
+    service, item_resource, item_parameter = IReferrals, ReferralResource, "referral_id"

@@ -10,7 +10,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from clinicrecords.api.pagination import UpdatedSinceListQuery
 from clinicrecords.api.schemas import RequestSchema
 from clinicrecords.clinical import codes
-from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
+from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.sandbox.ids import sandbox_id
 
 ALLERGY_CLINICAL_STATUSES = ("active", "inactive", "resolved", "entered_in_error")

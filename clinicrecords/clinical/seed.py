@@ -3,9 +3,8 @@
 import datetime
 
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
-from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
-from clinicrecords.review.models import Submission
-from clinicrecords.review.services import content_hash
+from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
+from clinicrecords.review.services import add_pending_submission
 from clinicrecords.sandbox.ids import sandbox_id
 
 ADA, BRAM, CHIDI = SANDBOX_PATIENT_IDS[:3]
@@ -43,11 +42,8 @@ def seed_clinical(db, clinic):
     ])
     payload = {"patient_id": str(BRAM), "substance": {"text": "Peanut"}, "category": ["food"],
                "criticality": "high", "type": "allergy"}
-    db.add(Submission(
-        id=sandbox_id("submission:1"), patient_id=BRAM, resource_type="allergy", action="create",
-        review_status="pending", target_id=sandbox_id("allergy:pending-1"), accepted_automatically=False,
-        source="api", client_reference="seed-allergy-pending-1", origin_assistant_name="Intake Assistant",
-        payload=payload,
-        content_hash=content_hash("allergy", "create", None, payload,
-                                  "Intake Assistant"),
-        api_key_id=SEED_KEY_ID, workspace_id=clinic.sandbox_of_workspace_id, sender_owner_id=sender))
+    add_pending_submission(
+        db, submission_id=sandbox_id("submission:1"), patient_id=BRAM, resource_type="allergy",
+        target_id=sandbox_id("allergy:pending-1"), payload=payload, client_reference="seed-allergy-pending-1",
+        origin_assistant_name="Intake Assistant", api_key_id=SEED_KEY_ID,
+        workspace_id=clinic.sandbox_of_workspace_id, sender_owner_id=sender)

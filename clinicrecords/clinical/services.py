@@ -14,7 +14,9 @@ from clinicrecords.api.problems import invalid
 from clinicrecords.clinical import codes
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
-from clinicrecords.patients.models import Patient
+from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.patients.services import is_visible_patient, visible
+from clinicrecords.review.interfaces import ISubmissionService
 
 _SENT_FIELDS = ("client_reference", "origin_assistant_name")
 
@@ -32,16 +34,15 @@ def jsonable(value):
 class ItemService:
     """Reads of one kind of chart item for API callers."""
 
-    def __init__(self, request, model):
-        self.request = request
-        self.db = request.db
+    def __init__(self, db, model):
+        self.db = db
         self.model = model
 
     def get(self, item_id):
         """The item, or None when absent or its patient is restricted. Legacy allergy names have no id."""
         return self.db.scalar(_GET[self.model], {"item_id": item_id})
 
-    def list(self, query):
+    def list(self, query, cursors):
         """A page of rows (not entities): the representations read columns only
         (tests/clinical/test_rows_render_alike.py proves plain and FHIR identical)."""
         statement = _VISIBLE_ROWS[self.model]
@@ -49,24 +50,23 @@ class ItemService:
             statement = statement.where(self.model.patient_id == query["patient_id"])
         if query.get("updated_since"):
             statement = statement.where(self.model.updated_at >= query["updated_since"])
-        return keyset_page(self.request, self.db, statement, (self.model.created_at, self.model.id), query,
+        return keyset_page(cursors, self.db, statement, (self.model.created_at, self.model.id), query,
                            rows=True)
 
 
 class ProposalService:
-    """Turns a validated send into a submission: checks what needs the clinic's data or the code lists."""
+    """Turns a validated send into a submission: checks what needs the clinic's data or the code lists.
+    `submissions` is the review queue's service for the same scope; `rxnorm` the verified code list."""
 
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
-        self.rxnorm = request.registry["clinical.rxnorm"]
-        self.submissions = request.find_service(name="submissions")
+    def __init__(self, scope, rxnorm, submissions):
+        self.db = scope.db
+        self.identity = scope.identity
+        self.rxnorm = rxnorm
+        self.submissions = submissions
 
     def _visible_patient(self, patient_id):
-        patient = self.db.scalar(select(Patient).where(Patient.id == patient_id, Patient.restricted.is_(False)))
-        if patient is None:
+        if not is_visible_patient(self.db, patient_id):
             raise invalid([{"pointer": "/patient_id", "message": "No such patient in this clinic."}])
-        return patient
 
     def _coded(self, data, field):
         """Fill or check the RxNorm-coded object at `field` ({text, rxnorm})."""
@@ -79,14 +79,14 @@ class ProposalService:
                             "list; send the name as text without a code."}])
         coded.setdefault("text", name)
 
-    def _send(self, clinic, resource_type, action, patient_id, target_id, data):
+    def _send(self, resource_type, action, patient_id, target_id, data):
         payload = jsonable({name: value for name, value in data.items() if name not in _SENT_FIELDS})
         return self.submissions.submit(
-            clinic, self.request.identity, resource_type=resource_type, action=action, patient_id=patient_id,
+            resource_type=resource_type, action=action, patient_id=patient_id,
             target_id=target_id, payload=payload, client_reference=data.get("client_reference"),
             origin_assistant_name=data.get("origin_assistant_name"))
 
-    def propose(self, clinic, resource_type, data):
+    def propose(self, resource_type, data):
         """A new item (or a statement of no known allergies)."""
         self._visible_patient(data["patient_id"])
         action = "create"
@@ -101,18 +101,18 @@ class ProposalService:
             data.setdefault("display", codes.icd10_description(data["icd10_code"])[:200])
         elif resource_type == "referral":
             data["reason_code"] = codes.icd10(data["reason_code"])
-        return self._send(clinic, resource_type, action, data["patient_id"], uuid.uuid4(), data)
+        return self._send(resource_type, action, data["patient_id"], uuid.uuid4(), data)
 
-    def propose_change(self, clinic, resource_type, record, data, status_field):
+    def propose_change(self, resource_type, record, data, status_field):
         if resource_type == "referral":
             self._referral_changeable(record)
             if "reason_code" in data:
                 data["reason_code"] = codes.icd10(data["reason_code"])
         action = "retract" if data.get(status_field) == RETRACTED else "update"
-        return self._send(clinic, resource_type, action, record.patient_id, record.id, data)
+        return self._send(resource_type, action, record.patient_id, record.id, data)
 
     def _referral_changeable(self, referral):
-        if referral.sender_owner_id != self.request.identity.owner_id:
+        if referral.sender_owner_id != self.identity.owner_id:
             raise invalid([{"pointer": "", "message": "Only the sender of a referral may change or take it "
                             "back."}], "This referral was sent by someone else.")
         if referral.acted_at is not None or referral.status != "received":
@@ -121,13 +121,13 @@ class ProposalService:
                           "The clinic has acted on this referral.")
 
 
-def _visible(statement, model):
-    """Only items whose patient is not restricted."""
-    return statement.join(Patient, Patient.id == model.patient_id).where(Patient.restricted.is_(False))
+def referral_of(db, referral_id):
+    """The referral (whatever its patient), or None: what the clinic's booking of it reads."""
+    return db.get(Referral, referral_id)
 
 
 def _get_item(model):
-    statement = _visible(select(model), model).where(model.id == bindparam("item_id", type_=Uuid()))
+    statement = visible(select(model), model.patient_id).where(model.id == bindparam("item_id", type_=Uuid()))
     return statement.where(Allergy.entry != "legacy_text") if model is Allergy else statement
 
 
@@ -137,15 +137,16 @@ MODELS = {"allergy": Allergy, "condition": Condition, "medication_statement": Me
 
 # Built once: constructing these showed in the profile of every read.
 _GET = {model: _get_item(model) for model in MODELS.values()}
-_VISIBLE_ROWS = {model: _visible(select(*model.__table__.columns), model) for model in MODELS.values()}
+_VISIBLE_ROWS = {model: visible(select(*model.__table__.columns), model.patient_id) for model in MODELS.values()}
 
 
 def item_service_factory(resource_type):
     def factory(context, request):
-        return ItemService(request, MODELS[resource_type])
+        return ItemService(clinic_scope(context).db, MODELS[resource_type])
     return factory
 
 
 def proposal_service_factory(context, request):
-    return ProposalService(request)
+    return ProposalService(clinic_scope(context), request.registry["clinical.rxnorm"],
+                           request.find_service(ISubmissionService, context=context))
 

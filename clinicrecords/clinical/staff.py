@@ -1,10 +1,9 @@
 """What clinic staff do to the chart directly (operator CLI; the clinic's own screens call the same)."""
 
-import datetime
-
 from clinicrecords.clinical.models import Referral
+from clinicrecords.clock import now
 from clinicrecords.errors import InvalidInput
-from clinicrecords.patients.models import Patient
+from clinicrecords.patients.services import set_restricted
 
 # The clinic alone moves a referral. Sender take-back (entered_in_error) goes through review instead.
 REFERRAL_TRANSITIONS = {
@@ -38,15 +37,13 @@ def act_on_referral(db, referral_id, status, reason=None):
             raise StaffError("--reason must be 1 to 2000 characters")
     referral.status = status
     referral.status_reason = reason.strip() if reason else None
-    referral.acted_at = datetime.datetime.now(datetime.UTC)
+    referral.acted_at = now()
     db.flush()
     return referral
 
 
 def restrict_patient(db, patient_id, restricted):
-    patient = db.get(Patient, patient_id)
+    patient = set_restricted(db, patient_id, restricted)
     if patient is None:
         raise StaffError(f"no patient {patient_id} in this clinic")
-    patient.restricted = restricted
-    db.flush()
     return patient

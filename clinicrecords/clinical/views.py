@@ -4,37 +4,37 @@ from pyramid.traversal import find_interface
 from pyramid.view import view_config
 
 from clinicrecords.access.permissions import Permission as P
+from clinicrecords.api.pagination import list_cursors
 from clinicrecords.api.representations import render_one, render_page
 from clinicrecords.clinical import resources as r
 from clinicrecords.clinical import schemas as s
-from clinicrecords.clinics.resources import ClinicResource
+from clinicrecords.clinical.interfaces import IProposalService
 from clinicrecords.clinical.schemas import ClinicalListQuery
+from clinicrecords.clinics.interfaces import IClinicContext
 
 _SEND_ERRORS = ["client_reference_conflict", "idempotency_key_conflict", "idempotency_key_reused"]
 
 
 def _accepted(request, context, submission):
-    clinic = find_interface(context, ClinicResource)
-    location = request.resource_url(clinic, "submissions", str(submission.id))
+    location = request.resource_url(find_interface(context, IClinicContext), "submissions", str(submission.id))
     return render_one(request, "submission", submission, status=202, headers={"Location": location},
                       plain_only=True)
 
 
 def _propose(context, request, resource_type):
-    clinic = find_interface(context, ClinicResource).clinic
-    submission = request.find_service(name="proposals").propose(clinic, resource_type, dict(request.validated))
+    submission = request.find_service(IProposalService).propose(resource_type, dict(request.validated))
     return _accepted(request, context, submission)
 
 
 def _propose_change(context, request, resource_type, status_field):
-    clinic = find_interface(context, ClinicResource).clinic
-    submission = request.find_service(name="proposals").propose_change(
-        clinic, resource_type, context.item, dict(request.validated), status_field)
+    submission = request.find_service(IProposalService).propose_change(
+        resource_type, context.item, dict(request.validated), status_field)
     return _accepted(request, context, submission)
 
 
 def _list(context, request, kind):
-    return render_page(request, kind, request.find_service(name=context.service).list(request.query))
+    page = request.find_service(context.service).list(request.query, list_cursors(request))
+    return render_page(request, kind, page)
 
 
 # Allergies

@@ -1,5 +1,8 @@
 """Encounters (visits): /v1/clinics/{clinic_id}/encounters."""
 
+from zope.interface import Interface
+
+from clinicrecords.encounters.interfaces import IEncounterService
 from clinicrecords.encounters.representations import encounter_fhir, encounter_json
 from clinicrecords.encounters.resources import EncounterCollection
 from clinicrecords.encounters.schemas import EncounterOut
@@ -9,7 +12,7 @@ from clinicrecords.encounters.services import encounter_service_factory
 
 def includeme(config):
     config.add_clinic_collection("encounters", EncounterCollection)
-    config.register_service_factory(encounter_service_factory, name="encounters")
+    config.register_service_factory(encounter_service_factory, iface=IEncounterService, context=Interface)
     config.add_representation("encounter", plain=encounter_json, fhir=encounter_fhir, schema=EncounterOut)
     config.add_sandbox_seeder(seed_encounters)
     config.scan(".views")

@@ -22,7 +22,7 @@ def register(commands):
 def _service(request, args):
     if open_clinic(request.db, args.clinic) is None:
         raise InvalidInput(f"no clinic {args.clinic}")
-    return EncounterService(request)
+    return EncounterService(request.db)
 
 
 def _result(encounter):

@@ -1,3 +1,4 @@
+from clinicrecords.encounters.interfaces import IEncounterService
 from clinicrecords.encounters.schemas import SANDBOX_APP_DRAFT_ID
 from clinicrecords.resources import Collection, Resource
 
@@ -16,6 +17,6 @@ class EncounterCollection(Collection):
     """/v1/clinics/{clinic_id}/encounters"""
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
-    service = "encounters"
+    service = IEncounterService
     item_resource = EncounterResource
     item_parameter = "encounter_id"

@@ -5,8 +5,8 @@ import datetime
 
 from clinicrecords.encounters.models import Encounter
 from clinicrecords.encounters.schemas import SANDBOX_APP_DRAFT_ID, SANDBOX_ENCOUNTER_IDS
-from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
-from clinicrecords.providers.schemas import SANDBOX_PROVIDER_IDS
+from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
+from clinicrecords.providers.interfaces import SANDBOX_PROVIDER_IDS
 
 
 def _at(day, hour, minute=0):

@@ -1,34 +1,32 @@
 """Encounters: apps open blank drafts and adjust their frame until a person touches them; staff edit, sign
 (which completes the encounter) and mark notes sensitive (hidden from every key)."""
 
-import datetime
 import uuid
 
 from sqlalchemy import func, select
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem, invalid
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.encounters.models import Encounter
 from clinicrecords.encounters.representations import is_editable_by
 from clinicrecords.errors import InvalidInput
-from clinicrecords.patients.models import Patient
-from clinicrecords.providers.models import Provider
+from clinicrecords.patients.services import is_visible_patient, visible
+from clinicrecords.providers.services import provider_exists
 
 
 class EncounterService:
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
+    def __init__(self, db):
+        self.db = db
 
     def _visible(self):
-        return (select(Encounter).join(Patient, Patient.id == Encounter.patient_id)
-                .where(Patient.restricted.is_(False), Encounter.sensitive.is_(False)))
+        return visible(select(Encounter), Encounter.patient_id).where(Encounter.sensitive.is_(False))
 
     def get(self, encounter_id):
         """The encounter, or None when absent, sensitive or its patient restricted (one answer for all)."""
         return self.db.scalar(self._visible().where(Encounter.id == encounter_id))
 
-    def list(self, query):
+    def list(self, query, cursors):
         statement = self._visible()
         if query.get("updated_since"):
             statement = statement.where(Encounter.updated_at >= query["updated_since"])
@@ -36,15 +34,14 @@ class EncounterService:
             statement = statement.where(Encounter.patient_id == query["patient_id"])
         if query.get("status"):
             statement = statement.where(Encounter.status == query["status"])
-        return keyset_page(self.request, self.db, statement, (Encounter.created_at, Encounter.id), query)
+        return keyset_page(cursors, self.db, statement, (Encounter.created_at, Encounter.id), query)
 
     def open_draft(self, data, owner_id):
         """A blank draft: nothing is ordered, prescribed, billed or signed."""
         errors = []
-        if self.db.scalar(select(Patient.id).where(Patient.id == data["patient_id"],
-                                                   Patient.restricted.is_(False))) is None:
+        if not is_visible_patient(self.db, data["patient_id"]):
             errors.append({"pointer": "/patient_id", "message": "No patient with this id in this clinic."})
-        if data.get("provider_id") and self.db.get(Provider, data["provider_id"]) is None:
+        if data.get("provider_id") and not provider_exists(self.db, data["provider_id"]):
             errors.append({"pointer": "/provider_id", "message": "No clinician with this id in this clinic."})
         if errors:
             raise invalid(errors)
@@ -86,7 +83,7 @@ class EncounterService:
         encounter = self._staff_get(encounter_id)
         if encounter.status != "draft":
             raise InvalidInput("the encounter is signed (completed); a signed note is not edited")
-        encounter.touched_at = _now(self.db)
+        encounter.touched_at = _database_now(self.db)
         self.db.flush()
         return encounter
 
@@ -95,7 +92,7 @@ class EncounterService:
         encounter = self._staff_get(encounter_id)
         if encounter.status != "draft":
             raise InvalidInput("the encounter is already signed")
-        encounter.signed_at = _now(self.db)
+        encounter.signed_at = _database_now(self.db)
         encounter.status = "completed"
         if encounter.end_at is None:
             encounter.end_at = max(encounter.signed_at, encounter.start_at)
@@ -109,8 +106,9 @@ class EncounterService:
         return encounter
 
 
-def _now(db):
-    return db.scalar(select(func.now())) or datetime.datetime.now(datetime.UTC)
+def _database_now(db):
+    """The database's clock, which the row's own created_at and updated_at read too (not clock.now())."""
+    return db.scalar(select(func.now()))
 
 
 def _not_editable_reason(encounter, owner_id):
@@ -122,4 +120,4 @@ def _not_editable_reason(encounter, owner_id):
 
 
 def encounter_service_factory(context, request):
-    return EncounterService(request)
+    return EncounterService(clinic_scope(context).db)

@@ -1,6 +1,9 @@
 """Patients and patient imports: /v1/clinics/{clinic_id}/patients."""
 
+from zope.interface import Interface
+
 from clinicrecords.patients import imports  # noqa: F401  (patient imports: models, tasks)
+from clinicrecords.patients.interfaces import IPatientService
 from clinicrecords.patients.representations import patient_fhir, patient_json
 from clinicrecords.patients.resources import PatientCollection
 from clinicrecords.patients.schemas import PatientOut
@@ -10,7 +13,9 @@ from clinicrecords.patients.services import patient_service_factory
 
 def includeme(config):
     config.add_clinic_collection("patients", PatientCollection)
-    config.register_service_factory(patient_service_factory, name="patients")
+    # context=Interface: the factory is handed the resource, whose clinic scope it builds from (registered
+    # for context=None it would be handed None).
+    config.register_service_factory(patient_service_factory, iface=IPatientService, context=Interface)
     config.add_representation("patient", plain=patient_json, fhir=patient_fhir, schema=PatientOut)
     config.add_sandbox_seeder(seed_patients)
     config.scan(".views")

@@ -1,3 +1,4 @@
+from clinicrecords.patients.interfaces import IPatientService
 from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
 from clinicrecords.resources import Collection, Resource
 
@@ -17,6 +18,6 @@ class PatientCollection(Collection):
     """/v1/clinics/{clinic_id}/patients"""
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
-    service = "patients"
+    service = IPatientService
     item_resource = PatientResource
     item_parameter = "patient_id"

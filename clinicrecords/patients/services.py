@@ -5,6 +5,7 @@ import uuid
 from sqlalchemy import select
 
 from clinicrecords.api.pagination import keyset_page
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.patients.models import Patient
 
 
@@ -19,22 +20,41 @@ def visible_patients():
     return select(Patient).where(Patient.restricted.is_(False))
 
 
+def is_visible_patient(db, patient_id):
+    """Whether the clinic has this patient and the API may see them (what a send naming a patient checks)."""
+    return db.scalar(select(Patient.id).where(Patient.id == patient_id, Patient.restricted.is_(False))) is not None
+
+
+def patient_exists(db, patient_id):
+    """Whether the clinic has this patient, restricted or not (what clinic staff may name)."""
+    return db.get(Patient, patient_id) is not None
+
+
+def set_restricted(db, patient_id, restricted):
+    """Hide (or show again) a patient and all their records from every API key; None when there is no such
+    patient in the clinic."""
+    patient = db.get(Patient, patient_id)
+    if patient is not None:
+        patient.restricted = restricted
+        db.flush()
+    return patient
+
+
 class PatientService:
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
+    def __init__(self, db):
+        self.db = db
 
     def get(self, patient_id):
         """The patient, or None when absent or restricted (one answer for both)."""
         return self.db.scalar(visible_patients().where(Patient.id == patient_id))
 
-    def list(self, query):
+    def list(self, query, cursors):
         statement = visible_patients()
         if query.get("updated_since"):
             statement = statement.where(Patient.updated_at >= query["updated_since"])
         if query.get("family_name"):
             statement = statement.where(Patient.family_name.ilike(query["family_name"]))
-        return keyset_page(self.request, self.db, statement, (Patient.created_at, Patient.id), query)
+        return keyset_page(cursors, self.db, statement, (Patient.created_at, Patient.id), query)
 
     def create(self, data, patient_id=None):
         patient = Patient(id=patient_id or uuid.uuid4(), **data)
@@ -52,7 +72,7 @@ class PatientService:
 
 
 def patient_service_factory(context, request):
-    return PatientService(request)
+    return PatientService(clinic_scope(context).db)
 
 
 def find_patient(db, patient_id):

@@ -1,5 +1,8 @@
 """Prescriptions, read-only: /v1/clinics/{clinic_id}/prescriptions."""
 
+from zope.interface import Interface
+
+from clinicrecords.prescriptions.interfaces import IPrescriptionService
 from clinicrecords.prescriptions.representations import prescription_fhir, prescription_json
 from clinicrecords.prescriptions.resources import PrescriptionCollection
 from clinicrecords.prescriptions.schemas import PrescriptionOut
@@ -9,7 +12,7 @@ from clinicrecords.prescriptions.services import prescription_service_factory
 
 def includeme(config):
     config.add_clinic_collection("prescriptions", PrescriptionCollection)
-    config.register_service_factory(prescription_service_factory, name="prescriptions")
+    config.register_service_factory(prescription_service_factory, iface=IPrescriptionService, context=Interface)
     config.add_representation("prescription", plain=prescription_json, fhir=prescription_fhir,
                               schema=PrescriptionOut)
     config.add_sandbox_seeder(seed_prescriptions)

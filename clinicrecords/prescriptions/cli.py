@@ -35,7 +35,7 @@ def register(commands):
 def prescription_add(request, args):
     if open_clinic(request.db, args.clinic) is None:
         raise InvalidInput(f"no clinic {args.clinic}")
-    prescription = PrescriptionService(request).add(
+    prescription = PrescriptionService(request.db).add(
         args.patient, args.drug, args.dose, args.frequency, status=args.status, source=args.source,
         written_on=args.written_on, start_date=args.start, end_date=args.end)
     return {"prescription_id": str(prescription.id)}

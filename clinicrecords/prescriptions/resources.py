@@ -1,3 +1,4 @@
+from clinicrecords.prescriptions.interfaces import IPrescriptionService
 from clinicrecords.prescriptions.schemas import SANDBOX_PRESCRIPTION_IDS
 from clinicrecords.resources import Collection, Resource
 
@@ -16,6 +17,6 @@ class PrescriptionCollection(Collection):
     """/v1/clinics/{clinic_id}/prescriptions"""
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
-    service = "prescriptions"
+    service = IPrescriptionService
     item_resource = PrescriptionResource
     item_parameter = "prescription_id"

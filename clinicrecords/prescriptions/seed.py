@@ -2,7 +2,7 @@
 
 import datetime
 
-from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
+from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.prescriptions.models import Prescription
 from clinicrecords.prescriptions.schemas import SANDBOX_PRESCRIPTION_IDS
 

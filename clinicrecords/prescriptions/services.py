@@ -6,25 +6,24 @@ import uuid
 from sqlalchemy import select
 
 from clinicrecords.api.pagination import keyset_page
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
-from clinicrecords.patients.models import Patient
+from clinicrecords.patients.services import patient_exists, visible
 from clinicrecords.prescriptions.models import Prescription
 from clinicrecords.prescriptions.schemas import SOURCES, STATUSES
 
 
 class PrescriptionService:
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
+    def __init__(self, db):
+        self.db = db
 
     def _visible(self):
-        return (select(Prescription).join(Patient, Patient.id == Prescription.patient_id)
-                .where(Patient.restricted.is_(False)))
+        return visible(select(Prescription), Prescription.patient_id)
 
     def get(self, prescription_id):
         return self.db.scalar(self._visible().where(Prescription.id == prescription_id))
 
-    def list(self, query):
+    def list(self, query, cursors):
         statement = self._visible()
         if query.get("updated_since"):
             statement = statement.where(Prescription.updated_at >= query["updated_since"])
@@ -32,12 +31,12 @@ class PrescriptionService:
             statement = statement.where(Prescription.patient_id == query["patient_id"])
         if query.get("status"):
             statement = statement.where(Prescription.status == query["status"])
-        return keyset_page(self.request, self.db, statement, (Prescription.created_at, Prescription.id), query)
+        return keyset_page(cursors, self.db, statement, (Prescription.created_at, Prescription.id), query)
 
     def add(self, patient_id, drug, dose, frequency, status="active", source="clinic", written_on=None,
             start_date=None, end_date=None, prescription_id=None):
         """Staff record a prescription (the clinic's prescribing system is the usual writer)."""
-        if self.db.get(Patient, patient_id) is None:
+        if not patient_exists(self.db, patient_id):
             raise InvalidInput(f"no patient {patient_id} in this clinic")
         for label, value, limit in (("drug", drug, 200), ("dose", dose, 100), ("frequency", frequency, 100)):
             if not value or not value.strip() or len(value) > limit:
@@ -59,4 +58,4 @@ class PrescriptionService:
 
 
 def prescription_service_factory(context, request):
-    return PrescriptionService(request)
+    return PrescriptionService(clinic_scope(context).db)

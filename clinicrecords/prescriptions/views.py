@@ -1,7 +1,9 @@
 from pyramid.view import view_config
 
 from clinicrecords.access.permissions import Permission
+from clinicrecords.api.pagination import list_cursors
 from clinicrecords.api.representations import render_one, render_page
+from clinicrecords.prescriptions.interfaces import IPrescriptionService
 from clinicrecords.prescriptions.resources import PrescriptionCollection, PrescriptionResource
 from clinicrecords.prescriptions.schemas import PrescriptionListQuery
 
@@ -11,7 +13,7 @@ from clinicrecords.prescriptions.schemas import PrescriptionListQuery
              openapi={"summary": "List prescriptions (read-only)", "kind": "prescription", "many": True})
 def list_prescriptions(context, request):
     return render_page(request, "prescription",
-                       request.find_service(name="prescriptions").list(request.query))
+                       request.find_service(IPrescriptionService).list(request.query, list_cursors(request)))
 
 
 @view_config(context=PrescriptionResource, request_method="GET", permission=Permission.MedicationsRead,

@@ -1,5 +1,8 @@
 """The clinic's own clinicians, read-only: /v1/clinics/{clinic_id}/providers."""
 
+from zope.interface import Interface
+
+from clinicrecords.providers.interfaces import IProviderService
 from clinicrecords.providers.representations import provider_fhir, provider_json
 from clinicrecords.providers.resources import ProviderCollection
 from clinicrecords.providers.schemas import ProviderOut
@@ -9,7 +12,7 @@ from clinicrecords.providers.services import provider_service_factory
 
 def includeme(config):
     config.add_clinic_collection("providers", ProviderCollection)
-    config.register_service_factory(provider_service_factory, name="providers")
+    config.register_service_factory(provider_service_factory, iface=IProviderService, context=Interface)
     config.add_representation("provider", plain=provider_json, fhir=provider_fhir, schema=ProviderOut)
     config.add_sandbox_seeder(seed_providers)
     config.scan(".views")

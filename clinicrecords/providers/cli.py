@@ -23,6 +23,6 @@ def register(commands):
 def provider_add(request, args):
     if open_clinic(request.db, args.clinic) is None:
         raise InvalidInput(f"no clinic {args.clinic}")
-    provider = ProviderService(request).add(args.given_name, args.family_name, args.role, args.specialties,
+    provider = ProviderService(request.db).add(args.given_name, args.family_name, args.role, args.specialties,
                                             args.npi, args.licences)
     return {"provider_id": str(provider.id)}

@@ -1,3 +1,4 @@
+from clinicrecords.providers.interfaces import IProviderService
 from clinicrecords.providers.schemas import SANDBOX_PROVIDER_IDS
 from clinicrecords.resources import Collection, Resource
 
@@ -15,6 +16,6 @@ class ProviderResource(Resource):
 class ProviderCollection(Collection):
     """/v1/clinics/{clinic_id}/providers"""
 
-    service = "providers"
+    service = IProviderService
     item_resource = ProviderResource
     item_parameter = "provider_id"

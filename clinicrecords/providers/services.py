@@ -7,27 +7,41 @@ import uuid
 from sqlalchemy import select
 
 from clinicrecords.api.pagination import keyset_page
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
 from clinicrecords.providers.models import Provider
-from clinicrecords.providers.npi import is_valid_npi
+from clinicrecords.providers.npi import is_valid_npi, npi_check_digit, validate_npi
 from clinicrecords.providers.schemas import ROLES
+
+__all__ = ["ProviderService", "clinicians_among", "is_valid_npi", "npi_check_digit", "parse_licence",
+           "provider_exists", "provider_service_factory", "validate_npi"]
 
 _JURISDICTION = re.compile(r"^[A-Z]{2}$")
 
 
+def provider_exists(db, provider_id):
+    """Whether the clinic has this clinician."""
+    return db.get(Provider, provider_id) is not None
+
+
+def clinicians_among(db, provider_ids):
+    """The clinicians whose id `provider_ids` (a select of ids) yields, in a stable order: family name, id."""
+    return db.scalars(select(Provider).where(Provider.id.in_(provider_ids))
+                      .order_by(Provider.family_name, Provider.id)).all()
+
+
 class ProviderService:
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
+    def __init__(self, db):
+        self.db = db
 
     def get(self, provider_id):
         return self.db.get(Provider, provider_id)
 
-    def list(self, query):
+    def list(self, query, cursors):
         statement = select(Provider)
         if query.get("updated_since"):
             statement = statement.where(Provider.updated_at >= query["updated_since"])
-        return keyset_page(self.request, self.db, statement, (Provider.created_at, Provider.id), query)
+        return keyset_page(cursors, self.db, statement, (Provider.created_at, Provider.id), query)
 
     def add(self, given_name, family_name, role, specialties=(), npi=None, licences=(), provider_id=None):
         """Staff record a clinician. `licences` are "JURISDICTION:NUMBER[:EXPIRES_ON]" strings."""
@@ -62,4 +76,4 @@ def parse_licence(text):
 
 
 def provider_service_factory(context, request):
-    return ProviderService(request)
+    return ProviderService(clinic_scope(context).db)

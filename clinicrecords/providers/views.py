@@ -2,7 +2,9 @@ from pyramid.view import view_config
 
 from clinicrecords.access.permissions import Permission
 from clinicrecords.api.pagination import UpdatedSinceListQuery
+from clinicrecords.api.pagination import list_cursors
 from clinicrecords.api.representations import render_one, render_page
+from clinicrecords.providers.interfaces import IProviderService
 from clinicrecords.providers.resources import ProviderCollection, ProviderResource
 
 
@@ -10,7 +12,7 @@ from clinicrecords.providers.resources import ProviderCollection, ProviderResour
              query_schema=UpdatedSinceListQuery,
              openapi={"summary": "List the clinic's clinicians", "kind": "provider", "many": True})
 def list_providers(context, request):
-    return render_page(request, "provider", request.find_service(name="providers").list(request.query))
+    return render_page(request, "provider", request.find_service(IProviderService).list(request.query, list_cursors(request)))
 
 
 @view_config(context=ProviderResource, request_method="GET", permission=Permission.ProvidersRead,

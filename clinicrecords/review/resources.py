@@ -3,6 +3,7 @@ from pyramid.authorization import DENY_ALL, Allow
 from clinicrecords.access.permissions import DerivedPermission
 from clinicrecords.access.security_policy import permission_principal
 from clinicrecords.resources import Collection, Resource, parse_uuid
+from clinicrecords.review.interfaces import ISubmissionService
 from clinicrecords.sandbox.ids import sandbox_id
 
 
@@ -41,7 +42,8 @@ class SubmissionCollection(Collection):
                 for kind in kinds for p in _kind_permissions(kind)]
 
     def __getitem__(self, name):
-        submission = self.request.find_service(name="submissions").get_own(self.request.identity, parse_uuid(name))
+        # During traversal request.context is not set yet: the service's context is this collection.
+        submission = self.request.find_service(ISubmissionService, context=self).get_own(parse_uuid(name))
         if submission is None:
             raise KeyError(name)
         return SubmissionResource(self, name, submission)

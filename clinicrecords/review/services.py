@@ -11,12 +11,14 @@ import uuid
 
 from sqlalchemy import func, select
 
-from clinicrecords.access.models import ApiKey, Connection
+from clinicrecords.access.services import current_connection_at, key_by_key_id
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem
+from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.clock import now
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events.outbox import emit
-from clinicrecords.patients.models import Patient
+from clinicrecords.patients.services import visible
 from clinicrecords.review.models import AutoAcceptPause, AutoAcceptSetting, Submission
 
 DECIDED_EVENT = "submission.decided"
@@ -29,16 +31,23 @@ class ReviewError(InvalidInput):
     """A staff decision that cannot be made; nothing was written."""
 
 
-def _now():
-    return datetime.datetime.now(datetime.UTC)
-
-
 def content_hash(resource_type, action, target_id, payload, origin_assistant_name):
     """The identity of what was sent, for the client_reference rule: same reference, same content."""
     canonical = json.dumps({"resource_type": resource_type, "action": action, "target_id": target_id,
                             "payload": payload, "origin_assistant_name": origin_assistant_name},
                            sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def add_pending_submission(db, *, submission_id, patient_id, resource_type, target_id, payload, client_reference,
+                           origin_assistant_name, api_key_id, workspace_id, sender_owner_id):
+    """A pending API submission of a new item written as it stands (sandbox seeds: fixed ids, no sender key)."""
+    db.add(Submission(
+        id=submission_id, patient_id=patient_id, resource_type=resource_type, action="create",
+        review_status="pending", target_id=target_id, accepted_automatically=False, source="api",
+        client_reference=client_reference, origin_assistant_name=origin_assistant_name, payload=payload,
+        content_hash=content_hash(resource_type, "create", None, payload, origin_assistant_name),
+        api_key_id=api_key_id, workspace_id=workspace_id, sender_owner_id=sender_owner_id))
 
 
 def pause_settings(settings):
@@ -88,7 +97,7 @@ class Decisions:
         return submission
 
     def _decided(self, submission):
-        submission.decided_at = _now()
+        submission.decided_at = now()
         self.db.flush()
         emit(self.db, self.clinic_id, DECIDED_EVENT, submission.id,
              {"submission_id": str(submission.id), "resource_type": submission.resource_type,
@@ -96,19 +105,22 @@ class Decisions:
 
 
 class SubmissionService:
-    """The API side: what a key sends and may follow."""
+    """The API side: what the calling key (the scope's identity) sends to the scope's clinic and may follow.
+    `registry` holds the review kinds and the automatic-acceptance settings."""
 
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
-        self.registry = request.registry
+    def __init__(self, scope, registry):
+        self.db = scope.db
+        self.clinic = scope.clinic
+        self.identity = scope.identity
+        self.registry = registry
 
     # Sending
 
-    def submit(self, clinic, identity, *, resource_type, action, patient_id, target_id, payload,
+    def submit(self, *, resource_type, action, patient_id, target_id, payload,
                client_reference=None, origin_assistant_name=None):
         """A new submission (or, for a client_reference already used with the same content, the existing
         one). Automatic acceptance may decide it at once; the caller cannot tell but by reading it."""
+        identity = self.identity
         # A new item's target id is minted per send, so only changes name their target in the content.
         changed = str(target_id) if action in ("update", "retract") else None
         digest = content_hash(resource_type, action, changed, payload, origin_assistant_name)
@@ -131,7 +143,7 @@ class SubmissionService:
         self.db.add(submission)
         self.db.flush()
         # submitted_at comes back from the INSERT (eager_defaults); only a decision changes the row again.
-        if AutoAcceptance(self.db, self.registry, clinic).consider(submission, identity):
+        if AutoAcceptance(self.db, self.registry, self.clinic).consider(submission, identity):
             self.db.refresh(submission)
         return submission
 
@@ -144,30 +156,28 @@ class SubmissionService:
 
     # Following
 
-    def _own(self, identity, kinds):
-        return (select(Submission).join(Patient, Patient.id == Submission.patient_id)
-                .where(Patient.restricted.is_(False), Submission.sender_owner_id == identity.owner_id,
-                       Submission.resource_type.in_(kinds)))
+    def _own(self, kinds):
+        return visible(select(Submission), Submission.patient_id).where(
+            Submission.sender_owner_id == self.identity.owner_id, Submission.resource_type.in_(kinds))
 
-    def get_own(self, identity, submission_id):
+    def get_own(self, submission_id):
         """The caller's own submission, or None (absent, another sender's, or a restricted patient's)."""
-        return self.db.scalar(self._own(identity, list(self.registry["review.kinds"]))
-                              .where(Submission.id == submission_id))
+        return self.db.scalar(self._own(list(self.registry["review.kinds"])).where(Submission.id == submission_id))
 
-    def list_own(self, identity, kinds, query):
-        statement = self._own(identity, kinds)
+    def list_own(self, kinds, query, cursors):
+        statement = self._own(kinds)
         if query.get("review_status"):
             statement = statement.where(Submission.review_status == query["review_status"])
         if query.get("resource_type"):
             statement = statement.where(Submission.resource_type == query["resource_type"])
-        return keyset_page(self.request, self.db, statement, (Submission.submitted_at, Submission.id), query)
+        return keyset_page(cursors, self.db, statement, (Submission.submitted_at, Submission.id), query)
 
-    def withdraw(self, clinic, submission):
+    def withdraw(self, submission):
         """The sender takes back a pending submission: it is rejected with the reason `withdrawn`."""
         if submission.review_status != "pending":
             raise Problem("submission_not_pending", "This submission was already decided (or accepted "
                           "automatically) and cannot be changed or withdrawn.")
-        Decisions(self.db, self.registry, clinic.id).reject(submission, reason="withdrawn")
+        Decisions(self.db, self.registry, self.clinic.id).reject(submission, reason="withdrawn")
         self.db.refresh(submission)
         return submission
 
@@ -183,9 +193,7 @@ class AutoAcceptance:
     def _connected_at(self, workspace_id):
         if self.clinic.is_sandbox:
             return None
-        return self.db.scalar(select(Connection.connected_at).where(
-            Connection.workspace_id == workspace_id, Connection.clinic_id == self.clinic.id,
-            Connection.revoked_at.is_(None)))
+        return current_connection_at(self.db, workspace_id, self.clinic.id)
 
     def setting_for(self, identity, kind):
         """The setting that switches automatic acceptance on for this caller and kind, or None. The key's own
@@ -224,10 +232,10 @@ class AutoAcceptance:
         sender = (Submission.api_key_id if setting.sender_type == "key" else Submission.workspace_id)
         accepted = self.db.scalar(select(func.count()).select_from(Submission).where(
             sender == setting.sender_id, Submission.accepted_automatically.is_(True),
-            Submission.decided_at > _now() - datetime.timedelta(minutes=window)))
+            Submission.decided_at > now() - datetime.timedelta(minutes=window)))
         if accepted < threshold:
             return False
-        setting.paused_at = _now()
+        setting.paused_at = now()
         self.db.add(AutoAcceptPause(id=uuid.uuid4(), sender_type=setting.sender_type, sender_id=setting.sender_id,
                                     kind=setting.kind, paused_at=setting.paused_at, accepted_in_window=accepted,
                                     threshold=threshold, window_minutes=window, submission_id=submission.id))
@@ -284,7 +292,7 @@ class StaffReview:
             raise ReviewError(f"{kind} {item_id} was not accepted automatically; there is nothing to review")
         if item.reviewed_at is not None:
             raise ReviewError(f"{kind} {item_id} was already reviewed")
-        item.reviewed_at = _now()
+        item.reviewed_at = now()
         item.reviewed_by_staff_id = staff_id
         if item.verification_status == "unconfirmed":
             item.verification_status = "confirmed"
@@ -321,13 +329,13 @@ class StaffReview:
                 for pause in self.db.scalars(select(AutoAcceptPause).where(
                         AutoAcceptPause.sender_id == sender_id, AutoAcceptPause.kind == kind,
                         AutoAcceptPause.resumed_at.is_(None))):
-                    pause.resumed_at = _now()
+                    pause.resumed_at = now()
             settings.append(setting)
         self.db.flush()
         return settings
 
     def _key_reaching_clinic(self, key_id):
-        key = self.db.scalar(select(ApiKey).where(ApiKey.key_id == key_id))
+        key = key_by_key_id(self.db, key_id)
         if key is None or key.revoked_at is not None:
             raise ReviewError(f"no active key {key_id}")
         if key.clinic_id is not None and key.clinic_id != self.clinic.id:
@@ -344,9 +352,7 @@ class StaffReview:
             return None
         if for_key:
             raise ReviewError("a test key reaches only its workspace's sandbox clinic")
-        connected_at = self.db.scalar(select(Connection.connected_at).where(
-            Connection.workspace_id == workspace_id, Connection.clinic_id == self.clinic.id,
-            Connection.revoked_at.is_(None)))
+        connected_at = current_connection_at(self.db, workspace_id, self.clinic.id)
         if connected_at is None:
             raise ReviewError(f"workspace {workspace_id} is not connected to this clinic")
         return connected_at
@@ -359,4 +365,4 @@ class StaffReview:
 
 
 def submission_service_factory(context, request):
-    return SubmissionService(request)
+    return SubmissionService(clinic_scope(context), request.registry)

@@ -1,15 +1,16 @@
-from pyramid.traversal import find_interface
 from pyramid.view import view_config
 
 from clinicrecords.access.permissions import DerivedPermission
+from clinicrecords.api.pagination import list_cursors
 from clinicrecords.api.representations import render_one, render_page
-from clinicrecords.clinics.resources import ClinicResource
+from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.review.interfaces import ISubmissionService
 from clinicrecords.review.resources import SubmissionCollection, SubmissionResource
 from clinicrecords.review.schemas import SubmissionListQuery
 
 
 def _readable_kinds(request, context):
-    granted = find_interface(context, ClinicResource).granted
+    granted = clinic_scope(context).granted
     return [name for name, kind in request.registry["review.kinds"].items()
             if {kind.read_permission, kind.write_permission} & granted]
 
@@ -19,8 +20,8 @@ def _readable_kinds(request, context):
              openapi={"summary": "List your own submissions (kinds you may read or send)", "kind": "submission",
                       "many": True})
 def list_submissions(context, request):
-    page = request.find_service(name="submissions").list_own(request.identity, _readable_kinds(request, context),
-                                                             request.query)
+    page = request.find_service(ISubmissionService).list_own(_readable_kinds(request, context), request.query,
+                                                             list_cursors(request))
     return render_page(request, "submission", page)
 
 
@@ -34,6 +35,5 @@ def get_submission(context, request):
              openapi={"summary": "Withdraw a pending submission", "kind": "submission",
                       "errors": ["submission_not_pending"]})
 def withdraw_submission(context, request):
-    clinic = find_interface(context, ClinicResource).clinic
-    submission = request.find_service(name="submissions").withdraw(clinic, context.submission)
+    submission = request.find_service(ISubmissionService).withdraw(context.submission)
     return render_one(request, "submission", submission, plain_only=True)

@@ -1,5 +1,8 @@
 """Appointment booking: clinicians' calendars and /v1/clinics/{clinic_id}/appointments (docs/scheduling.md)."""
 
+from zope.interface import Interface
+
+from clinicrecords.scheduling.interfaces import IAppointmentService
 from clinicrecords.scheduling.representations import appointment_json
 from clinicrecords.scheduling.resources import AppointmentCollection
 from clinicrecords.scheduling.schemas import AppointmentOut
@@ -9,7 +12,7 @@ from clinicrecords.scheduling.services import appointment_service_factory
 
 def includeme(config):
     config.add_clinic_collection("appointments", AppointmentCollection)
-    config.register_service_factory(appointment_service_factory, name="appointments")
+    config.register_service_factory(appointment_service_factory, iface=IAppointmentService, context=Interface)
     config.add_representation("appointment", plain=appointment_json, schema=AppointmentOut)
     config.add_sandbox_seeder(seed_calendars)
     config.scan(".views")

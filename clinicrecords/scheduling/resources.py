@@ -1,4 +1,5 @@
 from clinicrecords.resources import Collection, Resource
+from clinicrecords.scheduling.interfaces import IAppointmentService
 from clinicrecords.scheduling.schemas import SANDBOX_APPOINTMENT_ID
 
 
@@ -16,6 +17,6 @@ class AppointmentCollection(Collection):
     """/v1/clinics/{clinic_id}/appointments"""
 
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
-    service = "appointments"
+    service = IAppointmentService
     item_resource = AppointmentResource
     item_parameter = "appointment_id"

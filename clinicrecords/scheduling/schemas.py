@@ -2,8 +2,8 @@ from marshmallow import fields, validate
 
 from clinicrecords.api.pagination import UpdatedSinceListQuery
 from clinicrecords.api.schemas import RequestSchema
-from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
-from clinicrecords.providers.schemas import SANDBOX_PROVIDER_IDS
+from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
+from clinicrecords.providers.interfaces import SANDBOX_PROVIDER_IDS
 from clinicrecords.sandbox.ids import sandbox_id
 
 STATUSES = ("booked", "cancelled")

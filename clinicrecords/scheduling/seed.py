@@ -3,7 +3,7 @@ timezone (UTC), the first away on Tuesday 2 June 2099, and one appointment the s
 booked (so its test keys can cancel it). Dates in 2099 stay in the future for any sandbox."""
 
 import datetime
-from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
+from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.sandbox.ids import sandbox_id
 from clinicrecords.scheduling.calendar import SLOT
 from clinicrecords.scheduling.models import Appointment, CalendarBlock, WorkingHours

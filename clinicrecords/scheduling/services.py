@@ -10,32 +10,29 @@ from sqlalchemy.exc import IntegrityError
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem, invalid
-from clinicrecords.clinical.models import Referral
-from clinicrecords.patients.models import Patient
-from clinicrecords.providers.models import Provider
+from clinicrecords.clinical.services import referral_of
+from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.clock import now
+from clinicrecords.patients.services import is_visible_patient, visible
+from clinicrecords.providers.services import clinicians_among, provider_exists
 from clinicrecords.scheduling.calendar import SLOT, clinic_zone, is_aligned, overlaps, within_hours
 from clinicrecords.scheduling.models import Appointment, CalendarBlock, WorkingHours
 from clinicrecords.scheduling.representations import is_editable_by
 
 
-def _now():
-    return datetime.datetime.now(datetime.UTC)
-
-
 class AppointmentService:
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
+    def __init__(self, db, clinic):
+        self.db = db
+        self.clinic = clinic
 
     def _visible(self):
-        return (select(Appointment).join(Patient, Patient.id == Appointment.patient_id)
-                .where(Patient.restricted.is_(False)))
+        return visible(select(Appointment), Appointment.patient_id)
 
     def get(self, appointment_id):
         """The appointment, or None when absent or its patient restricted (one 404 for both)."""
         return self.db.scalar(self._visible().where(Appointment.id == appointment_id))
 
-    def list(self, query):
+    def list(self, query, cursors):
         statement = self._visible()
         for name, column in (("patient_id", Appointment.patient_id), ("provider_id", Appointment.provider_id),
                              ("status", Appointment.status)):
@@ -47,12 +44,12 @@ class AppointmentService:
             statement = statement.where(Appointment.starts_at >= query["starts_from"])
         if query.get("starts_before"):
             statement = statement.where(Appointment.starts_at < query["starts_before"])
-        return keyset_page(self.request, self.db, statement, (Appointment.starts_at, Appointment.id), query)
+        return keyset_page(cursors, self.db, statement, (Appointment.starts_at, Appointment.id), query)
 
     # Booking
 
-    def book(self, clinic, data, owner_id):
-        zone = clinic_zone(clinic)
+    def book(self, data, owner_id):
+        zone = clinic_zone(self.clinic)
         start = data["starts_at"].astimezone(datetime.UTC)
         self._check_start(start, zone)
         self._check_patient(data["patient_id"])
@@ -62,13 +59,13 @@ class AppointmentService:
                   "referral_id": data.get("referral_id"), "reason": data.get("reason"),
                   "booked_by_owner_id": owner_id}
         if data.get("provider_id"):
-            provider = self.db.get(Provider, data["provider_id"])
-            if provider is None:
+            provider_id = data["provider_id"]
+            if not provider_exists(self.db, provider_id):
                 raise invalid([{"pointer": "/provider_id", "message": "No clinician with this id in this clinic."}])
-            if not self._at_work(provider.id, start, zone):
+            if not self._at_work(provider_id, start, zone):
                 raise Problem("out_of_office", "The clinician's calendar is blocked at that time (away, or "
                               "outside their working hours).")
-            appointment = self._insert(provider.id, fields)
+            appointment = self._insert(provider_id, fields)
             if appointment is None:
                 raise Problem("slot_taken", "The clinician already has an appointment in that slot.")
             return appointment
@@ -83,16 +80,15 @@ class AppointmentService:
         if not is_aligned(start, zone):
             raise invalid([{"pointer": "/starts_at", "message": "Slots are 30 minutes long and start on the "
                             "hour or half hour of the clinic's local time."}])
-        if start <= _now():
+        if start <= now():
             raise invalid([{"pointer": "/starts_at", "message": "The slot has already begun."}])
 
     def _check_patient(self, patient_id):
-        if self.db.scalar(select(Patient.id).where(Patient.id == patient_id,
-                                                   Patient.restricted.is_(False))) is None:
+        if not is_visible_patient(self.db, patient_id):
             raise invalid([{"pointer": "/patient_id", "message": "No patient with this id in this clinic."}])
 
     def _check_referral(self, referral_id, patient_id):
-        referral = self.db.get(Referral, referral_id)
+        referral = referral_of(self.db, referral_id)
         if referral is None or referral.patient_id != patient_id:
             raise invalid([{"pointer": "/referral_id", "message": "No referral with this id for this patient."}])
         if referral.status != "scheduled":
@@ -101,9 +97,8 @@ class AppointmentService:
 
     def _eligible(self, specialty):
         """Clinicians with working hours, in a stable order (family name, id), narrowed by specialty."""
-        statement = (select(Provider).where(Provider.id.in_(select(WorkingHours.provider_id)))
-                     .order_by(Provider.family_name, Provider.id))
-        return [p.id for p in self.db.scalars(statement) if specialty is None or specialty in p.specialties]
+        return [p.id for p in clinicians_among(self.db, select(WorkingHours.provider_id))
+                if specialty is None or specialty in p.specialties]
 
     def _at_work(self, provider_id, start, zone):
         hours = self.db.scalars(select(WorkingHours).where(WorkingHours.provider_id == provider_id)).all()
@@ -135,11 +130,12 @@ class AppointmentService:
                           "app; only the app that booked an appointment can cancel it.")
         if appointment.status == "booked":
             appointment.status = "cancelled"
-            appointment.cancelled_at = _now()
+            appointment.cancelled_at = now()
             self.db.flush()
             self.db.refresh(appointment)
         return appointment
 
 
 def appointment_service_factory(context, request):
-    return AppointmentService(request)
+    scope = clinic_scope(context)
+    return AppointmentService(scope.db, scope.clinic)

@@ -5,7 +5,7 @@ import uuid
 from sqlalchemy import delete, select
 
 from clinicrecords.errors import InvalidInput
-from clinicrecords.providers.models import Provider
+from clinicrecords.providers.services import provider_exists
 from clinicrecords.scheduling.calendar import WEEKDAYS
 from clinicrecords.scheduling.models import CalendarBlock, WorkingHours
 
@@ -15,7 +15,7 @@ class CalendarError(InvalidInput):
 
 
 def _provider(db, provider_id):
-    if db.get(Provider, provider_id) is None:
+    if not provider_exists(db, provider_id):
         raise CalendarError(f"no clinician {provider_id} in this clinic")
 
 

@@ -1,15 +1,15 @@
-from pyramid.traversal import find_interface
 from pyramid.view import view_config
 
 from clinicrecords.access.permissions import Permission
+from clinicrecords.api.pagination import list_cursors
 from clinicrecords.api.representations import render_one, render_page
-from clinicrecords.clinics.resources import ClinicResource
+from clinicrecords.scheduling.interfaces import IAppointmentService
 from clinicrecords.scheduling.resources import AppointmentCollection, AppointmentResource
 from clinicrecords.scheduling.schemas import AppointmentCreate, AppointmentListQuery
 
 
 def _service(request):
-    return request.find_service(name="appointments")
+    return request.find_service(IAppointmentService)
 
 
 @view_config(context=AppointmentCollection, request_method="GET", permission=Permission.AppointmentsRead,
@@ -17,7 +17,7 @@ def _service(request):
              openapi={"summary": "List appointments in start order (from, to, patient, clinician, status)",
                       "kind": "appointment", "many": True})
 def list_appointments(context, request):
-    return render_page(request, "appointment", _service(request).list(request.query))
+    return render_page(request, "appointment", _service(request).list(request.query, list_cursors(request)))
 
 
 @view_config(context=AppointmentResource, request_method="GET", permission=Permission.AppointmentsRead,
@@ -33,8 +33,7 @@ def get_appointment(context, request):
                       "errors": ["slot_taken", "out_of_office", "no_provider_available", "referral_not_scheduled",
                                  "idempotency_key_conflict", "idempotency_key_reused"]})
 def book_appointment(context, request):
-    clinic = find_interface(context, ClinicResource).clinic
-    appointment = _service(request).book(clinic, request.validated, request.identity.owner_id)
+    appointment = _service(request).book(request.validated, request.identity.owner_id)
     location = request.resource_url(context, str(appointment.id))
     return render_one(request, "appointment", appointment, status=201, headers={"Location": location},
                       plain_only=True)

@@ -11,7 +11,7 @@ from clinicrecords.insurance.advices import PaymentAdviceService
 from clinicrecords.insurance.coverages import CoverageService
 from clinicrecords.insurance.payers import PayerService
 from clinicrecords.insurance.schemas import SANDBOX_CLAIM_IDS, SANDBOX_COVERAGE_IDS, SANDBOX_PAYER_IDS
-from tests.common.scopes import clinic_session, plain_pager, plain_scope
+from tests.common.scopes import clinic_session, plain_pager, scope_over
 from tests.insurance.helpers import restrict
 
 
@@ -52,8 +52,8 @@ def _advice(amount="250.00"):
 def test_payment_advices_come_from_the_scope_s_workspace(world, sandbox):
     workspace_id, clinic_id = sandbox
     with clinic_session(world, clinic_id) as (db, clinic):
-        advice = PaymentAdviceService(plain_scope(db, clinic, workspace_id)).create(_advice())
+        advice = PaymentAdviceService(scope_over(db, clinic, workspace_id)).create(_advice())
         assert (advice.workspace_id, advice.status, advice.currency) == (workspace_id, "advised", "USD")
         with pytest.raises(Problem) as refused:
-            PaymentAdviceService(plain_scope(db, clinic, uuid.uuid4())).create(_advice())
+            PaymentAdviceService(scope_over(db, clinic, uuid.uuid4())).create(_advice())
         assert refused.value.code == "insurer_not_linked"

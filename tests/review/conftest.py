@@ -18,7 +18,7 @@ class Clinic:
         with world.request() as request:
             from clinicrecords.clinics.services import open_clinic
             open_clinic(request.db, self.id)
-            self.patient_id = str(PatientService(request).create(
+            self.patient_id = str(PatientService(request.db).create(
                 {"given_name": "Ada", "family_name": "Quill"}).id)
 
     def url(self, path):

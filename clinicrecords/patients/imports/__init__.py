@@ -1,6 +1,9 @@
 """Patient imports: /v1/clinics/{clinic_id}/patient-imports (clinic-owned keys only), written by Huey tasks."""
 
+from zope.interface import Interface
+
 from clinicrecords.patients.imports import tasks  # noqa: F401  (registers the task and the worker hooks)
+from clinicrecords.patients.interfaces import IPatientImportService
 from clinicrecords.patients.imports.representations import patient_import_json
 from clinicrecords.patients.imports.resources import PatientImportCollection
 from clinicrecords.patients.imports.schemas import PatientImportOut
@@ -10,7 +13,7 @@ from clinicrecords.patients.imports.services import patient_import_service_facto
 
 def includeme(config):
     config.add_clinic_collection("patient-imports", PatientImportCollection)
-    config.register_service_factory(patient_import_service_factory, name="patient_imports")
+    config.register_service_factory(patient_import_service_factory, iface=IPatientImportService, context=Interface)
     config.add_representation("patient_import", plain=patient_import_json, schema=PatientImportOut)
     config.add_sandbox_seeder(seed_patient_imports)
     config.scan(".views")

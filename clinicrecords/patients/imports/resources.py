@@ -1,4 +1,6 @@
 from clinicrecords.patients.imports.schemas import SANDBOX_IMPORT_ID
+from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.patients.interfaces import IPatientImportService
 from clinicrecords.resources import Collection, Resource
 
 
@@ -17,12 +19,12 @@ class PatientImportCollection(Collection):
     gets 404 whatever it was granted."""
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
-    service = "patient_imports"
+    service = IPatientImportService
     item_resource = PatientImportResource
     item_parameter = "import_id"
 
     def __init__(self, parent, name):
-        identity = parent.request.identity
+        identity = clinic_scope(parent).identity
         if identity is None or identity.clinic_id is None:
             raise KeyError(name)
         super().__init__(parent, name)

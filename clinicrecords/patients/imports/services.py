@@ -15,6 +15,7 @@ from sqlalchemy import delete, func, or_, select
 
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.schemas import ValidationError, error_pointers
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.events.outbox import emit
 from clinicrecords.patients.imports.formats import RowProblem, read_rows
 from clinicrecords.patients.imports.models import PatientImport, PatientImportRun
@@ -46,11 +47,14 @@ def empty_counts(failed=0):
 
 
 class PatientImportService:
-    def __init__(self, request):
-        self.request = request
-        self.db = request.db
-        settings = request.registry.settings
-        self.wait_seconds = float(settings.get("patient_imports.wait_seconds", 10))
+    """`enqueue` queues a task after the commit (request.enqueue); `transaction` is the transaction manager
+    that write_and_wait commits so the task can see the job."""
+
+    def __init__(self, db, wait_seconds, enqueue=None, transaction=None):
+        self.db = db
+        self.wait_seconds = wait_seconds
+        self.enqueue = enqueue
+        self.transaction = transaction
 
     def get(self, import_id):
         return self.db.get(PatientImport, import_id)
@@ -105,11 +109,12 @@ class PatientImportService:
 
         Returns the job as it stands then: finished, or still validating when the bound passed.
         """
+        # A real cycle: the task module imports finish() from here.
         from clinicrecords.patients.imports.tasks import write_patient_import
 
-        self.request.enqueue(write_patient_import, str(clinic_id), str(job.id))
-        self.request.tm.commit()
-        self.request.tm.begin()
+        self.enqueue(write_patient_import, str(clinic_id), str(job.id))
+        self.transaction.commit()
+        self.transaction.begin()
         deadline = time.monotonic() + self.wait_seconds
         pause = 0.02
         while True:
@@ -135,4 +140,6 @@ def announce_finished(db, clinic_id, job):
 
 
 def patient_import_service_factory(context, request):
-    return PatientImportService(request)
+    wait_seconds = float(request.registry.settings.get("patient_imports.wait_seconds", 10))
+    return PatientImportService(clinic_scope(context).db, wait_seconds, enqueue=request.enqueue,
+                                transaction=request.tm)

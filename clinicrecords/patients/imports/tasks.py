@@ -24,7 +24,7 @@ from clinicrecords.patients.imports.models import PatientImport, PatientImportRo
 from clinicrecords.patients.imports.services import finish
 from clinicrecords.patients.models import Patient
 from clinicrecords.patients.schemas import PatientCreate
-from clinicrecords.patients.services import PatientService
+from clinicrecords.patients.services import PatientService, visible_patients
 from clinicrecords.tasks import huey, periodic_task, prepared_request, task
 
 log = logging.getLogger(__name__)
@@ -66,10 +66,10 @@ def _write_row(request, import_id, entry):
         return "skipped_already_imported"
     data = PatientCreate().load(entry["data"])
     # Possible duplicate: a visible patient with the same family name (case-insensitive) and birth date.
-    duplicate = db.scalar(select(Patient.id).where(
+    duplicate = db.scalar(visible_patients().with_only_columns(Patient.id).where(
         func.lower(Patient.family_name) == data["family_name"].strip().lower(),
-        Patient.birth_date == data["birth_date"], Patient.restricted.is_(False)).limit(1))
-    patient = PatientService(request).create(data, patient_id=uuid.uuid5(import_id, str(entry["row"])))
+        Patient.birth_date == data["birth_date"]).limit(1))
+    patient = PatientService(db).create(data, patient_id=uuid.uuid5(import_id, str(entry["row"])))
     outcome = "flagged_duplicate" if duplicate is not None else "created"
     db.add(PatientImportRow(import_id=import_id, row=entry["row"], row_hash=digest, outcome=outcome,
                             patient_id=patient.id))

@@ -1,10 +1,10 @@
-from pyramid.traversal import find_interface
 from pyramid.view import view_config
 
 from clinicrecords.access.permissions import Permission
 from clinicrecords.api.representations import render_one
 from clinicrecords.clinics.plans import require_features
-from clinicrecords.clinics.resources import ClinicResource
+from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.patients.interfaces import IPatientImportService
 from clinicrecords.patients.imports.resources import PatientImportCollection, PatientImportResource
 from clinicrecords.patients.imports.schemas import MAX_BYTES, PatientImportCreate
 
@@ -23,9 +23,9 @@ def _answer(request, collection, job, finished_status):
                       "kind": "patient_import", "clinic_key_only": True,
                       "errors": ["already_imported", "payload_too_large", "plan_feature_missing"]})
 def start_import(context, request):
-    clinic = find_interface(context, ClinicResource).clinic
+    clinic = clinic_scope(context).clinic
     require_features(clinic, "api_addon", "data_agreement")
-    service = request.find_service(name="patient_imports")
+    service = request.find_service(IPatientImportService)
     clinic_id = clinic.id
     job = service.submit(clinic_id, request.validated["input_format"], request.validated["data"],
                          request.identity.key_id)
@@ -45,9 +45,9 @@ def get_import(context, request):
              openapi={"summary": "runValidPatientImportRows: write only the rows that passed validation",
                       "kind": "patient_import", "clinic_key_only": True, "errors": ["import_not_runnable", "plan_feature_missing"]})
 def run_valid_rows(context, request):
-    clinic = find_interface(context, ClinicResource).clinic
+    clinic = clinic_scope(context).clinic
     require_features(clinic, "api_addon", "data_agreement")
-    service = request.find_service(name="patient_imports")
+    service = request.find_service(IPatientImportService)
     clinic_id = clinic.id
     job = service.write_and_wait(clinic_id, service.run_valid_rows(clinic_id, context.job))
     return _answer(request, context.__parent__, job, 200)

@@ -1,0 +1,13 @@
+"""What other contexts may know of the review context: its services, looked up by interface."""
+
+from zope.interface import Interface
+
+# What a context that owns a kind of item implements and registers (config.add_review_kind).
+from clinicrecords.review.kinds import ReviewKind, from_iso
+
+__all__ = ["ISubmissionService", "ReviewKind", "from_iso"]
+
+
+class ISubmissionService(Interface):
+    """The API side of the review queue for one clinic scope: submit (for the calling key), get_own, list_own,
+    withdraw. Built from the clinic scope."""

@@ -1,0 +1,50 @@
+"""ItemService and ProposalService built from a plain scope: no request, a real clinic's session."""
+
+import pytest
+
+from clinicrecords.api.problems import Problem
+from clinicrecords.clinical.models import Allergy, Referral
+from clinicrecords.clinical.services import ItemService, ProposalService, item_service_factory
+from clinicrecords.review.services import SubmissionService
+from clinicrecords.sandbox.ids import sandbox_id
+from tests.common.scopes import ClinicNode, a_patient, cursors, plain_identity, plain_scope
+
+
+def test_items_are_read_without_a_request_and_legacy_text_has_no_id(world):
+    with plain_scope(world, world.clinic(seed=True)) as scope:
+        allergies = item_service_factory("allergy")(ClinicNode(scope), None)
+        assert allergies.db is scope.db and allergies.model is Allergy
+        assert allergies.get(sandbox_id("allergy:1")).substance_text == "Penicillin G"
+        assert allergies.get(sandbox_id("allergy:2")) is None  # legacy_text
+        rows = allergies.list({"limit": 10}, cursors(world)).items
+        assert {row.id for row in rows} == {sandbox_id(f"allergy:{n}") for n in (1, 2, 3)}
+        referrals = ItemService(scope.db, Referral)
+        assert referrals.get(sandbox_id("referral:2")).status == "received"
+
+
+def _proposals(scope, registry):
+    return ProposalService(scope, registry["clinical.rxnorm"], SubmissionService(scope, registry))
+
+
+def test_proposals_become_submissions_of_the_scopes_caller(world, registry):
+    sender = plain_identity()
+    with plain_scope(world, world.clinic(), identity=sender) as scope:
+        proposals = _proposals(scope, registry)
+        patient_id = a_patient(scope.db)
+        sent = proposals.propose("condition", {"patient_id": patient_id, "icd10_code": "E119"})
+        assert (sent.resource_type, sent.action, sent.sender_owner_id) == ("condition", "create", sender.owner_id)
+        assert sent.payload["icd10_code"] == "E11.9" and sent.payload["display"]
+        nka = proposals.propose("allergy", {"patient_id": patient_id, "no_known_allergies": True})
+        assert nka.action == "no_known_allergies"
+        with pytest.raises(Problem) as hidden:
+            proposals.propose("condition", {"patient_id": a_patient(scope.db, restricted=True),
+                                            "icd10_code": "E119"})
+        assert hidden.value.errors == [{"pointer": "/patient_id", "message": "No such patient in this clinic."}]
+
+
+def test_only_the_sender_of_a_referral_may_change_it(world, registry):
+    with plain_scope(world, world.clinic(seed=True), identity=plain_identity()) as scope:
+        referral = ItemService(scope.db, Referral).get(sandbox_id("referral:2"))
+        with pytest.raises(Problem) as refused:
+            _proposals(scope, registry).propose_change("referral", referral, {"priority": "urgent"}, "status")
+        assert refused.value.detail == "This referral was sent by someone else."
