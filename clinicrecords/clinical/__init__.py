@@ -3,7 +3,7 @@ statements) and referrals. Sends become submissions of the review queue (clinicr
 
 from clinicrecords.clinical import representations as rep
 from clinicrecords.clinical import resources, schemas
-from clinicrecords.clinical.codes import RxNormList
+from clinicrecords.clinical.terminology import RxNormList
 from clinicrecords.clinical.kinds import KINDS
 from clinicrecords.clinical.seed import seed_clinical
 from clinicrecords.clinical.services import item_service_factory, proposal_service_factory

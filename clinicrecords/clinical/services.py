@@ -11,7 +11,7 @@ from sqlalchemy import Uuid, bindparam, select
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import invalid
-from clinicrecords.clinical import codes
+from clinicrecords.clinical import terminology
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.patients.models import Patient
@@ -97,17 +97,17 @@ class ProposalService:
         elif resource_type == "medication_statement":
             self._coded(data, "medication")
         elif resource_type == "condition":
-            data["icd10_code"] = codes.icd10(data["icd10_code"])
-            data.setdefault("display", codes.icd10_description(data["icd10_code"])[:200])
+            data["icd10_code"] = terminology.icd10(data["icd10_code"])
+            data.setdefault("display", terminology.icd10_description(data["icd10_code"])[:200])
         elif resource_type == "referral":
-            data["reason_code"] = codes.icd10(data["reason_code"])
+            data["reason_code"] = terminology.icd10(data["reason_code"])
         return self._send(clinic, resource_type, action, data["patient_id"], uuid.uuid4(), data)
 
     def propose_change(self, clinic, resource_type, record, data, status_field):
         if resource_type == "referral":
             self._referral_changeable(record)
             if "reason_code" in data:
-                data["reason_code"] = codes.icd10(data["reason_code"])
+                data["reason_code"] = terminology.icd10(data["reason_code"])
         action = "retract" if data.get(status_field) == RETRACTED else "update"
         return self._send(clinic, resource_type, action, record.patient_id, record.id, data)
 

@@ -16,7 +16,7 @@ from clinicrecords.api.pagination import keyset_page
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events.outbox import emit
 from clinicrecords.inventory import bands, ledger
-from clinicrecords.inventory.codes import gtin_input, regulator_input
+from clinicrecords.inventory.product_codes import gtin_input, regulator_input
 from clinicrecords.inventory.models import InventoryItem, TillState
 from clinicrecords.listings import projection
 

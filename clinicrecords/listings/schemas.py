@@ -3,7 +3,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 from clinicrecords.api.pagination import ListQuery
 from clinicrecords.api.schemas import RequestSchema
 from clinicrecords.inventory.bands import BANDS
-from clinicrecords.inventory.codes import normalize_gtin, normalize_regulator_number
+from clinicrecords.inventory.product_codes import normalize_gtin, normalize_regulator_number
 
 MAX_RESULTS = 50
 DEFAULT_RESULTS = 20
