@@ -61,10 +61,10 @@ def _check_readable(config_uri):
             parser.read_file(config)
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or exc
-        raise CommandError(f"cannot read the config file {str(path)!r}: {reason}")
+        raise CommandError(f"cannot read the config file {str(path)!r}: {reason}") from None
     except configparser.Error as exc:
         first_line = str(exc).splitlines()[0]
-        raise CommandError(f"the config file {str(path)!r} is not a valid ini file: {first_line}")
+        raise CommandError(f"the config file {str(path)!r} is not a valid ini file: {first_line}") from None
     if not any(parser.has_section(f"{kind}:{name}") for kind in ("app", "pipeline", "composite")):
         raise CommandError(f"the config file {str(path)!r} has no [app:{name}] section")
 

@@ -41,7 +41,8 @@ class ConditionCollection(Collection):
 
 class MedicationStatementCollection(Collection):
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
-    service, item_resource, item_parameter = "medication_statements", MedicationStatementResource, "medication_statement_id"
+    service, item_resource = "medication_statements", MedicationStatementResource
+    item_parameter = "medication_statement_id"
 
 
 class ReferralCollection(Collection):
