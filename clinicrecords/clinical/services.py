@@ -11,7 +11,7 @@ from sqlalchemy import Uuid, bindparam, select
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import invalid
-from clinicrecords.clinical import terminology
+from clinicrecords.clinical import representations, staff, terminology
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.patients.models import Patient
@@ -149,3 +149,15 @@ def item_service_factory(resource_type):
 def proposal_service_factory(context, request):
     return ProposalService(request)
 
+
+# The statuses the clinic moves a referral to (operator command, test helper).
+REFERRAL_STATUSES = sorted({status for targets in staff.REFERRAL_TRANSITIONS.values() for status in targets})
+
+
+def act_on_referral_as_staff(db, referral_id, status, reason=None):
+    """The clinic moves a referral: what `referral act` prints and the sandbox's test helper answers."""
+    referral = staff.act_on_referral(db, referral_id, status, reason)
+    db.refresh(referral)
+    document = representations.referral_json(referral, None)
+    document["status_reason"] = referral.status_reason
+    return {"referral": document}

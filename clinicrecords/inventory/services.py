@@ -246,3 +246,24 @@ def inventory_service_factory(context, request):
     from clinicrecords.clinics.resources import ClinicResource
 
     return InventoryService(request, find_interface(context, ClinicResource).clinic)
+
+
+# The till's staff actions as the operator commands print them (`stock set`, `till report|stale`); the sandbox's
+# test helpers answer with the same.
+
+def set_stock_as_staff(db, clinic, item_id, quantity, settings):
+    age = bands.max_age(settings)
+    item = set_stock(db, clinic, item_id, quantity, age)
+    return {"item_id": str(item.id), "quantity": item.quantity,
+            "band": bands.effective_band(item, till(db), _now(), age, clinic.is_sandbox)}
+
+
+def report_till_as_staff(db, clinic, settings):
+    current_till, changed = report_till(db, clinic, bands.max_age(settings))
+    return {"clinic_id": str(clinic.id), "stale": False, "changed": changed,
+            "last_reported_at": current_till.last_reported_at.isoformat()}
+
+
+def mark_till_stale_as_staff(db, clinic, settings):
+    _, changed = mark_till_stale(db, clinic, bands.max_age(settings))
+    return {"clinic_id": str(clinic.id), "stale": True, "changed": changed}

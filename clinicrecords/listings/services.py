@@ -13,7 +13,7 @@ from clinicrecords.errors import InvalidInput
 from clinicrecords.inventory import bands
 from clinicrecords.inventory.services import ensure_till
 from clinicrecords.listings import projection
-from clinicrecords.listings.models import ListingClinic, ListingGrant
+from clinicrecords.listings.models import ListingClinic, ListingGrant, ListingItem
 from clinicrecords.listings.search import Audience, search
 
 
@@ -92,3 +92,8 @@ class ListingService:
 
 def listing_service_factory(context, request):
     return ListingService(request)
+
+
+def forget_items(db, clinic_id):
+    """Drop the clinic's listed items from the projection (a sandbox reset seeds them again)."""
+    db.execute(delete(ListingItem).where(ListingItem.clinic_id == clinic_id))
