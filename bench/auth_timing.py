@@ -55,7 +55,8 @@ def run(config_uri, rounds):
         medians = {name: statistics.median(values) / 1000 for name, values in samples.items()}
         for name, median in medians.items():
             print(f"{name:>15}: median {median:8.1f} µs over {rounds} calls")
-        print(f"{'ratio':>15}: {medians['wrong secret'] / medians['unknown key id']:.3f} (wrong secret / unknown key id)")
+        ratio = medians["wrong secret"] / medians["unknown key id"]
+        print(f"{'ratio':>15}: {ratio:.3f} (wrong secret / unknown key id)")
     finally:
         session.rollback()
         session.close()

@@ -127,7 +127,8 @@ def main(argv=None):
         feed_seconds, bare_seconds = feed_catch_up(app, args.events, args.page)
         print(f"feed catch-up: {args.events:,} events in pages of {args.page} over HTTP: {feed_seconds:.2f} s "
               f"({args.events / feed_seconds:,.0f} events/s)")
-        print(f"bare SELECT of the same rows: {bare_seconds:.2f} s; ratio feed/bare = {feed_seconds / bare_seconds:.1f}x")
+        print(f"bare SELECT of the same rows: {bare_seconds:.2f} s; "
+              f"ratio feed/bare = {feed_seconds / bare_seconds:.1f}x")
     finally:
         app.registry["db.engine"].dispose()
 

@@ -69,7 +69,8 @@ def catalog(rng, size=2000):
         brand = BRANDS[number % len(BRANDS)] if number % 3 == 0 else None
         terms = sorted({n.lower() for n in (name, generic, brand) if n})
         products.append({"name": name, "generic": generic, "brand": brand, "terms": terms,
-                         "gtin": gtin_for(5000000000000 + number * 7), "regulator": f"PL {number:05d}/{number % 97:04d}"})
+                         "gtin": gtin_for(5000000000000 + number * 7),
+                         "regulator": f"PL {number:05d}/{number % 97:04d}"})
     return products
 
 

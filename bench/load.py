@@ -74,7 +74,8 @@ def _wrk(spec):
     host, path = _split(spec["url"])
     script = _LUA % {"method": _lua_string(spec.get("method", "GET")), "path": _lua_string(path),
                      "body": _lua_string(spec.get("body") or ""), "unique": "true" if spec.get("unique") else "false",
-                     "headers": _lua_table(spec.get("headers", {})), "paths": _lua_list(spec.get("paths", [])), "run": _lua_string(uuid.uuid4().hex[:12])}
+                     "headers": _lua_table(spec.get("headers", {})), "paths": _lua_list(spec.get("paths", [])),
+                     "run": _lua_string(uuid.uuid4().hex[:12])}
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as lua:
         lua.write(script)
         lua.flush()

@@ -1,7 +1,8 @@
-"""`python -m bench.profile [--scenario one|list|fhir|post] [--requests N] [--cpu-only | --phases] [--set NAME=VALUE]`: pyinstrument
-profile of one benchmark scenario through the whole WSGI stack (in-process, on the bench database; `pip install
--e .[bench]` first). Before profiling it measures this process's CPU per request without the profiler (the figure
-docs/performance.md quotes as "in-process CPU ms/req"): the service's Python CPU, without waitress or HTTP.
+"""`python -m bench.profile [--scenario one|list|fhir|post] [--requests N] [--cpu-only | --phases]
+[--set NAME=VALUE]`: pyinstrument profile of one benchmark scenario through the whole WSGI stack (in-process, on
+the bench database; `pip install -e .[bench]` first). Before profiling it measures this process's CPU per request
+without the profiler (the figure docs/performance.md quotes as "in-process CPU ms/req"): the service's Python CPU,
+without waitress or HTTP.
 `--phases` prints instead each part of the request path as a share of the request's CPU (cProfile on CPU time;
 the profiler inflates call-heavy code, so shares, not milliseconds).
 """
@@ -102,7 +103,8 @@ def print_phases(call, client, requests):
         call(client)
     profile.disable()
     cumulative = {f"{path}:{line}({name})": stat[3] for (path, line, name), stat in pstats.Stats(profile).stats.items()}
-    whole = sum(seconds for where, seconds in cumulative.items() if re.search(r"pyramid/router.py:\d+\(__call__\)", where))
+    whole = sum(seconds for where, seconds in cumulative.items()
+                if re.search(r"pyramid/router.py:\d+\(__call__\)", where))
     for label, pattern in PHASES:  # a part may contain another (a send finds services): shares can overlap
         seconds = sum(seconds for where, seconds in cumulative.items() if re.search(pattern, where))
         if seconds:

@@ -1,4 +1,7 @@
-"""The bounded contexts of the monolith, in the order the application includes them."""
+"""The bounded contexts of the monolith, in the order the application includes them: the one registry the
+application (`includeme`), the schema builds (`models`) and the operator CLI (`cli`) all read."""
+
+import importlib
 
 PLATFORM = (
     "clinicrecords.api",
@@ -37,10 +40,21 @@ CONTEXTS = (
 
 def load_models():
     """Import every context's models so both metadata objects are complete (migrations, schema builds)."""
-    import importlib
+    _modules_named("models")
+
+
+def command_modules():
+    """Every package's operator commands (its `cli` module), in the order the application includes them."""
+    return _modules_named("cli")
+
+
+def _modules_named(module):
+    found = []
     for name in PLATFORM + CONTEXTS:
         try:
-            importlib.import_module(name + ".models")
+            found.append(importlib.import_module(f"{name}.{module}"))
         except ModuleNotFoundError as exc:
-            if exc.name != name + ".models":
+            # Absent is fine (not every package has one); a module that fails to import is an error.
+            if exc.name != f"{name}.{module}":
                 raise
+    return found

@@ -1,8 +1,9 @@
 """The traversal tree: / → v1 → clinics → {clinic_id} → collection → item.
 
 Bounded contexts hang their resources on the tree with two config directives:
-`config.add_api_resource(name, factory, public=False)` for `/v1/<name>` and `config.add_clinic_collection(name, factory)`
-for `/v1/clinics/{clinic_id}/<name>`. Factories receive `(parent, name)`; the request is `parent.request`.
+`config.add_api_resource(name, factory, public=False)` for `/v1/<name>` and
+`config.add_clinic_collection(name, factory)` for `/v1/clinics/{clinic_id}/<name>`. Factories receive
+`(parent, name)`; the request is `parent.request`.
 """
 
 import uuid

@@ -1,11 +1,9 @@
 import os
-import threading
 from pathlib import Path
 
 import pytest
 import webtest
 from pyramid.paster import get_appsettings
-from waitress import create_server
 
 from tests.common.serving import serving
 from tests.common.world import World
@@ -65,17 +63,6 @@ def testapp(app, connection_watch):
     connection_watch.assert_one_at_a_time()  # what a test without this fixture left behind is not ours
     yield webtest.TestApp(connection_watch.wrap(app), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
     connection_watch.assert_one_at_a_time()
-
-
-@pytest.fixture(scope="module")
-def served(app):
-    """The real application on 127.0.0.1, as `scripts/serve` runs it (one server per test module)."""
-    server = create_server(app, host="127.0.0.1", port=0, threads=4)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}"
-    server.close()
-    thread.join(timeout=10)
 
 
 @pytest.fixture

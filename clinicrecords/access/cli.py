@@ -6,10 +6,21 @@ from clinicrecords.access import services
 from clinicrecords.access.interfaces import ILiveKeyGate
 from clinicrecords.access.keys import parse_key
 from clinicrecords.access.operator_json import connection_json, key_json, revocation_json, workspace_json
+from clinicrecords.access.permissions import ALL_PERMISSIONS, parse_scopes
 from clinicrecords.access.usage import IUsageService
 from clinicrecords.cli import command_group
-from clinicrecords.cli.arguments import SCOPES_HELP, datetime_arg, positive_int_arg, scopes_arg, uuid_arg
+from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, uuid_arg
 from clinicrecords.sandbox import seed_sandbox
+
+SCOPES_HELP = ", ".join(sorted(ALL_PERMISSIONS))
+
+
+def scopes_arg(text):
+    """argparse type (here, not in clinicrecords.cli: the platform's CLI imports no context)."""
+    try:
+        return parse_scopes(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _pepper(request):

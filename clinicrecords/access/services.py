@@ -28,8 +28,8 @@ def create_workspace(db, name, verified=False, paid=False, terms_accepted=False,
     name = (name or "").strip()
     if not name or len(name) > 200:
         raise AccessError("name must be 1 to 200 characters")
-    workspace = Workspace(id=workspace_id or uuid.uuid4(), name=name, verified=verified, plan="paid" if paid else "sandbox",
-                          terms_accepted=terms_accepted)
+    workspace = Workspace(id=workspace_id or uuid.uuid4(), name=name, verified=verified,
+                          plan="paid" if paid else "sandbox", terms_accepted=terms_accepted)
     db.add(workspace)
     db.flush()
     sandbox = create_clinic(db, f"{name} sandbox clinic", sandbox_of_workspace_id=workspace.id)

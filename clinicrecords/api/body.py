@@ -98,9 +98,10 @@ def _json_object(request):
         value = parse_json(request.body)
     except DuplicateKey as repeated:
         raise invalid([{"pointer": repeated.pointer, "message": "This key appears more than once in its "
-                        "object."}], "The body names a key twice in one object.")
+                        "object."}], "The body names a key twice in one object.") from None
     except (ValueError, UnicodeDecodeError, RecursionError):
-        raise invalid([{"pointer": "", "message": "The body is not valid JSON."}], "The body is not valid JSON.")
+        raise invalid([{"pointer": "", "message": "The body is not valid JSON."}],
+                      "The body is not valid JSON.") from None
     if not isinstance(value, dict):
         raise invalid([{"pointer": "", "message": "The body must be a JSON object."}])
     return value

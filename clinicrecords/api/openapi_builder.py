@@ -8,7 +8,7 @@ from apispec.ext.marshmallow.common import resolve_schema_cls
 
 from clinicrecords.access.permissions import ALL_PERMISSIONS
 from clinicrecords.api.code_samples import CURL_SETUP, code_samples
-from clinicrecords.api.codes import CODES, problem_type
+from clinicrecords.api.problem_codes import CODES, problem_type
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
 from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
 from clinicrecords.api.render import json_bytes

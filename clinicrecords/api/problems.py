@@ -4,7 +4,7 @@ import json
 
 from pyramid.response import Response
 
-from clinicrecords.api.codes import CODES, problem_type
+from clinicrecords.api.problem_codes import CODES, problem_type
 
 PROBLEM_JSON = "application/problem+json"
 

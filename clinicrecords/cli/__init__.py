@@ -2,41 +2,18 @@
 
 The contract operators' scripts rely on: every command prints exactly one JSON object on stdout and exits 0;
 bad input prints a clear message on stderr, exits 2 and changes nothing (the command's transaction is
-aborted). Each bounded context adds its commands in its own `cli.py` with a `register(subparsers)`.
+aborted). Each bounded context adds its commands in its own `cli.py` with a `register(subparsers)`,
+found through the one registry of contexts (`clinicrecords.contexts`).
 """
 
 import argparse
 import configparser
-import importlib
 import json
 import sys
 from pathlib import Path
 
+from clinicrecords import contexts
 from clinicrecords.errors import InvalidInput
-
-COMMAND_MODULES = (
-    "clinicrecords.db.cli",
-    "clinicrecords.clinics.cli",
-    "clinicrecords.access.cli",
-    "clinicrecords.onboarding.cli",
-    "clinicrecords.request_log.cli",
-    "clinicrecords.sandbox.cli",
-    "clinicrecords.providers.cli",
-    "clinicrecords.prescriptions.cli",
-    "clinicrecords.encounters.cli",
-    "clinicrecords.care_providers.cli",
-    "clinicrecords.events.cli",
-    "clinicrecords.review.cli",
-    "clinicrecords.clinical.cli",
-    "clinicrecords.inventory.cli",
-    "clinicrecords.listings.cli",
-    "clinicrecords.insurance.cli",
-    "clinicrecords.dispensing.cli",
-    "clinicrecords.scheduling.cli",
-    "clinicrecords.audit.cli",
-    "clinicrecords.portal.cli",
-    "clinicrecords.portal.staff.cli",
-)
 
 EXIT_BAD_INPUT = 2
 
@@ -49,8 +26,8 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="clinicrecords-admin", description=__doc__.splitlines()[0])
     parser.add_argument("config_uri", metavar="CONFIG_URI", help="ini file, e.g. development.ini")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in COMMAND_MODULES:
-        importlib.import_module(module).register(commands)
+    for module in contexts.command_modules():
+        module.register(commands)
     return parser
 
 
@@ -84,10 +61,10 @@ def _check_readable(config_uri):
             parser.read_file(config)
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or exc
-        raise CommandError(f"cannot read the config file {str(path)!r}: {reason}")
+        raise CommandError(f"cannot read the config file {str(path)!r}: {reason}") from None
     except configparser.Error as exc:
         first_line = str(exc).splitlines()[0]
-        raise CommandError(f"the config file {str(path)!r} is not a valid ini file: {first_line}")
+        raise CommandError(f"the config file {str(path)!r} is not a valid ini file: {first_line}") from None
     if not any(parser.has_section(f"{kind}:{name}") for kind in ("app", "pipeline", "composite")):
         raise CommandError(f"the config file {str(path)!r} has no [app:{name}] section")
 

@@ -4,10 +4,6 @@ import argparse
 import datetime
 import uuid
 
-from clinicrecords.access.permissions import ALL_PERMISSIONS, parse_scopes
-
-SCOPES_HELP = ", ".join(sorted(ALL_PERMISSIONS))
-
 
 def uuid_arg(text):
     try:
@@ -23,13 +19,6 @@ def datetime_arg(text):
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an ISO 8601 date-time: {text!r}") from None
     return value if value.tzinfo else value.replace(tzinfo=datetime.UTC)
-
-
-def scopes_arg(text):
-    try:
-        return parse_scopes(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def positive_int_arg(text):

@@ -5,7 +5,7 @@ from zope.interface import Interface
 
 from clinicrecords.clinical import interfaces, resources, schemas
 from clinicrecords.clinical import representations as rep
-from clinicrecords.clinical.codes import RxNormList
+from clinicrecords.clinical.terminology import RxNormList
 from clinicrecords.clinical.kinds import KINDS
 from clinicrecords.clinical.seed import seed_clinical
 from clinicrecords.clinical.services import item_service_factory, proposal_service_factory

@@ -1,8 +1,7 @@
 from clinicrecords.cli.arguments import uuid_arg
-from clinicrecords.clinical import representations, staff
-from clinicrecords.clinical.staff import REFERRAL_TRANSITIONS
-from clinicrecords.clinics.services import open_clinic
-from clinicrecords.errors import InvalidInput
+from clinicrecords.clinical import staff
+from clinicrecords.clinical.services import REFERRAL_STATUSES, act_on_referral_as_staff
+from clinicrecords.clinics.services import open_clinic_or_fail
 
 
 def register(commands):
@@ -12,7 +11,7 @@ def register(commands):
     act.add_argument("--clinic", type=uuid_arg, required=True, metavar="CLINIC_ID")
     act.add_argument("referral_id", type=uuid_arg, metavar="REFERRAL_ID")
     act.add_argument("--status", required=True,
-                     choices=sorted({s for targets in REFERRAL_TRANSITIONS.values() for s in targets}))
+                     choices=REFERRAL_STATUSES)
     act.add_argument("--reason", help="why it was declined or cancelled (shown only to the sender)")
     act.set_defaults(handler=referral_act)
 
@@ -26,21 +25,12 @@ def register(commands):
     restrict.set_defaults(handler=patient_restrict)
 
 
-def _open_clinic(request, clinic_id):
-    if open_clinic(request.db, clinic_id) is None:
-        raise InvalidInput(f"no clinic {clinic_id}")
-
-
 def referral_act(request, args):
-    _open_clinic(request, args.clinic)
-    referral = staff.act_on_referral(request.db, args.referral_id, args.status, args.reason)
-    request.db.refresh(referral)
-    document = representations.referral_json(referral, None)
-    document["status_reason"] = referral.status_reason
-    return {"referral": document}
+    open_clinic_or_fail(request.db, args.clinic)
+    return act_on_referral_as_staff(request.db, args.referral_id, args.status, args.reason)
 
 
 def patient_restrict(request, args):
-    _open_clinic(request, args.clinic)
+    open_clinic_or_fail(request.db, args.clinic)
     patient = staff.restrict_patient(request.db, args.patient_id, args.restricted)
     return {"patient_id": str(patient.id), "restricted": patient.restricted}

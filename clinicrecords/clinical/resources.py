@@ -42,7 +42,8 @@ class ConditionCollection(Collection):
 
 class MedicationStatementCollection(Collection):
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
-    service, item_resource, item_parameter = IMedicationStatements, MedicationStatementResource, "medication_statement_id"
+    service, item_resource = IMedicationStatements, MedicationStatementResource
+    item_parameter = "medication_statement_id"
 
 
 class ReferralCollection(Collection):

@@ -9,7 +9,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from clinicrecords.api.pagination import UpdatedSinceListQuery
 from clinicrecords.api.schemas import RequestSchema
-from clinicrecords.clinical import codes
+from clinicrecords.clinical import terminology
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.sandbox.ids import sandbox_id
 
@@ -89,7 +89,7 @@ class Substance(RequestSchema):
     def _named(self, data, **kwargs):
         if not data:
             raise ValidationError("Give the substance's text, its RxNorm code, or both.", "_schema")
-        if "text" in data and codes.is_no_allergy_word(data["text"]):
+        if "text" in data and terminology.is_no_allergy_word(data["text"]):
             raise ValidationError("This is not a substance. State no known allergies with "
                                   "{\"no_known_allergies\": true} instead.", "text")
 
@@ -152,7 +152,7 @@ class AllergyChange(_Immutable, _Sent, _AllergyFields):
 
 def _icd10_field(required):
     def check(value):
-        if codes.icd10(value) is None:
+        if terminology.icd10(value) is None:
             raise ValidationError("Not a real ICD-10-CM code (category or subcategory, e.g. E11.9).")
     return fields.String(required=required, validate=[validate.Length(1, 10), check])
 

@@ -11,7 +11,7 @@ from sqlalchemy import Uuid, bindparam, select
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import invalid
-from clinicrecords.clinical import codes
+from clinicrecords.clinical import representations, staff, terminology
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.clinics.interfaces import clinic_scope
@@ -97,17 +97,17 @@ class ProposalService:
         elif resource_type == "medication_statement":
             self._coded(data, "medication")
         elif resource_type == "condition":
-            data["icd10_code"] = codes.icd10(data["icd10_code"])
-            data.setdefault("display", codes.icd10_description(data["icd10_code"])[:200])
+            data["icd10_code"] = terminology.icd10(data["icd10_code"])
+            data.setdefault("display", terminology.icd10_description(data["icd10_code"])[:200])
         elif resource_type == "referral":
-            data["reason_code"] = codes.icd10(data["reason_code"])
+            data["reason_code"] = terminology.icd10(data["reason_code"])
         return self._send(resource_type, action, data["patient_id"], uuid.uuid4(), data)
 
     def propose_change(self, resource_type, record, data, status_field):
         if resource_type == "referral":
             self._referral_changeable(record)
             if "reason_code" in data:
-                data["reason_code"] = codes.icd10(data["reason_code"])
+                data["reason_code"] = terminology.icd10(data["reason_code"])
         action = "retract" if data.get(status_field) == RETRACTED else "update"
         return self._send(resource_type, action, record.patient_id, record.id, data)
 
@@ -150,3 +150,15 @@ def proposal_service_factory(context, request):
     return ProposalService(clinic_scope(context), request.registry["clinical.rxnorm"],
                            request.find_service(ISubmissionService, context=context))
 
+
+# The statuses the clinic moves a referral to (operator command, test helper).
+REFERRAL_STATUSES = sorted({status for targets in staff.REFERRAL_TRANSITIONS.values() for status in targets})
+
+
+def act_on_referral_as_staff(db, referral_id, status, reason=None):
+    """The clinic moves a referral: what `referral act` prints and the sandbox's test helper answers."""
+    referral = staff.act_on_referral(db, referral_id, status, reason)
+    db.refresh(referral)
+    document = representations.referral_json(referral, None)
+    document["status_reason"] = referral.status_reason
+    return {"referral": document}

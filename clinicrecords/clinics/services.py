@@ -90,3 +90,11 @@ def open_clinic(db, clinic_id):
     if clinic is not None:
         bind_to_clinic(db, clinic.id)
     return clinic
+
+
+def open_clinic_or_fail(db, clinic_id):
+    """`open_clinic` for operator commands: an unknown clinic is bad input."""
+    clinic = open_clinic(db, clinic_id)
+    if clinic is None:
+        raise InvalidInput(f"no clinic {clinic_id}")
+    return clinic

@@ -18,7 +18,6 @@ from alembic.runtime.environment import EnvironmentContext
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, create_mock_engine, select, text, update
-from sqlalchemy.pool import NullPool
 from sqlalchemy.schema import CreateSchema, CreateTable
 
 from clinicrecords.db.meta import CONTROL_SCHEMA, TenantBase

@@ -2,7 +2,7 @@
 
 from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.clinics.services import open_clinic
-from clinicrecords.encounters.services import EncounterService
+from clinicrecords.encounters.services import EncounterStaff, staff_result
 from clinicrecords.errors import InvalidInput
 
 
@@ -22,21 +22,16 @@ def register(commands):
 def _service(request, args):
     if open_clinic(request.db, args.clinic) is None:
         raise InvalidInput(f"no clinic {args.clinic}")
-    return EncounterService(request.db)
-
-
-def _result(encounter):
-    return {"encounter_id": str(encounter.id), "status": encounter.status, "sensitive": encounter.sensitive,
-            "touched": encounter.touched_at is not None, "signed": encounter.signed_at is not None}
+    return EncounterStaff(request.db)
 
 
 def encounter_touch(request, args):
-    return _result(_service(request, args).touch(args.encounter_id))
+    return staff_result(_service(request, args).touch(args.encounter_id))
 
 
 def encounter_sign(request, args):
-    return _result(_service(request, args).sign(args.encounter_id))
+    return staff_result(_service(request, args).sign(args.encounter_id))
 
 
 def encounter_mark_sensitive(request, args):
-    return _result(_service(request, args).mark_sensitive(args.encounter_id))
+    return staff_result(_service(request, args).mark_sensitive(args.encounter_id))

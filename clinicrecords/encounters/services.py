@@ -70,7 +70,12 @@ class EncounterService:
         self.db.refresh(locked)
         return locked
 
-    # Staff actions (operator commands): they see every encounter, sensitive or not.
+
+class EncounterStaff:
+    """Staff actions (operator commands, the sandbox's test helpers): they see every encounter, sensitive or not."""
+
+    def __init__(self, db):
+        self.db = db
 
     def _staff_get(self, encounter_id):
         encounter = self.db.scalar(select(Encounter).where(Encounter.id == encounter_id).with_for_update())
@@ -104,6 +109,13 @@ class EncounterService:
         encounter.sensitive = True
         self.db.flush()
         return encounter
+
+
+def staff_result(encounter):
+    """What a staff action on an encounter reports."""
+    return {"encounter_id": str(encounter.id), "status": encounter.status, "sensitive": encounter.sensitive,
+            "touched": encounter.touched_at is not None, "signed": encounter.signed_at is not None}
+
 
 
 def _database_now(db):

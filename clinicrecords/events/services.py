@@ -3,11 +3,13 @@ doors onto the same functions the operator CLI uses, so there is one webhook imp
 
 Other contexts record their events with `emit` from here (the outbox is this context's own)."""
 
+from sqlalchemy import insert, select
 from zope.interface import implementer
 
 from clinicrecords.events import delivery_log, pings, replays, types, webhooks
 from clinicrecords.events.interfaces import IWebhookDeliveries, IWebhookEndpoints, IWebhookTester
 from clinicrecords.events.outbox import emit
+from clinicrecords.events.models import EventCounter
 from clinicrecords.events.settings import webhook_settings
 
 
@@ -90,3 +92,13 @@ def delivery_service_factory(context, request):
 
 def tester_factory(context, request):
     return WebhookTester(request.registry["db.session_factory"], webhook_settings(request.registry))
+
+
+def last_seq(db):
+    """The last seq the clinic's change feed handed out, 0 before the first event (`db` bound to the clinic)."""
+    return db.execute(select(EventCounter.value)).scalar() or 0
+
+
+def continue_seq_after(db, seq):
+    """A rebuilt schema's feed carries on after `seq`, so a partner's `after_seq` stays valid (sandbox reset)."""
+    db.execute(insert(EventCounter).values(id=1, value=seq))

@@ -12,7 +12,8 @@ from clinicrecords.events.schemas import FeedQuery
 
 @view_config(context=EventFeed, request_method="GET", permission=EVENTS_FEED, query_schema=FeedQuery,
              openapi={"summary": "Read the clinic's change feed", "kind": "event", "many": True,
-                      "envelope": "events_next_after", "errors": ["invalid_request", "sandbox_only", "plan_feature_missing"]})
+                      "envelope": "events_next_after",
+                      "errors": ["invalid_request", "sandbox_only", "plan_feature_missing"]})
 def read_feed(context, request):
     require_features(clinic_scope(context).clinic, "api_access")
     events, next_after = request.find_service(IEventFeed).page(request.query["after_seq"], request.query["limit"])

@@ -5,9 +5,10 @@ from sqlalchemy import select
 from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.errors import InvalidInput
-from clinicrecords.insurance import advices, claims, coverages, payers
+from clinicrecords.insurance import advices, claims, payers
 from clinicrecords.insurance.models import Claim
 from clinicrecords.insurance.money import plain_amount
+from clinicrecords.insurance.services import activate_coverage_as_staff, confirm_coverage_as_staff
 
 
 def _clinic(request, args):
@@ -85,19 +86,14 @@ def payer_disable(request, args):
             "enabled": payers.set_payer_enabled(request.db, args.record_id, False).enabled}
 
 
-def _coverage(coverage):
-    return {"coverage_id": str(coverage.id), "confirmation_status": coverage.confirmation_status,
-            "coverage_active": coverage.coverage_active}
-
-
 def coverage_confirm(request, args):
     _clinic(request, args)
-    return _coverage(coverages.confirm_coverage(request.db, args.record_id))
+    return confirm_coverage_as_staff(request.db, args.record_id)
 
 
 def coverage_activate(request, args):
     _clinic(request, args)
-    return _coverage(coverages.activate_coverage(request.db, args.record_id))
+    return activate_coverage_as_staff(request.db, args.record_id)
 
 
 def _claim(claim, currency):

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from clinicrecords import clock
 from clinicrecords.api.problems import Problem
 from clinicrecords.inventory import ledger
-from clinicrecords.inventory.codes import normalize_gtin
+from clinicrecords.inventory.product_codes import normalize_gtin
 from clinicrecords.inventory.models import InventoryItem, StockBatch, StockBatchLine, TillState
 from clinicrecords.inventory.tills import ensure_till, report_till
 

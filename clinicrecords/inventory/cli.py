@@ -5,8 +5,7 @@ import argparse
 from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.clinics.services import open_clinic
-from clinicrecords import clock
-from clinicrecords.inventory import bands, services
+from clinicrecords.inventory import services
 
 
 def _count_arg(text):
@@ -65,29 +64,17 @@ def _open(request, clinic_id):
     return clinic
 
 
-def _age(request):
-    return bands.max_age(request.registry.settings)
-
-
 def stock_set(request, args):
-    clinic = _open(request, args.clinic)
-    item = services.set_stock(request.db, clinic, args.item_id, args.quantity, _age(request))
-    till = services.till(request.db)
-    return {"item_id": str(item.id), "quantity": item.quantity,
-            "band": bands.effective_band(item, till, clock.now(), _age(request), clinic.is_sandbox)}
+    return services.set_stock_as_staff(request.db, _open(request, args.clinic), args.item_id, args.quantity,
+                                       request.registry.settings)
 
 
 def till_report(request, args):
-    clinic = _open(request, args.clinic)
-    till, changed = services.report_till(request.db, clinic, _age(request))
-    return {"clinic_id": str(clinic.id), "stale": False, "changed": changed,
-            "last_reported_at": till.last_reported_at.isoformat()}
+    return services.report_till_as_staff(request.db, _open(request, args.clinic), request.registry.settings)
 
 
 def till_stale(request, args):
-    clinic = _open(request, args.clinic)
-    _, changed = services.mark_till_stale(request.db, clinic, _age(request))
-    return {"clinic_id": str(clinic.id), "stale": True, "changed": changed}
+    return services.mark_till_stale_as_staff(request.db, _open(request, args.clinic), request.registry.settings)
 
 
 def item_create(request, args):

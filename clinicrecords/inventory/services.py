@@ -20,7 +20,7 @@ from clinicrecords.errors import InvalidInput
 from clinicrecords.events.services import emit
 from clinicrecords.inventory import bands, batches, ledger, network
 from clinicrecords.inventory.bands import BANDS, max_age
-from clinicrecords.inventory.codes import gtin_input, normalize_gtin, normalize_regulator_number, regulator_input
+from clinicrecords.inventory.product_codes import gtin_input, normalize_gtin, normalize_regulator_number, regulator_input
 from clinicrecords.inventory.interfaces import IInventory
 from clinicrecords.inventory.models import InventoryItem, TillState
 from clinicrecords.inventory.network import linked_items_with_bands, till_row
@@ -182,3 +182,24 @@ def inventory_service_factory(context, request):
     settings = request.registry.settings
     return InventoryService(clinic_scope(context), max_age(settings), batches.ShrinkRule.from_settings(settings),
                             partial(keyset_page, request))
+
+
+# The till's staff actions as the operator commands print them (`stock set`, `till report|stale`); the sandbox's
+# test helpers answer with the same.
+
+def set_stock_as_staff(db, clinic, item_id, quantity, settings):
+    age = bands.max_age(settings)
+    item = set_stock(db, clinic, item_id, quantity, age)
+    return {"item_id": str(item.id), "quantity": item.quantity,
+            "band": bands.effective_band(item, till(db), clock.now(), age, clinic.is_sandbox)}
+
+
+def report_till_as_staff(db, clinic, settings):
+    current_till, changed = report_till(db, clinic, bands.max_age(settings))
+    return {"clinic_id": str(clinic.id), "stale": False, "changed": changed,
+            "last_reported_at": current_till.last_reported_at.isoformat()}
+
+
+def mark_till_stale_as_staff(db, clinic, settings):
+    _, changed = mark_till_stale(db, clinic, bands.max_age(settings))
+    return {"clinic_id": str(clinic.id), "stale": True, "changed": changed}

@@ -1,15 +1,11 @@
-"""`portal ...` operator commands: what an operator does for the portal without a browser."""
+"""`portal ...` operator commands: what an operator does for the portal without a browser (the clinic
+console's `clinic staff ...` are in `staff/cli.py`)."""
 
 from clinicrecords.cli.arguments import uuid_arg
-from clinicrecords.portal.surface import portal_prefix
+from clinicrecords.portal.staff import cli as staff_cli
+from clinicrecords.portal.surface import portal_base_url
 from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
 from clinicrecords.portal.workspaces.models import ROLES
-
-
-def portal_base_url(settings):
-    """The portal's public address (`portal.url`); by default the development server's /portal."""
-    configured = (settings.get("portal.url") or "").rstrip("/")
-    return configured or "http://localhost:6543" + portal_prefix(settings)
 
 
 def register(commands):
@@ -20,6 +16,7 @@ def register(commands):
     invite.add_argument("--email", required=True)
     invite.add_argument("--role", choices=ROLES, default="owner")
     invite.set_defaults(handler=invite_link)
+    staff_cli.register(commands)
 
 
 def invite_link(request, args):

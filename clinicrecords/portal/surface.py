@@ -16,6 +16,12 @@ def portal_prefix(settings):
     return "" if portal_host(settings) else PORTAL_PATH
 
 
+def portal_base_url(settings):
+    """The portal's public address (`portal.url`); by default the development server's /portal."""
+    configured = (settings.get("portal.url") or "").rstrip("/")
+    return configured or "http://localhost:6543" + portal_prefix(settings)
+
+
 def is_portal(environ, settings):
     host = portal_host(settings)
     if host:

@@ -1,22 +1,13 @@
 from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import uuid_arg
-from clinicrecords.clinics.services import open_clinic
-from clinicrecords.errors import InvalidInput
+from clinicrecords.clinics.services import open_clinic_or_fail
 from clinicrecords.review.representations import REVIEW_STATUSES, staff_submission_json
-from clinicrecords.review.services import StaffReview, pause_settings
-
-KINDS = ("allergy", "condition", "medication_statement", "referral")
-
-
-def open_clinic_or_fail(request, clinic_id):
-    clinic = open_clinic(request.db, clinic_id)
-    if clinic is None:
-        raise InvalidInput(f"no clinic {clinic_id}")
-    return clinic
+from clinicrecords.review.services import (KINDS, StaffReview, accept_as_staff, decline_as_staff, pause_settings,
+                                           review_item_as_staff)
 
 
 def _staff(request, clinic_id):
-    return StaffReview(request.db, request.registry, open_clinic_or_fail(request, clinic_id))
+    return StaffReview(request.db, request.registry, open_clinic_or_fail(request.db, clinic_id))
 
 
 def _iso(value):
@@ -60,15 +51,13 @@ def submission_list(request, args):
 
 
 def submission_accept(request, args):
-    submission = _staff(request, args.clinic).accept(args.submission_id, args.staff_id)
-    request.db.refresh(submission)
-    return {"submission": staff_submission_json(submission)}
+    return accept_as_staff(request.db, request.registry, open_clinic_or_fail(request.db, args.clinic),
+                           args.submission_id, args.staff_id)
 
 
 def submission_decline(request, args):
-    submission = _staff(request, args.clinic).decline(args.submission_id, args.reason, args.staff_id)
-    request.db.refresh(submission)
-    return {"submission": staff_submission_json(submission)}
+    return decline_as_staff(request.db, request.registry, open_clinic_or_fail(request.db, args.clinic),
+                            args.submission_id, args.reason, args.staff_id)
 
 
 def _register_item(commands):
@@ -82,10 +71,8 @@ def _register_item(commands):
 
 
 def item_review(request, args):
-    item = _staff(request, args.clinic).review_item(args.kind, args.item_id, args.staff_id)
-    return {"item": {"kind": args.kind, "id": str(item.id), "verification_status": item.verification_status,
-                     "accepted_by": item.accepted_by, "reviewed_at": _iso(item.reviewed_at),
-                     "reviewed_by_staff_id": str(item.reviewed_by_staff_id) if item.reviewed_by_staff_id else None}}
+    return review_item_as_staff(request.db, request.registry, open_clinic_or_fail(request.db, args.clinic), args.kind,
+                                args.item_id, args.staff_id)
 
 
 def _register_auto_accept(commands):

@@ -25,7 +25,8 @@ class SubmissionResource(Resource):
     def __acl__(self):
         return [(Allow, permission_principal(p), DerivedPermission.SubmissionsOfKind)
                 for p in _kind_permissions(self.kind)] + [
-                (Allow, permission_principal(self.kind.write_permission), DerivedPermission.SubmissionWithdraw), DENY_ALL]
+                (Allow, permission_principal(self.kind.write_permission), DerivedPermission.SubmissionWithdraw),
+                DENY_ALL]
 
 
 class SubmissionCollection(Collection):

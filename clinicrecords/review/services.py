@@ -14,13 +14,17 @@ from sqlalchemy import func, select
 from clinicrecords.access.services import current_connection_at, key_by_key_id
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem
+from clinicrecords.api.render import iso
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events.outbox import emit
 from clinicrecords.patients.services import visible
 from clinicrecords.review.models import AutoAcceptPause, AutoAcceptSetting, Submission
+from clinicrecords.review.representations import staff_submission_json
 
+# The kinds of chart item clinicians review and switch automatic acceptance for.
+KINDS = ("allergy", "condition", "medication_statement", "referral")
 DECIDED_EVENT = "submission.decided"
 NEVER_AUTOMATIC_ACTIONS = ("update", "retract", "no_known_allergies")
 DEFAULT_PAUSE_THRESHOLD = 100
@@ -366,3 +370,26 @@ class StaffReview:
 
 def submission_service_factory(context, request):
     return SubmissionService(clinic_scope(context), request.registry)
+
+
+# Clinicians' decisions as the operator commands print them (`submission accept|decline`, `item review`); the
+# sandbox's test helpers answer with the same, so a sandbox sees exactly what clinic staff cause.
+
+def accept_as_staff(db, registry, clinic, submission_id, staff_id=None):
+    submission = StaffReview(db, registry, clinic).accept(submission_id, staff_id)
+    db.refresh(submission)
+    return {"submission": staff_submission_json(submission)}
+
+
+def decline_as_staff(db, registry, clinic, submission_id, reason=None, staff_id=None):
+    submission = StaffReview(db, registry, clinic).decline(submission_id, reason, staff_id)
+    db.refresh(submission)
+    return {"submission": staff_submission_json(submission)}
+
+
+def review_item_as_staff(db, registry, clinic, kind, item_id, staff_id=None):
+    item = StaffReview(db, registry, clinic).review_item(kind, item_id, staff_id)
+    reviewer = item.reviewed_by_staff_id
+    return {"item": {"kind": kind, "id": str(item.id), "verification_status": item.verification_status,
+                     "accepted_by": item.accepted_by, "reviewed_at": iso(item.reviewed_at),
+                     "reviewed_by_staff_id": str(reviewer) if reviewer else None}}

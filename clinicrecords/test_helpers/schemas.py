@@ -3,14 +3,10 @@
 from marshmallow import Schema, fields, validate
 
 from clinicrecords.api.schemas import RequestSchema, WholeNumber
-from clinicrecords.clinical.staff import REFERRAL_TRANSITIONS
-from clinicrecords.encounters.schemas import SANDBOX_APP_DRAFT_ID, SANDBOX_ENCOUNTER_IDS
-from clinicrecords.insurance.schemas import SANDBOX_COVERAGE_IDS
-from clinicrecords.inventory.schemas import SANDBOX_ITEM_IDS
-from clinicrecords.review.cli import KINDS
+from clinicrecords.clinical.services import REFERRAL_STATUSES
+from clinicrecords.review.services import KINDS
 from clinicrecords.sandbox.ids import sandbox_id
 
-REFERRAL_STATUSES = sorted({status for targets in REFERRAL_TRANSITIONS.values() for status in targets})
 _STAFF_ID = fields.UUID(load_default=None, metadata={"description": "the clinician acting (optional)"})
 
 
@@ -42,27 +38,27 @@ class ReferralAct(RequestSchema):
 
 
 class EncounterTouch(RequestSchema):
-    EXAMPLE = {"encounter_id": str(SANDBOX_APP_DRAFT_ID)}
+    EXAMPLE = {"encounter_id": str(sandbox_id("encounter:app-draft-1"))}
     encounter_id = fields.UUID(required=True)
 
 
 class EncounterSign(RequestSchema):
-    EXAMPLE = {"encounter_id": str(SANDBOX_ENCOUNTER_IDS[2])}
+    EXAMPLE = {"encounter_id": str(sandbox_id("encounter:3"))}
     encounter_id = fields.UUID(required=True)
 
 
 class CoverageConfirm(RequestSchema):
-    EXAMPLE = {"coverage_id": str(SANDBOX_COVERAGE_IDS[1])}
+    EXAMPLE = {"coverage_id": str(sandbox_id("coverage:2"))}
     coverage_id = fields.UUID(required=True)
 
 
 class CoverageActivate(RequestSchema):
-    EXAMPLE = {"coverage_id": str(SANDBOX_COVERAGE_IDS[0])}
+    EXAMPLE = {"coverage_id": str(sandbox_id("coverage:1"))}
     coverage_id = fields.UUID(required=True)
 
 
 class StockSet(RequestSchema):
-    EXAMPLE = {"item_id": str(SANDBOX_ITEM_IDS["paracetamol-500"]), "quantity": 0}
+    EXAMPLE = {"item_id": str(sandbox_id("inventory-item:paracetamol-500")), "quantity": 0}
     item_id = fields.UUID(required=True)
     quantity = WholeNumber(required=True, validate=validate.Range(min=0, max=10_000_000))
 

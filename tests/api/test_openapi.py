@@ -2,7 +2,7 @@
 
 import json
 
-from clinicrecords.api.codes import CODES
+from clinicrecords.api.problem_codes import CODES
 from clinicrecords.api.openapi import document, document_text
 from clinicrecords.api.routes import nodes, operations
 from tests.conftest import ROOT

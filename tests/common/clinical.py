@@ -6,7 +6,7 @@ import uuid
 
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.patients.models import Patient
-from tests.common.cli import admin
+from tests.common.cli import admin  # noqa: F401  (re-exported: this context's tests import them from here)
 
 
 def headers(key, **extra):

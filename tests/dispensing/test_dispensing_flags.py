@@ -109,7 +109,10 @@ def test_date_window(world, testapp, caller):
     old = (datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=45)).isoformat()
     _, recorded, _ = admin("dispensing", "record", "--clinic", caller.clinic_id, "--patient", BRAM,
                            "--medicine-name", "Lisinopril 10 mg", "--days-supply", "30", "--dispensed-at", old)
-    ids = lambda response: {f["id"] for f in response.json["data"]}
+
+    def ids(response):
+        return {f["id"] for f in response.json["data"]}
+
     assert recorded["dispensing_id"] not in ids(_flags(testapp, caller))
     wide = _flags(testapp, caller, {"from": str(today - datetime.timedelta(days=60)), "to": str(today)})
     assert recorded["dispensing_id"] in ids(wide) and len(wide.json["data"]) == 5

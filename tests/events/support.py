@@ -13,7 +13,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
 from clinicrecords.events.outbox import emit
-from tests.common.cli import admin
+from tests.common.cli import admin  # noqa: F401  (re-exported: this context's tests import them from here)
 
 
 def emit_events(world, clinic_id, count=1, type_="inventory.item.created", data=None, **kwargs):

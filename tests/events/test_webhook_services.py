@@ -230,10 +230,10 @@ def test_resend_one_delivery_and_recover_everything_since_a_time(world, engine, 
     assert call(world, IWebhookDeliveries, "recover", owner, endpoint_id, since) == 2
     assert [verified(secret, r)["seq"] for r in receiver.requests[-2:]] == [2, 3]
     now = datetime.datetime.now(datetime.UTC)
-    for since, code in ((now - datetime.timedelta(days=31), "invalid_since"),
-                        (now + datetime.timedelta(minutes=5), "invalid_since"),
-                        (since.replace(tzinfo=None), "invalid_since")):
-        assert refusal(world, IWebhookDeliveries, "recover", owner, endpoint_id, since).code == code
+    for bad_since, code in ((now - datetime.timedelta(days=31), "invalid_since"),
+                            (now + datetime.timedelta(minutes=5), "invalid_since"),
+                            (since.replace(tzinfo=None), "invalid_since")):
+        assert refusal(world, IWebhookDeliveries, "recover", owner, endpoint_id, bad_since).code == code
     assert refusal(world, IWebhookDeliveries, "resend", owner, endpoint_id,
                    events[0].id).code == "not_found", "an event id is not a delivery id"
     assert len(call(world, IWebhookDeliveries, "log", owner, endpoint_id, limit=100).deliveries) == 6

@@ -4,7 +4,7 @@ import contextlib
 import uuid
 
 from clinicrecords.clinics.services import open_clinic
-from tests.common.cli import admin
+from tests.common.cli import admin  # noqa: F401  (re-exported: this context's tests import them from here)
 
 
 class Caller:

@@ -4,7 +4,7 @@ import pytest
 
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.inventory import bands, services
-from tests.common.cli import admin, ok
+from tests.common.cli import admin, ok  # noqa: F401  (re-exported: this context's tests import them from here)
 from tests.common.world import Connected
 
 AGE = datetime.timedelta(minutes=bands.DEFAULT_MAX_AGE_MINUTES)

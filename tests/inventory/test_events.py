@@ -84,7 +84,7 @@ def test_a_report_after_an_unannounced_silence_records_both_changes(recording_ph
 def test_events_carry_no_quantity_or_record(recording_pharmacy):
     till = recording_pharmacy.till
     item_id = till.item(quantity=3)
-    for type_, subject, data in till.events():
+    for _type, subject, data in till.events():
         assert isinstance(subject, uuid.UUID)
         assert "quantity" not in data and "name" not in data
     assert item_id

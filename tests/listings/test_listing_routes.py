@@ -18,7 +18,8 @@ def test_pharmacies_listed_to_the_organization(network, world, testapp):
     assert [p["clinic_id"] for p in body["data"]] == [str(first.id), str(second.id)]
     assert body["data"][0] == {"clinic_id": str(first.id), "display_name": "Alder Pharmacy",
                                "location": {"lat": 52.0, "lng": 0.1},
-                               "till": {"stale": False, "last_reported_at": body["data"][0]["till"]["last_reported_at"]}}
+                               "till": {"stale": False,
+                                        "last_reported_at": body["data"][0]["till"]["last_reported_at"]}}
     sandbox = testapp.get("/v1/listings/pharmacies", headers={"Authorization": f"Bearer {network.test_key}"}).json
     assert [p["clinic_id"] for p in sandbox["data"]] == [str(network.sandbox_id)]
     clinic_key = world.key(clinic_id=first.id)

@@ -9,7 +9,6 @@ import pytest
 from sqlalchemy import func, select
 
 from clinicrecords.access.models import ApiKey, Connection, Workspace
-from clinicrecords.cli import run
 from clinicrecords.clinics.models import Clinic
 from tests.common.cli import admin, refused
 from tests.conftest import TESTING_INI

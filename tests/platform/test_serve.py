@@ -85,6 +85,7 @@ def test_serve_keeps_the_demo_keys_across_restarts_and_shows_the_reference(engin
     assert "API reference: http://localhost:6543/v1/docs" in second
 
     pepper = get_appsettings(str(ROOT / "development.ini"), "main")["secrets.key_pepper"]
-    development = webtest.TestApp(make_app(**{"secrets.key_pepper": pepper}), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+    development = webtest.TestApp(make_app(**{"secrets.key_pepper": pepper}),
+                                  extra_environ={"REMOTE_ADDR": "127.0.0.1"})
     for key in second_keys:
         development.get("/v1/me", headers={"Authorization": f"Bearer {key}"}, status=200)

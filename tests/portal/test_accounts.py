@@ -237,8 +237,8 @@ def test_pruning_removes_only_what_no_longer_counts(world, app):
         hour = datetime.timedelta(hours=1)
         for created, ended in ((now - 40 * hour, None), (now - 2 * hour, None), (now - 30 * hour, now - 26 * hour),
                                (now - 3 * hour, now - 2 * hour)):
-            db.add(PortalSession(token_hash=secrets.token_bytes(32), account_id=account_id, csrf_token="x", created_at=created, last_seen_at=created,
-                                 ended_at=ended))
+            db.add(PortalSession(token_hash=secrets.token_bytes(32), account_id=account_id, csrf_token="x",
+                                 created_at=created, last_seen_at=created, ended_at=ended))
         db.add(LoginFailure(email=email, address="10.9.9.9", at=now - 30 * hour))
         db.add(LoginFailure(email=email, address="10.9.9.9", at=now - datetime.timedelta(minutes=5)))
     with world.db() as db:

@@ -6,7 +6,7 @@ message; clinicians and other clinics never reach these pages."""
 import uuid
 
 from tests.portal.console_helpers import staff_browser
-from tests.portal.helpers import error_summary, submit, with_workspace
+from tests.portal.helpers import error_summary, with_workspace
 
 
 def _ask(developer, workspace_id, clinic_id, scopes, status=303):

@@ -22,7 +22,8 @@ def _pages(workspace_id, key_id):
     return {
         "signup": "/portal/signup", "login": "/portal/login", "logout": "/portal/",
         "password-change": "/portal/account/password", "workspace": "/portal/workspaces/new",
-        "invite": f"/portal/workspaces/{workspace_id}/members", "new-key": f"/portal/workspaces/{workspace_id}/keys/new",
+        "invite": f"/portal/workspaces/{workspace_id}/members",
+        "new-key": f"/portal/workspaces/{workspace_id}/keys/new",
         "revoke": f"/portal/workspaces/{workspace_id}/keys/{key_id}/revoke",
         "roll": f"/portal/workspaces/{workspace_id}/keys/{key_id}/roll",
         "ip-allow": f"/portal/workspaces/{workspace_id}/keys/{key_id}/ip-allow",

@@ -59,7 +59,7 @@ def test_a_headless_browser_renders_a_heading_for_every_route(app, rendered):
 
 
 def test_the_page_shows_the_error_code_table_the_introduction_points_to(rendered):
-    from clinicrecords.api.codes import CODES
+    from clinicrecords.api.problem_codes import CODES
 
     cells = {_text(cell).strip() for cell in re.findall(r"<td[^>]*>(.*?)</td>", rendered, flags=re.S)}
     missing = sorted(code for code in CODES if code not in cells)

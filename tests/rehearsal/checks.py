@@ -166,7 +166,8 @@ class Rehearsal:
 
     def webhook(self):
         event = wait_until(lambda: self.finished_event_for(self.first_import), 60)
-        expect(event, f"no verified patient_import.finished for {self.first_import} (rejected: {self.receiver.rejected})")
+        expect(event, f"no verified patient_import.finished for {self.first_import} "
+                      f"(rejected: {self.receiver.rejected})")
         expect(self.receiver.rejected == 0, f"{self.receiver.rejected} deliveries failed verification")
         return "patient_import.finished delivered by the worker, verified with standardwebhooks"
 
@@ -326,7 +327,8 @@ class Rehearsal:
             replay = self.api("POST", f"/v1/clinics/{self.clinic_id}/patients", self.load_key,
                               {"given_name": "Load", "family_name": key, "birth_date": "1990-05-05"},
                               headers={"Idempotency-Key": key})
-            expect(replay.headers.get("idempotent-replayed") == "true" and replay.json["data"]["id"] == outcomes[key].json["data"]["id"],
+            expect(replay.headers.get("idempotent-replayed") == "true"
+                   and replay.json["data"]["id"] == outcomes[key].json["data"]["id"],
                    f"replay of {key}: {replay.status}")
         expect(self.patients_named(f"load-{self.run}-") == written, "a replay wrote a patient")
         expect(wait_until(lambda: call(stack.port, "GET", "/healthz").status == 200, 10), "nginx stopped answering")

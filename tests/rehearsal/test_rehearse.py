@@ -17,8 +17,8 @@ def test_the_secrets_are_those_production_ini_reads_from_the_environment():
 def test_without_a_secret_it_exits_2_naming_it_and_starts_nothing(tmp_path):
     env = {name: value for name, value in os.environ.items() if name not in required_secrets()}
     env.update(CLINICRECORDS_CURSOR_SECRET="set", CLINICRECORDS_WEBHOOK_KEYS="")
-    done = subprocess.run([sys.executable, "-m", "tests.rehearsal"], check=False, cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-m", "tests.rehearsal"], check=False, cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
     assert "CLINICRECORDS_KEY_PEPPER" in done.stderr and "CLINICRECORDS_WEBHOOK_KEYS" in done.stderr
     assert "CLINICRECORDS_CURSOR_SECRET" not in done.stderr

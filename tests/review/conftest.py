@@ -3,7 +3,7 @@ import uuid
 import pytest
 
 from clinicrecords.patients.services import PatientService
-from tests.common.cli import admin, ok, refused
+from tests.common.cli import ok, refused  # noqa: F401  (re-exported: this context's tests import them from here)
 
 
 class Clinic:

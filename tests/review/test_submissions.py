@@ -74,7 +74,8 @@ def test_client_reference_different_content_is_a_conflict(clinic):
     clinic.allergy("Peanut", client_reference="intake-2")
     response = clinic.allergy("Shellfish", client_reference="intake-2", status=409)
     assert response.json["code"] == "client_reference_conflict"
-    assert response.json["errors"] == [{"pointer": "/client_reference", "message": "Already used for different content."}]
+    assert response.json["errors"] == [{"pointer": "/client_reference",
+                                        "message": "Already used for different content."}]
     body = {"patient_id": clinic.patient_id, "icd10_code": "I10", "client_reference": "intake-2"}
     assert clinic.send("conditions", body, status=409).json["code"] == "client_reference_conflict"
 

@@ -283,7 +283,8 @@ def test_writes_by_property_answer_by_reach_and_scope_and_refusals_change_nothin
            target=st.sampled_from(("own", "foreign")),
            ops=st.lists(st.sampled_from(writes), min_size=6, max_size=8, unique_by=lambda op: (op.method, op.path)),
            holds=st.sampled_from((True, True, False)), key_extra=st.frozensets(st.sampled_from(permissions)),
-           connection_holds=st.sampled_from((True, True, False)), connection_extra=st.frozensets(st.sampled_from(permissions)))
+           connection_holds=st.sampled_from((True, True, False)),
+           connection_extra=st.frozensets(st.sampled_from(permissions)))
     def check(kind, target, ops, holds, key_extra, connection_holds, connection_extra):
         # The first route is the one sent at the key's own record (a success may change that clinic, so only
         # one); its permission is held, or missing, on purpose. Every route gets the refusal checks.

@@ -17,7 +17,7 @@ from clinicrecords.clinics.models import Clinic
 from clinicrecords.db import embedded, migrations
 from clinicrecords.events.secret_box import SecretBox, SecretBoxError, new_key_entry
 from clinicrecords.settings import SettingsError, var_dir
-from tests.common.cli import admin, ok, refused
+from tests.common.cli import ok, refused
 from tests.conftest import ROOT, TESTING_INI
 from tests.events.support import Receiver, emit_events
 

@@ -1,7 +1,7 @@
 """control baseline
 
 Revision ID: c0001
-Revises: 
+Revises:
 """
 
 from alembic import op

@@ -6,7 +6,6 @@ Revises: c03_access
 
 from alembic import op
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 
 revision = 'c06_imports'
 down_revision = 'c03_access'

@@ -1,7 +1,7 @@
 """tenant baseline
 
 Revision ID: t0001
-Revises: 
+Revises:
 """
 
 from alembic import op

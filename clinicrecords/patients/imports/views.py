@@ -43,7 +43,8 @@ def get_import(context, request):
 @view_config(context=PatientImportResource, name="run-valid-rows", request_method="POST",
              permission=Permission.PatientsWrite,
              openapi={"summary": "runValidPatientImportRows: write only the rows that passed validation",
-                      "kind": "patient_import", "clinic_key_only": True, "errors": ["import_not_runnable", "plan_feature_missing"]})
+                      "kind": "patient_import", "clinic_key_only": True,
+                      "errors": ["import_not_runnable", "plan_feature_missing"]})
 def run_valid_rows(context, request):
     clinic = clinic_scope(context).clinic
     require_features(clinic, "api_addon", "data_agreement")

@@ -1,11 +1,11 @@
 """Accounts: sign up, log in with throttling, password change. Forms call these with typed values; each
 method either does all of its work or raises `FormError` naming the field and changes nothing."""
 
-import datetime
 import re
 
 from sqlalchemy import func, select
 
+from clinicrecords.clock import now
 from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.accounts.passwords import hash_password, needs_rehash, password_problem, verify_password
 from clinicrecords.portal.accounts.throttle import LoginThrottle, ThrottleRules
@@ -15,10 +15,6 @@ from clinicrecords.portal.web.forms import FormError
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
 LOGIN_REFUSED = "Email or password is not right"
 THROTTLED = "Too many attempts to log in. Wait 15 minutes and try again"
-
-
-def _now():
-    return datetime.datetime.now(datetime.UTC)
 
 
 def normal_email(text):
@@ -34,7 +30,7 @@ def email_problem(email):
 
 
 class AccountService:
-    def __init__(self, db, throttle_rules=ThrottleRules(), clock=_now):
+    def __init__(self, db, throttle_rules=ThrottleRules(), clock=now):
         self.db = db
         self.clock = clock
         self.throttle = LoginThrottle(db, throttle_rules, clock)

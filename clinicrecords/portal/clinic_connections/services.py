@@ -10,12 +10,9 @@ from sqlalchemy import select
 
 from clinicrecords.access import services as access
 from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.clock import now
 from clinicrecords.portal.clinic_connections.models import ConnectionRequest
 from clinicrecords.portal.web.forms import FormError
-
-
-def _now():
-    return datetime.datetime.now(datetime.UTC)
 
 
 def _expiry(text, now):
@@ -34,7 +31,7 @@ def _expiry(text, now):
 
 
 class ClinicConnections:
-    def __init__(self, db, audit, clock=_now):
+    def __init__(self, db, audit, clock=now):
         self.db = db
         self.audit = audit
         self.clock = clock

@@ -1,7 +1,6 @@
-import datetime
-
 from pyramid.view import view_config
 
+from clinicrecords import clock
 from clinicrecords.portal.connections.interfaces import IConnectionsView
 from clinicrecords.portal.web.resources import MEMBER
 from clinicrecords.portal.workspaces.resources import WorkspacePart
@@ -15,4 +14,4 @@ class ConnectionsPage(WorkspacePart):
              renderer="clinicrecords.portal.connections:templates/connections.jinja2", permission=MEMBER)
 def connections(context, request):
     return {"table": request.find_service(IConnectionsView).table(context.workspace.id),
-            "now": datetime.datetime.now(datetime.UTC)}
+            "now": clock.now()}

@@ -81,7 +81,8 @@ def roll(context, request):
         form.refused(exc)
         return rerender(request, form=form, masked=old_name)
     request.override_renderer = T + "created.jinja2"
-    return _secret_page(request, new, full_key, rolled_from=(old_name, context.key.revoked_at or context.key.expires_at))
+    return _secret_page(request, new, full_key,
+                        rolled_from=(old_name, context.key.revoked_at or context.key.expires_at))
 
 
 @view_config(route_name="portal", context=KeyResource, name="ip-allow", request_method="GET",

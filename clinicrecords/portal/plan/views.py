@@ -1,7 +1,6 @@
-import datetime
-
 from pyramid.view import view_config
 
+from clinicrecords import clock
 from clinicrecords.errors import InvalidInput
 from clinicrecords.portal.plan.chart import chart
 from clinicrecords.portal.plan.interfaces import IPlanService
@@ -21,7 +20,7 @@ class PlanForm(Form):
 
 
 def _page(context, request, form):
-    today = datetime.datetime.now(datetime.UTC).date()
+    today = clock.now().date()
     usage, per_day = request.find_service(IPlanService).month(context.workspace.id, today)
     return {"usage": usage, "chart": chart(per_day), "form": form or PlanForm({"plan": usage.plan})}
 

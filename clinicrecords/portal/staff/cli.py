@@ -3,7 +3,7 @@ link where they set their password (no mail server is needed)."""
 
 from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import uuid_arg
-from clinicrecords.portal.cli import portal_base_url
+from clinicrecords.portal.surface import portal_base_url
 from clinicrecords.portal.staff.interfaces import IStaffService
 from clinicrecords.portal.staff.models import ROLES
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from clinicrecords.access import services as access
+from clinicrecords.clock import now
 from clinicrecords.portal.accounts.services import email_problem, normal_email
 from clinicrecords.portal.staff.models import ROLES, ClinicStaff, StaffInvitation
 from clinicrecords.portal.web.forms import FormError
@@ -27,12 +28,8 @@ class StaffMembership:
         return self.role == "admin"
 
 
-def _now():
-    return datetime.datetime.now(datetime.UTC)
-
-
 class StaffService:
-    def __init__(self, db, audit, accounts, workspaces, clock=_now):
+    def __init__(self, db, audit, accounts, workspaces, clock=now):
         self.db = db
         self.audit = audit
         self.accounts = accounts

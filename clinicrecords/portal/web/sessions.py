@@ -9,6 +9,7 @@ import datetime
 
 from sqlalchemy import select, update
 
+from clinicrecords.clock import now
 from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.web.models import PortalSession
 from clinicrecords.portal.web.security import MemberIdentity
@@ -19,12 +20,8 @@ from clinicrecords.settings import as_bool
 TOUCH_EVERY = datetime.timedelta(minutes=1)
 
 
-def _now():
-    return datetime.datetime.now(datetime.UTC)
-
-
 class SessionService:
-    def __init__(self, db, idle, absolute, clock=_now):
+    def __init__(self, db, idle, absolute, clock=now):
         self.db = db
         self.idle = idle
         self.absolute = absolute

@@ -6,6 +6,7 @@ import datetime
 from huey import crontab
 from sqlalchemy import delete, or_
 
+from clinicrecords import clock
 from clinicrecords.portal.accounts.models import LoginFailure
 from clinicrecords.portal.web.models import PortalSession
 from clinicrecords.tasks import periodic_task
@@ -15,7 +16,7 @@ KEEP = datetime.timedelta(days=1)
 
 
 def prune(db, settings, now=None):
-    now = now or datetime.datetime.now(datetime.UTC)
+    now = now or clock.now()
     absolute = datetime.timedelta(hours=int(settings.get("portal.session_absolute_hours", 12)))
     throttle = datetime.timedelta(minutes=int(settings.get("portal.login_throttle_minutes", 15)))
     sessions = db.execute(delete(PortalSession).where(or_(

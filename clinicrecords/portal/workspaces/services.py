@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from clinicrecords.access import services as access
+from clinicrecords.clock import now
 from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.accounts.services import email_problem, normal_email
 from clinicrecords.portal.web.forms import FormError
@@ -26,12 +27,8 @@ class Membership:
         return self.role == "owner"
 
 
-def _now():
-    return datetime.datetime.now(datetime.UTC)
-
-
 class WorkspaceService:
-    def __init__(self, db, audit, seed, clock=_now):
+    def __init__(self, db, audit, seed, clock=now):
         self.db = db
         self.audit = audit
         self.seed = seed

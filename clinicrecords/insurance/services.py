@@ -1,0 +1,17 @@
+"""What other packages may call in the insurance context (the import contract: services and interfaces only)."""
+
+from clinicrecords.insurance import coverages
+
+
+def coverage_staff_result(coverage):
+    """What a staff action on a coverage reports (operator command, the sandbox's test helper)."""
+    return {"coverage_id": str(coverage.id), "confirmation_status": coverage.confirmation_status,
+            "coverage_active": coverage.coverage_active}
+
+
+def confirm_coverage_as_staff(db, coverage_id):
+    return coverage_staff_result(coverages.confirm_coverage(db, coverage_id))
+
+
+def activate_coverage_as_staff(db, coverage_id):
+    return coverage_staff_result(coverages.activate_coverage(db, coverage_id))
