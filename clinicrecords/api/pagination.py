@@ -55,10 +55,8 @@ def keyset_page(cursors, db, statement, sort_columns, query, rows=False):
     The cursor carries the sort values of the page's last item, signed for this list and caller. With
     `rows=True` the statement selects columns and the items are rows (attribute access like an entity,
     without the ORM's per-object cost), for hot read paths whose representation only reads columns.
-    `cursors` is a ListCursors (or, until every context passes one, the request).
+    `cursors` is the list's ListCursors (`list_cursors(request)` in a view or a service factory).
     """
-    if not isinstance(cursors, ListCursors):
-        cursors = list_cursors(cursors)
     signer, scope = cursors.signer, cursors.scope
     if query.get("starting_after"):
         position = signer.verify(query["starting_after"], scope)

@@ -4,4 +4,5 @@ from zope.interface import Interface
 
 
 class ICareProviderService(Interface):
-    """Patients' outside care providers: get, list, add, update, delete (apps) and record_for_clinic (staff). Built from the clinic scope."""
+    """Patients' outside care providers: get, list, add, update, delete (apps) and record_for_clinic
+    (staff). Built from the clinic scope."""

@@ -11,12 +11,11 @@ pharmacist dispensed with a reason).
 import datetime
 import re
 import uuid
-from functools import partial
 
 from sqlalchemy import select
 
 from clinicrecords.access.services import get_workspace
-from clinicrecords.api.pagination import Page, keyset_page
+from clinicrecords.api.pagination import Page, keyset_page, list_cursors
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now
 from clinicrecords.dispensing.models import Dispensing, DispensingEnrollment
@@ -33,10 +32,10 @@ class DispensingError(InvalidInput):
 
 
 class DispensingFlagService:
-    def __init__(self, db, workspace_id, pager):
+    def __init__(self, db, workspace_id, cursors):
         self.db = db
         self.workspace_id = workspace_id
-        self.pager = pager
+        self.cursors = cursors
 
     def list(self, query):
         """Flags of the caller's enrolled, unrestricted patients dispensed within the query's window.
@@ -54,12 +53,12 @@ class DispensingFlagService:
         ).where(Dispensing.dispensed_at >= start, Dispensing.dispensed_at < end)
         if query.get("patient_id"):
             statement = statement.where(Dispensing.patient_id == query["patient_id"])
-        return self.pager(self.db, statement, (Dispensing.dispensed_at, Dispensing.id), query)
+        return keyset_page(self.cursors, self.db, statement, (Dispensing.dispensed_at, Dispensing.id), query)
 
 
 def dispensing_flag_service_factory(context, request):
     scope = clinic_scope(context)
-    return DispensingFlagService(scope.db, scope.identity.workspace_id, partial(keyset_page, request))
+    return DispensingFlagService(scope.db, scope.identity.workspace_id, list_cursors(request))
 
 
 def _same_medicine(earlier, identifiers, generic_name):

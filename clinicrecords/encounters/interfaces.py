@@ -4,4 +4,5 @@ from zope.interface import Interface
 
 
 class IEncounterService(Interface):
-    """Encounters: get, list, open_draft, update_draft (apps) and touch, sign, mark_sensitive (staff). Built from the clinic scope."""
+    """Encounters as apps see them: get, list, open_draft, update_draft. Built from the clinic scope (the
+    staff's touch, sign and mark_sensitive are `services.EncounterStaff`)."""

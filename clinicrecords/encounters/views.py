@@ -13,7 +13,8 @@ from clinicrecords.encounters.schemas import EncounterCreate, EncounterListQuery
              openapi={"summary": "List encounters (sensitive notes are not listed)", "kind": "encounter",
                       "many": True})
 def list_encounters(context, request):
-    return render_page(request, "encounter", request.find_service(IEncounterService).list(request.query, list_cursors(request)))
+    encounters = request.find_service(IEncounterService).list(request.query, list_cursors(request))
+    return render_page(request, "encounter", encounters)
 
 
 @view_config(context=EncounterResource, request_method="GET", permission=Permission.EncountersRead,

@@ -4,12 +4,11 @@ Changing a confirmed coverage's payer, member id or subscriber returns it to unc
 staff activate only confirmed coverages).
 """
 
-from functools import partial
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.pagination import keyset_page, list_cursors
 from clinicrecords.api.problems import Problem, invalid
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
@@ -46,9 +45,9 @@ def _changes_activation(data, coverage):
 
 
 class CoverageService:
-    def __init__(self, db, pager):
+    def __init__(self, db, cursors):
         self.db = db
-        self.pager = pager
+        self.cursors = cursors
 
     def _visible(self):
         """Coverages of patients the API may see: a restricted patient's coverages are hidden."""
@@ -63,7 +62,7 @@ class CoverageService:
             statement = statement.where(Coverage.patient_id == query["patient_id"])
         if query.get("updated_since"):
             statement = statement.where(Coverage.updated_at >= query["updated_since"])
-        return self.pager(self.db, statement, (Coverage.created_at, Coverage.id), query)
+        return keyset_page(self.cursors, self.db, statement, (Coverage.created_at, Coverage.id), query)
 
     def _enabled_payer(self, payer_id):
         payer = self.db.get(Payer, payer_id)
@@ -131,7 +130,7 @@ class CoverageService:
 
 
 def coverage_service_factory(context, request):
-    return CoverageService(clinic_scope(context).db, partial(keyset_page, request))
+    return CoverageService(clinic_scope(context).db, list_cursors(request))
 
 
 def _get(db, coverage_id):

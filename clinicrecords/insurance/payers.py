@@ -1,11 +1,10 @@
 """The clinic's payer directory: what callers search, and what staff add, enable and disable."""
 
 import unicodedata
-from functools import partial
 
 from sqlalchemy import select
 
-from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.pagination import keyset_page, list_cursors
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
 from clinicrecords.insurance.models import Payer
@@ -31,9 +30,9 @@ def _like_escape(text):
 
 
 class PayerService:
-    def __init__(self, db, pager):
+    def __init__(self, db, cursors):
         self.db = db
-        self.pager = pager
+        self.cursors = cursors
 
     def _enabled(self):
         return select(Payer).where(Payer.enabled.is_(True))
@@ -46,11 +45,11 @@ class PayerService:
         statement = self._enabled()
         if query.get("q"):
             statement = statement.where(Payer.search_name.like(f"%{_like_escape(fold(query['q']))}%", escape="\\"))
-        return self.pager(self.db, statement, (Payer.search_name, Payer.id), query)
+        return keyset_page(self.cursors, self.db, statement, (Payer.search_name, Payer.id), query)
 
 
 def payer_service_factory(context, request):
-    return PayerService(clinic_scope(context).db, partial(keyset_page, request))
+    return PayerService(clinic_scope(context).db, list_cursors(request))
 
 
 def _codes(values, name, length):

@@ -7,20 +7,24 @@ What other contexts read of the inventory is importable from here (`IInventory` 
 """
 
 import uuid
-from functools import partial
 
 from sqlalchemy import select
 from zope.interface import implementer
 
 from clinicrecords import clock
-from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.pagination import keyset_page, list_cursors
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events.services import emit
 from clinicrecords.inventory import bands, batches, ledger, network
 from clinicrecords.inventory.bands import BANDS, max_age
-from clinicrecords.inventory.product_codes import gtin_input, normalize_gtin, normalize_regulator_number, regulator_input
+from clinicrecords.inventory.product_codes import (
+    gtin_input,
+    normalize_gtin,
+    normalize_regulator_number,
+    regulator_input,
+)
 from clinicrecords.inventory.interfaces import IInventory
 from clinicrecords.inventory.models import InventoryItem, TillState
 from clinicrecords.inventory.network import linked_items_with_bands, till_row
@@ -117,15 +121,15 @@ def set_linked(db, clinic, item_id, linked):
 @implementer(IInventory)
 class InventoryService:
     """The scope's clinic: reads, and the API's writes. `age` is the till's maximum silence, `shrink_rule` the
-    stock batches' check, `pager` the list pagination of the request."""
+    stock batches' check, `cursors` the request's list cursors (ListCursors)."""
 
-    def __init__(self, scope, age, shrink_rule, pager, now=None):
+    def __init__(self, scope, age, shrink_rule, cursors, now=None):
         self.db = scope.db
         self.clinic = scope.clinic
         self.owner_id = scope.identity.owner_id
         self.age = age
         self.shrink_rule = shrink_rule
-        self.pager = pager
+        self.cursors = cursors
         self.now = now or clock.now()
         self._till = None
 
@@ -154,7 +158,7 @@ class InventoryService:
         return ledger.delete_item(self.db, self.clinic, item_id, origin_id=self.owner_id)
 
     def movements(self, item_id, query):
-        return self.pager(self.db, ledger.movements_of(item_id), ledger.SORT, query)
+        return keyset_page(self.cursors, self.db, ledger.movements_of(item_id), ledger.SORT, query)
 
     def record_movement(self, item_id, body):
         item = ledger.lock_item(self.db, item_id)
@@ -175,13 +179,13 @@ class InventoryService:
             statement = statement.where(InventoryItem.linked.is_(True))
         if query.get("updated_since"):
             statement = statement.where(InventoryItem.updated_at >= query["updated_since"])
-        return self.pager(self.db, statement, (InventoryItem.created_at, InventoryItem.id), query)
+        return keyset_page(self.cursors, self.db, statement, (InventoryItem.created_at, InventoryItem.id), query)
 
 
 def inventory_service_factory(context, request):
     settings = request.registry.settings
     return InventoryService(clinic_scope(context), max_age(settings), batches.ShrinkRule.from_settings(settings),
-                            partial(keyset_page, request))
+                            list_cursors(request))
 
 
 # The till's staff actions as the operator commands print them (`stock set`, `till report|stale`); the sandbox's

@@ -2,7 +2,6 @@
 
 The routes' side of the context; what other contexts call is in `listings.services`."""
 
-from functools import partial
 
 from sqlalchemy import delete, false, select
 from sqlalchemy.dialects.postgresql import insert
@@ -10,7 +9,7 @@ from zope.interface import implementer
 
 from clinicrecords import clock
 from clinicrecords.access.services import get_clinic, get_workspace
-from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.pagination import keyset_page, list_cursors
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.errors import InvalidInput
@@ -62,11 +61,11 @@ def audience(identity):
 class ListingService:
     """The network as the calling key sees it; `age` is the till's maximum silence."""
 
-    def __init__(self, db, identity, age, pager, now=None):
+    def __init__(self, db, identity, age, cursors, now=None):
         self.db = db
         self.identity = identity
         self.age = age
-        self.pager = pager
+        self.cursors = cursors
         self.now = now or clock.now()
 
     def search(self, query):
@@ -86,7 +85,8 @@ class ListingService:
         else:
             statement = statement.where(ListingClinic.clinic_id.in_(
                 select(ListingGrant.clinic_id).where(ListingGrant.workspace_id == reach.workspace_id)))
-        return self.pager(self.db, statement, (ListingClinic.display_name, ListingClinic.clinic_id), query)
+        return keyset_page(self.cursors, self.db, statement,
+                           (ListingClinic.display_name, ListingClinic.clinic_id), query)
 
     def stale(self, row):
         """Freshness of a projection clinic row (the same rule as the search)."""
@@ -100,4 +100,4 @@ class ListingService:
 def listing_service_factory(context, request):
     """/v1/listings is no clinic's: the service is the calling key's, whatever the context."""
     return ListingService(request.db, request.identity, max_age(request.registry.settings),
-                          partial(keyset_page, request))
+                          list_cursors(request))

@@ -12,7 +12,8 @@ from clinicrecords.providers.resources import ProviderCollection, ProviderResour
              query_schema=UpdatedSinceListQuery,
              openapi={"summary": "List the clinic's clinicians", "kind": "provider", "many": True})
 def list_providers(context, request):
-    return render_page(request, "provider", request.find_service(IProviderService).list(request.query, list_cursors(request)))
+    providers = request.find_service(IProviderService).list(request.query, list_cursors(request))
+    return render_page(request, "provider", providers)
 
 
 @view_config(context=ProviderResource, request_method="GET", permission=Permission.ProvidersRead,

@@ -2,12 +2,11 @@
 
 import contextlib
 import uuid
-from functools import partial
 from types import SimpleNamespace
 
 from zope.interface import implementer
 
-from clinicrecords.api.pagination import ListCursors, keyset_page
+from clinicrecords.api.pagination import ListCursors
 from clinicrecords.clinics.interfaces import IClinicContext
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.patients.services import PatientService, set_restricted
@@ -34,9 +33,9 @@ def clinic_session(world, clinic_id):
         yield request.db, open_clinic(request.db, clinic_id)
 
 
-def plain_pager(registry, path="/v1/unit-test"):
-    """The real keyset pagination, signed for one list and no caller."""
-    return partial(keyset_page, SimpleNamespace(registry=registry, path=path, identity=None))
+def plain_cursors(registry, scope="/v1/unit-test|public"):
+    """The real list cursors, signed for one list and no caller."""
+    return ListCursors(registry["api.cursor_signer"], scope)
 
 
 def plain_identity(**fields):

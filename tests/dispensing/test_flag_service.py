@@ -4,7 +4,7 @@ import datetime
 
 from clinicrecords.dispensing.services import DispensingFlagService
 from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
-from tests.common.scopes import clinic_session, plain_pager
+from tests.common.scopes import clinic_session, plain_cursors
 from tests.insurance.helpers import restrict
 
 ADA, BRAM = SANDBOX_PATIENT_IDS[:2]
@@ -17,7 +17,7 @@ def _window():
 
 def _patients(world, registry, clinic_id, workspace_id):
     with clinic_session(world, clinic_id) as (db, _):
-        page = DispensingFlagService(db, workspace_id, plain_pager(registry)).list(_window())
+        page = DispensingFlagService(db, workspace_id, plain_cursors(registry)).list(_window())
         return sorted({flag.patient_id for flag in page.items})
 
 

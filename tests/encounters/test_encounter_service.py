@@ -6,7 +6,7 @@ import uuid
 import pytest
 
 from clinicrecords.api.problems import Problem
-from clinicrecords.encounters.services import encounter_service_factory
+from clinicrecords.encounters.services import EncounterStaff, encounter_service_factory
 from clinicrecords.providers.services import ProviderService
 from tests.common.scopes import ClinicNode, a_patient, cursors, plain_scope
 
@@ -27,13 +27,14 @@ def test_an_app_opens_and_adjusts_its_draft_until_staff_touch_it(world):
         assert service.get(draft.id) is draft and draft.status == "draft"
         later = START + datetime.timedelta(minutes=20)
         assert service.update_draft(draft, {"end": later}, APP).end_at == later
-        service.touch(draft.id)
+        staff = EncounterStaff(scope.db)
+        staff.touch(draft.id)
         with pytest.raises(Problem) as refused:
             service.update_draft(draft, {"reason": "Check-up"}, APP)
         assert refused.value.code == "note_not_editable"
-        assert service.sign(draft.id).status == "completed"
+        assert staff.sign(draft.id).status == "completed"
         assert [e.id for e in service.list({"limit": 10}, cursors(world)).items] == [draft.id]
-        service.mark_sensitive(draft.id)
+        staff.mark_sensitive(draft.id)
         assert service.get(draft.id) is None
 
 

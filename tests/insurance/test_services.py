@@ -11,7 +11,7 @@ from clinicrecords.insurance.advices import PaymentAdviceService
 from clinicrecords.insurance.coverages import CoverageService
 from clinicrecords.insurance.payers import PayerService
 from clinicrecords.insurance.schemas import SANDBOX_CLAIM_IDS, SANDBOX_COVERAGE_IDS, SANDBOX_PAYER_IDS
-from tests.common.scopes import clinic_session, plain_pager, scope_over
+from tests.common.scopes import clinic_session, plain_cursors, scope_over
 from tests.insurance.helpers import restrict
 
 
@@ -23,7 +23,7 @@ def sandbox(world):
 def test_payers_answer_enabled_payers_only(world, registry, sandbox):
     _, clinic_id = sandbox
     with clinic_session(world, clinic_id) as (db, _):
-        payers = PayerService(db, plain_pager(registry))
+        payers = PayerService(db, plain_cursors(registry))
         assert payers.get(SANDBOX_PAYER_IDS[0]).display_name == "Northwind Health Assurance"
         assert payers.get(SANDBOX_PAYER_IDS[3]) is None  # disabled
         page = payers.list({"limit": 10, "q": "sante"})
@@ -33,11 +33,11 @@ def test_payers_answer_enabled_payers_only(world, registry, sandbox):
 def test_coverages_of_a_restricted_patient_are_hidden(world, registry, sandbox):
     _, clinic_id = sandbox
     with clinic_session(world, clinic_id) as (db, _):
-        coverage = CoverageService(db, plain_pager(registry)).get(SANDBOX_COVERAGE_IDS[0])
+        coverage = CoverageService(db, plain_cursors(registry)).get(SANDBOX_COVERAGE_IDS[0])
         patient_id = coverage.patient_id
     restrict(world, clinic_id, patient_id)
     with clinic_session(world, clinic_id) as (db, _):
-        coverages = CoverageService(db, plain_pager(registry))
+        coverages = CoverageService(db, plain_cursors(registry))
         assert coverages.get(SANDBOX_COVERAGE_IDS[0]) is None
         assert SANDBOX_COVERAGE_IDS[0] not in {c.id for c in coverages.list({"limit": 100}).items}
         assert coverages.get(SANDBOX_COVERAGE_IDS[1]) is not None

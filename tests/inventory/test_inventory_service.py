@@ -7,7 +7,7 @@ import pytest
 from clinicrecords.api.problems import Problem
 from clinicrecords.inventory.batches import ShrinkRule
 from clinicrecords.inventory.services import InventoryService
-from tests.common.scopes import clinic_session, plain_pager, scope_over
+from tests.common.scopes import clinic_session, plain_cursors, scope_over
 from tests.inventory.conftest import AGE, Till
 
 
@@ -19,7 +19,7 @@ def till(world):
 
 
 def _service(registry, db, clinic, now=None):
-    return InventoryService(scope_over(db, clinic), AGE, ShrinkRule(), plain_pager(registry), now=now)
+    return InventoryService(scope_over(db, clinic), AGE, ShrinkRule(), plain_cursors(registry), now=now)
 
 
 def test_bands_follow_the_scope_s_till(world, registry, till):

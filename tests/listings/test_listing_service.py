@@ -6,7 +6,7 @@ import pytest
 
 from clinicrecords.api.problems import Problem
 from clinicrecords.listings.network import ListingService
-from tests.common.scopes import plain_pager
+from tests.common.scopes import plain_cursors
 from tests.inventory.conftest import AGE
 
 
@@ -17,7 +17,7 @@ def _identity(workspace_id=None, clinic_id=None, verified=True):
 
 def _pharmacies(world, registry, identity):
     with world.db() as db:
-        page = ListingService(db, identity, AGE, plain_pager(registry)).pharmacies({"limit": 100})
+        page = ListingService(db, identity, AGE, plain_cursors(registry)).pharmacies({"limit": 100})
         return [row.clinic_id for row in page.items]
 
 
