@@ -15,7 +15,6 @@ from pathlib import Path
 from clinicrecords.errors import InvalidInput
 
 COMMAND_MODULES = (
-    "clinicrecords.db.cli",
     "clinicrecords.clinics.cli",
     "clinicrecords.access.cli",
     "clinicrecords.onboarding.cli",

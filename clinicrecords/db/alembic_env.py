@@ -2,17 +2,16 @@
 
 Called by `clinicrecords-admin migrate` with a connection in `config.attributes`, or by the plain `alembic`
 command for authoring revisions: `alembic -c development.ini -n alembic:tenant revision --autogenerate
--m "..." -x schema=clinic_<hex>` compares the models with one clinic's schema.
+-m "..." -x schema=clinic_<hex>` compares the models with one clinic's schema. The env.py files that call
+`run` load every context's models first (the platform imports no context).
 """
 
 from pyramid.paster import get_appsettings
 
-from clinicrecords.contexts import load_models
 from clinicrecords.db.meta import CONTROL_SCHEMA, ControlBase, TenantBase
 
 
 def run(context, target):
-    load_models()
     config = context.config
     metadata = ControlBase.metadata if target == "control" else TenantBase.metadata
     connection = config.attributes.get("connection")
