@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from clinicrecords.access import services as access
-from clinicrecords.access.keys import masked
+from clinicrecords.access.interfaces import masked
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError

@@ -9,7 +9,7 @@ import uuid
 from sqlalchemy import select
 
 from clinicrecords.access import services as access
-from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.access.interfaces import ALL_PERMISSIONS
 from clinicrecords.portal.clinic_connections.models import ConnectionRequest
 from clinicrecords.portal.web.forms import FormError
 

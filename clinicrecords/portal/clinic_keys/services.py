@@ -4,7 +4,7 @@ changes only whose keys they are: a clinic's, always live, with no live-key gate
 owner), audited with the clinic."""
 
 from clinicrecords.access import services as access
-from clinicrecords.access.keys import masked
+from clinicrecords.access.interfaces import masked
 from clinicrecords.portal.keys.services import KeyService, parse_cidrs
 
 

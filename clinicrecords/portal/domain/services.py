@@ -3,7 +3,7 @@
 from zope.interface import implementer
 
 from clinicrecords.errors import InvalidInput
-from clinicrecords.onboarding.domains import normalize_domain
+from clinicrecords.onboarding.interfaces import normalize_domain
 from clinicrecords.portal.domain.interfaces import IDomainPages
 from clinicrecords.portal.web.forms import FormError
 

@@ -5,7 +5,7 @@ import datetime
 import ipaddress
 
 from clinicrecords.access import services as access
-from clinicrecords.access.keys import masked
+from clinicrecords.access.interfaces import masked
 from clinicrecords.portal.keys.gate import needs_sentence
 from clinicrecords.portal.web.forms import FormError
 

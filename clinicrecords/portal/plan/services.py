@@ -5,7 +5,7 @@ request counts for the chart; an owner chooses the plan."""
 import calendar
 
 from clinicrecords.access import services as access
-from clinicrecords.access.models import PLANS
+from clinicrecords.access.interfaces import PLANS, IUsageService
 from clinicrecords.errors import InvalidInput
 
 
@@ -34,7 +34,6 @@ class PlanService:
 
 
 def plan_service_factory(context, request):
-    from clinicrecords.access.usage import IUsageService
     from clinicrecords.portal.web.interfaces import IPortalAudit
 
     return PlanService(request.db, request.find_service(IUsageService), request.registry["access.rate_limiter"],

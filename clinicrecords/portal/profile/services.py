@@ -4,7 +4,7 @@ from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
-from clinicrecords.onboarding.profiles import ProfileInvalid
+from clinicrecords.onboarding.interfaces import ProfileInvalid
 from clinicrecords.portal.profile.interfaces import IProfilePages
 from clinicrecords.portal.web.forms import FormError
 

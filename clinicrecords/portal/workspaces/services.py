@@ -123,7 +123,7 @@ class WorkspaceService:
 
 def workspace_service_factory(context, request):
     from clinicrecords.portal.web.interfaces import IPortalAudit
-    from clinicrecords.sandbox import seed_sandbox
+    from clinicrecords.sandbox.services import seed_sandbox
 
     return WorkspaceService(request.db, request.find_service(IPortalAudit),
                             seed=lambda db, clinic: seed_sandbox(request, clinic))
