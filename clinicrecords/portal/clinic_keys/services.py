@@ -6,6 +6,7 @@ owner), audited with the clinic."""
 from clinicrecords.access import services as access
 from clinicrecords.access.interfaces import masked
 from clinicrecords.portal.keys.services import KeyService, parse_cidrs
+from clinicrecords.portal.web.interfaces import IPortalAudit
 
 
 class ClinicAudit:
@@ -44,8 +45,6 @@ def clinic_key_service_factory(settings):
     pepper = settings["secrets.key_pepper"]
 
     def factory(context, request):
-        from clinicrecords.portal.web.interfaces import IPortalAudit
-
         return ClinicKeyService(request.db, pepper, request.find_service(IPortalAudit))
 
     return factory

@@ -7,6 +7,7 @@ import calendar
 from clinicrecords.access import services as access
 from clinicrecords.access.interfaces import PLANS, IUsageService
 from clinicrecords.errors import InvalidInput
+from clinicrecords.portal.web.interfaces import IPortalAudit
 
 
 class PlanService:
@@ -34,7 +35,5 @@ class PlanService:
 
 
 def plan_service_factory(context, request):
-    from clinicrecords.portal.web.interfaces import IPortalAudit
-
     return PlanService(request.db, request.find_service(IUsageService), request.registry["access.rate_limiter"],
                        request.find_service(IPortalAudit))

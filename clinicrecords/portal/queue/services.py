@@ -13,6 +13,7 @@ from clinicrecords.patients import services as patients
 from clinicrecords.portal.queue import readable
 from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.interfaces import IPortalAudit
 from clinicrecords.review import services as review
 from clinicrecords.review.services import ReviewError, StaffReview
 
@@ -159,6 +160,4 @@ def _uuid_or_none(text):
 
 
 def review_queue_factory(context, request):
-    from clinicrecords.portal.web.interfaces import IPortalAudit
-
     return ReviewQueue(request.db, request.registry, request.find_service(IPortalAudit))
