@@ -8,7 +8,10 @@ command for authoring revisions: `alembic -c development.ini -n alembic:tenant r
 
 from pyramid.paster import get_appsettings
 
+from clinicrecords.db import make_engine
 from clinicrecords.db.meta import CONTROL_SCHEMA, ControlBase, TenantBase
+from clinicrecords.db.migrations import prepare_migration_transaction
+from clinicrecords.settings import resolve
 
 
 def run(context, target):
@@ -20,12 +23,7 @@ def run(context, target):
         _run(context, connection, metadata, schema, target)
         return
 
-    from clinicrecords.db import make_engine
-    from clinicrecords.db.migrations import prepare_migration_transaction
-
     schema = CONTROL_SCHEMA if target == "control" else context.get_x_argument(as_dictionary=True)["schema"]
-    from clinicrecords.settings import resolve
-
     settings = resolve(get_appsettings(config.config_file_name, "main"))
     config.attributes["settings"] = settings
     engine = make_engine(settings)

@@ -18,6 +18,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Protocol
 
+from alembic import command
 from alembic.config import Config
 from alembic.runtime.environment import EnvironmentContext
 from alembic.runtime.migration import MigrationContext
@@ -111,8 +112,6 @@ def create_tenant_schema(connection, clinic_id):
 
 def migrate_control(engine, settings=None):
     """Bring the control schema to head. Returns 1 when it moved, 0 when it was already there."""
-    from alembic import command
-
     with engine.begin() as connection:
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": CONTROL_LOCK_KEY})
         connection.execute(CreateSchema(CONTROL_SCHEMA, if_not_exists=True))
