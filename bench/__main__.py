@@ -69,7 +69,7 @@ def seed(settings, allergies):
     from clinicrecords import make_config
     from clinicrecords.access import services
     from clinicrecords.access.permissions import ALL_PERMISSIONS
-    from clinicrecords.clinics.services import create_clinic, open_clinic
+    from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic, open_clinic
     from clinicrecords.db import embedded, migrations
     from clinicrecords.patients.services import PatientService
     from clinicrecords.review.services import StaffReview
@@ -80,7 +80,7 @@ def seed(settings, allergies):
         embedded.drop_database(var_dir(settings), DATABASE)
     app = make_config(settings).make_wsgi_app()
     registry = app.registry
-    migrations.migrate_all(registry["db.engine"])
+    migrations.migrate_all(registry["db.engine"], CLINIC_SCHEMAS)
     with request_in_transaction(registry) as request:
         clinic_id = create_clinic(request.db, "Bench Clinic").id
         workspace = services.create_workspace(request.db, "Bench Workspace", verified=True, paid=True,

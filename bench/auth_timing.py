@@ -19,6 +19,7 @@ from clinicrecords.access.identity import authenticate
 from clinicrecords.access.keys import parse_key
 from clinicrecords.access.services import create_key
 from clinicrecords.clinics.models import Clinic
+from clinicrecords.clinics.services import CLINIC_SCHEMAS
 from clinicrecords.db import migrations
 
 
@@ -34,7 +35,7 @@ def run(config_uri, rounds):
     app = make_config(dict(get_appsettings(config_uri, "main"))).make_wsgi_app()
     engine = app.registry["db.engine"]
     pepper = app.registry.settings["secrets.key_pepper"]
-    migrations.migrate_all(engine)
+    migrations.migrate_all(engine, CLINIC_SCHEMAS)
     session = app.registry["db.session_factory"]()
     try:
         clinic = Clinic(id=uuid.uuid4(), name="Timing bench clinic", kind="clinic", currency="USD")

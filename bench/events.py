@@ -19,7 +19,7 @@ from sqlalchemy import text
 from bench.__main__ import request_in_transaction
 from clinicrecords import make_config
 from clinicrecords.access import services
-from clinicrecords.clinics.services import create_clinic
+from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic
 from clinicrecords.db import embedded, migrations
 from clinicrecords.db.tenancy import bind_to_clinic, schema_name
 from clinicrecords.events.outbox import emit
@@ -48,7 +48,7 @@ def _app(database):
     settings = dict(get_appsettings(str(ROOT / "testing.ini"), "main"), **{"database.name": database})
     embedded.drop_database(var_dir(settings), database) if settings["database_url"] == "embedded" else None
     app = make_config(settings).make_wsgi_app()
-    migrations.migrate_all(app.registry["db.engine"])
+    migrations.migrate_all(app.registry["db.engine"], CLINIC_SCHEMAS)
     return app
 
 

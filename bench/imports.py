@@ -36,11 +36,12 @@ def main(argv=None):
     args = parser.parse_args(argv)
 
     from clinicrecords import make_config
+    from clinicrecords.clinics.services import CLINIC_SCHEMAS
     from clinicrecords.db import migrations
 
     settings = dict(get_appsettings(str(ROOT / "testing.ini"), "main"), **{"database.name": "clinicrecords_bench"})
     app = make_config(settings).make_wsgi_app()
-    migrations.migrate_all(app.registry["db.engine"], workers=1)
+    migrations.migrate_all(app.registry["db.engine"], CLINIC_SCHEMAS, workers=1)
     client = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
     rates = []
     for run in range(args.runs):

@@ -150,6 +150,7 @@ def spread_load(settings, var, key, targets, pairs, seconds):
 
 def migrate_one_column(engine, workers):
     """Every clinic schema through a throwaway one-column revision, by the real migrate_all."""
+    from clinicrecords.clinics.services import CLINIC_SCHEMAS
     from clinicrecords.db import migrations
 
     with tempfile.TemporaryDirectory(prefix="bench-tenant-scripts-") as scripts:
@@ -157,9 +158,9 @@ def migrate_one_column(engine, workers):
         shutil.copytree(migrations.ALEMBIC_DIR / "tenant", location, ignore=shutil.ignore_patterns("__pycache__"))
         (location / "versions" / "bench_one_column.py").write_text(REVISION.format(head=migrations.head("tenant")))
         started = time.perf_counter()
-        moved = migrations.migrate_all(engine, workers=workers, script_location=str(location))
+        moved = migrations.migrate_all(engine, CLINIC_SCHEMAS, workers=workers, script_location=str(location))
         seconds = time.perf_counter() - started
-        behind = len(migrations.clinics_behind(engine, script_location=str(location)))
+        behind = len(migrations.clinics_behind(engine, CLINIC_SCHEMAS, script_location=str(location)))
     return {"schemas_migrated": moved, "seconds": round(seconds, 1), "workers": workers, "behind_after": behind,
             "ms_per_schema": round(seconds * 1000 / max(moved, 1), 1)}
 
@@ -180,6 +181,7 @@ def main(argv=None):
 
     from bench.__main__ import bench_var
     from clinicrecords import make_config
+    from clinicrecords.clinics.services import CLINIC_SCHEMAS
     from clinicrecords.db import embedded, migrations
     from clinicrecords.settings import var_dir
 
@@ -192,7 +194,7 @@ def main(argv=None):
         embedded.drop_database(var_dir(settings), DATABASE)
     app = make_config(settings).make_wsgi_app()
     engine = app.registry["db.engine"]
-    migrations.migrate_all(engine)
+    migrations.migrate_all(engine, CLINIC_SCHEMAS)
     log(f"creating {count} clinics in {DATABASE} ...")
     key, targets, creation = create_clinics(app.registry, count)
     engine.dispose()

@@ -27,13 +27,14 @@ def settings():
 @pytest.fixture(scope="session")
 def app(settings):
     from clinicrecords import make_config
+    from clinicrecords.clinics.services import CLINIC_SCHEMAS
     from clinicrecords.db import embedded, migrations
     from clinicrecords.settings import var_dir
 
     if not os.environ.get("DATABASE_URL"):
         embedded.drop_database(var_dir(settings), settings["database.name"])
     wsgi_app = make_config(settings).make_wsgi_app()
-    migrations.migrate_all(wsgi_app.registry["db.engine"], workers=2, settings=settings)
+    migrations.migrate_all(wsgi_app.registry["db.engine"], CLINIC_SCHEMAS, workers=2, settings=settings)
     yield wsgi_app
     wsgi_app.registry["db.engine"].dispose()
 

@@ -2,6 +2,7 @@
 
 from clinicrecords.access.gate import add_gate_check, require_key
 from clinicrecords.access.identity import record_last_use
+from clinicrecords.access.permissions import ALL_PERMISSIONS, REFUSAL_NAMES
 from clinicrecords.access.ratelimit import make_limiter, rate_limit_check
 from clinicrecords.access.reach import reach_factory
 from clinicrecords.access.representations import ConnectionOut, KeyOut, connection_json, key_json
@@ -26,3 +27,4 @@ def includeme(config):
     config.add_api_resource("me", Me)
     config.add_api_resource("connections", Connections)
     config.scan(".views")
+    config.add_permission_names(ALL_PERMISSIONS, REFUSAL_NAMES)

@@ -5,3 +5,13 @@ class ILiveKeyGate(Interface):
     """What a workspace still lacks before a new live key may be created: `missing(workspace_id)` → a list of
     conditions (each with `code` and `text`), empty when every condition is met. The portal's key page and
     the operator CLI's `key create --mode live` both ask it (clinicrecords.portal.keys.gate)."""
+
+
+# What other contexts name of access, re-exported so they import access only through this module and its
+# services (the portal: key masks, plans, permissions, the usage service's interface).
+from clinicrecords.access.keys import masked  # noqa: E402
+from clinicrecords.access.models import PLANS  # noqa: E402
+from clinicrecords.access.permissions import ALL_PERMISSIONS  # noqa: E402
+from clinicrecords.access.usage import IUsageService  # noqa: E402
+
+__all__ = ["ALL_PERMISSIONS", "ILiveKeyGate", "IUsageService", "PLANS", "masked"]

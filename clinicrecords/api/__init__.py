@@ -9,6 +9,7 @@ def includeme(config):
     config.registry["api.cursor_signer"] = CursorSigner(config.get_settings()["secrets.cursor"])
     config.add_renderer("json", json_renderer())
     config.include(".request_id")
+    config.include(".permission_names")
     config.include(".public_url")
     config.include(".body")
     config.include(".idempotency")

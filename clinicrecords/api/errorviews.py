@@ -15,7 +15,7 @@ from redis import exceptions as redis_errors
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from clinicrecords.access.permissions import refusal_name
+from clinicrecords.api.permission_names import refusal_name
 from clinicrecords.api.problems import Problem, problem_response
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,7 @@ def forbidden_view(exc, request):
     if request.identity is None:
         return problem_response(request, Problem("invalid_key"))
     permission = getattr(exc.result, "permission", None)
-    detail = f"This key lacks the permission {refusal_name(permission)}." if permission else None
+    detail = f"This key lacks the permission {refusal_name(request.registry, permission)}." if permission else None
     return problem_response(request, Problem("scope_missing", detail))
 
 

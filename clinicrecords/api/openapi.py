@@ -1,5 +1,5 @@
 """The OpenAPI 3.1 document, generated from the registrations: served at GET /v1/openapi.json (no key) and
-checked into docs/openapi.json by `scripts/openapi`.
+checked into docs/openapi.json by `scripts/openapi` (`clinicrecords/openapi_file.py`).
 
 Each view documents itself with the `openapi=` view option:
 
@@ -77,34 +77,3 @@ def includeme(config):
     config.add_view(serve_document, context=OpenApiDocument, request_method="GET",
                     permission=NO_PERMISSION_REQUIRED,
                     openapi={"summary": "This OpenAPI document", "answer": {"type": "object"}})
-
-
-# Enough to assemble the application and read its registrations; nothing connects to a database.
-OFFLINE_SETTINGS = {
-    "database_url": "postgresql://openapi@127.0.0.1:1/unused",
-    "huey.backend": "memory",
-    "secrets.cursor": "offline",
-    "secrets.key_pepper": "offline",
-    "secrets.webhook_keys": "offline:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
-}
-
-
-def main(argv=None):
-    """`scripts/openapi [PATH]`: write the document (default docs/openapi.json)."""
-    import sys
-    from pathlib import Path
-
-    from clinicrecords import make_config
-
-    arguments = sys.argv[1:] if argv is None else argv
-    target = Path(arguments[0] if arguments else DOCUMENT_PATH)
-    app = make_config(dict(OFFLINE_SETTINGS)).make_wsgi_app()
-    try:
-        target.write_text(document_text(app.registry), encoding="utf-8")
-    finally:
-        app.registry["db.engine"].dispose()
-    print(target)
-
-
-if __name__ == "__main__":
-    main()

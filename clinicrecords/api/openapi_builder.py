@@ -6,11 +6,11 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.common import resolve_schema_cls
 
-from clinicrecords.access.permissions import ALL_PERMISSIONS
 from clinicrecords.api.code_samples import CURL_SETUP, code_samples
 from clinicrecords.api.problem_codes import CODES, problem_type
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
 from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
+from clinicrecords.api.permission_names import grantable_permissions
 from clinicrecords.api.render import json_bytes
 from clinicrecords.api.representations import FHIR_JSON, JSON
 from clinicrecords.api.routes import operations
@@ -93,7 +93,7 @@ def error_codes(operation, registry):
     codes = set(_ALWAYS) | set(operation.doc.get("errors", ()))
     if not operation.public:
         codes |= set(_KEYED)
-        if operation.permission in ALL_PERMISSIONS:
+        if operation.permission in grantable_permissions(registry):
             codes.add("scope_missing")
     parameters = operation.node.parameters
     if operation.node.in_clinic:
@@ -313,7 +313,7 @@ class _Builder:
             result["x-clinic-key-only"] = True
         if operation.public:
             result["security"] = []
-        elif operation.permission in ALL_PERMISSIONS:
+        elif operation.permission in grantable_permissions(self.registry):
             result["x-permission"] = str(operation.permission)
         body_schema = operation.options.get("body_schema")
         if body_schema is not None:

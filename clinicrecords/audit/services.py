@@ -9,7 +9,8 @@ import logging
 import re
 import uuid
 
-from sqlalchemy import insert, select
+from sqlalchemy import String, cast, insert, select
+from sqlalchemy.dialects.postgresql import ARRAY
 
 from clinicrecords.api.representations import ANSWER_IDS
 from clinicrecords.api.request_log import route_template
@@ -137,3 +138,9 @@ def list_entries(db, since=None, key_id=None, limit=1000):
     if key_id is not None:
         query = query.where(AuditEntry.key_id == key_id)
     return db.scalars(query).all()
+
+
+def entries_naming(db, record_ids, limit):
+    """Entries of the clinic `db` is bound to that name any of `record_ids` (text), newest first."""
+    return db.scalars(select(AuditEntry).where(AuditEntry.record_ids.op("?|")(cast(list(record_ids), ARRAY(String))))
+                      .order_by(AuditEntry.at.desc(), AuditEntry.id).limit(limit)).all()

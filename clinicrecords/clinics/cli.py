@@ -1,12 +1,23 @@
+import os
+import sys
+
 from clinicrecords.api.render import iso
-from clinicrecords.cli import command_group
-from clinicrecords.cli.arguments import float_arg, uuid_arg
+from clinicrecords.cli import command_group, not_transactional
+from clinicrecords.cli.arguments import float_arg, positive_int_arg, uuid_arg
 from clinicrecords.clinics.models import CLINIC_KINDS
 from clinicrecords.clinics.plans import FEATURES, plan_features
-from clinicrecords.clinics.services import create_clinic, list_clinics, set_clinic
+from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic, list_clinics, set_clinic
+from clinicrecords.db.direct import migration_engine, migration_lock
+from clinicrecords.db.migrations import migrate_all
 
 
 def register(commands):
+    # The clinics own the list of clinic schemas, so the command that brings them all to head lives here.
+    parser = commands.add_parser("migrate", help="bring the control schema and every clinic schema to head")
+    parser.add_argument("--workers", type=positive_int_arg, default=min(4, os.cpu_count() or 2),
+                        help="clinic schemas migrated at once (processes)")
+    parser.set_defaults(handler=migrate)
+
     clinic = command_group(commands, "clinic", help="clinics (tenants)")
     create = clinic.add_parser("create", help="create a clinic and its schema")
     create.add_argument("--name", required=True)
@@ -51,3 +62,23 @@ def _clinic_json(clinic):
     return {"clinic_id": str(clinic.id), "name": clinic.name, "kind": clinic.kind, "currency": clinic.currency,
             "sandbox_of_workspace_id": str(clinic.sandbox_of_workspace_id) if clinic.is_sandbox else None,
             "timezone": clinic.timezone, **plan_features(clinic), "created_at": iso(clinic.created_at)}
+
+
+def _progress_bar(done, total):
+    if sys.stderr.isatty() and total >= 20:
+        width = 30
+        filled = width * done // total
+        sys.stderr.write(f"\rmigrating clinics [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+
+@not_transactional
+def migrate(request, args):
+    """On a direct connection (clinicrecords.db.direct), under a lock no second run can take meanwhile."""
+    settings = request.registry.settings
+    with migration_engine(settings) as engine, migration_lock(engine):
+        moved = migrate_all(engine, CLINIC_SCHEMAS, workers=args.workers, progress=_progress_bar,
+                            settings=settings)
+    return {"schemas_migrated": moved}

@@ -4,10 +4,11 @@ import uuid
 import zoneinfo
 from decimal import Decimal
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
 from clinicrecords.clinics.models import CLINIC_KINDS, Clinic
 from clinicrecords.clinics.plans import FEATURES
+from clinicrecords.clinics.plans import require_features as require_features  # other contexts gate on a plan
 from clinicrecords.db.migrations import create_tenant_schema
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.errors import InvalidInput
@@ -98,3 +99,20 @@ def open_clinic_or_fail(db, clinic_id):
     if clinic is None:
         raise InvalidInput(f"no clinic {clinic_id}")
     return clinic
+
+
+class ClinicSchemas:
+    """The clinics' schemas as `clinicrecords.db.migrations` walks them (its TenantCatalog)."""
+
+    def behind(self, connection, revision):
+        rows = connection.execute(
+            select(Clinic.id).where((Clinic.schema_revision != revision) | Clinic.schema_revision.is_(None))
+            .order_by(Clinic.created_at)
+        )
+        return [row.id for row in rows]
+
+    def record(self, connection, clinic_id, revision):
+        connection.execute(update(Clinic).where(Clinic.id == clinic_id).values(schema_revision=revision))
+
+
+CLINIC_SCHEMAS = ClinicSchemas()

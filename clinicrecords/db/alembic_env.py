@@ -2,17 +2,19 @@
 
 Called by `clinicrecords-admin migrate` with a connection in `config.attributes`, or by the plain `alembic`
 command for authoring revisions: `alembic -c development.ini -n alembic:tenant revision --autogenerate
--m "..." -x schema=clinic_<hex>` compares the models with one clinic's schema.
+-m "..." -x schema=clinic_<hex>` compares the models with one clinic's schema. The env.py files that call
+`run` load every context's models first (the platform imports no context).
 """
 
 from pyramid.paster import get_appsettings
 
-from clinicrecords.contexts import load_models
+from clinicrecords.db import make_engine
 from clinicrecords.db.meta import CONTROL_SCHEMA, ControlBase, TenantBase
+from clinicrecords.db.migrations import prepare_migration_transaction
+from clinicrecords.settings import resolve
 
 
 def run(context, target):
-    load_models()
     config = context.config
     metadata = ControlBase.metadata if target == "control" else TenantBase.metadata
     connection = config.attributes.get("connection")
@@ -21,12 +23,7 @@ def run(context, target):
         _run(context, connection, metadata, schema, target)
         return
 
-    from clinicrecords.db import make_engine
-    from clinicrecords.db.migrations import prepare_migration_transaction
-
     schema = CONTROL_SCHEMA if target == "control" else context.get_x_argument(as_dictionary=True)["schema"]
-    from clinicrecords.settings import resolve
-
     settings = resolve(get_appsettings(config.config_file_name, "main"))
     config.attributes["settings"] = settings
     engine = make_engine(settings)

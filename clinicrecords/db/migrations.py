@@ -5,6 +5,10 @@ replaying history): the tenant DDL is compiled once per process and sent as one 
 upgraded by Alembic, one transaction per clinic, in a bounded pool of worker processes (Alembic's `op` proxy
 is process-global, so threads cannot share it); each worker loads the revision scripts once and keeps one
 connection.
+
+The platform does not know where clinics are listed: the caller passes a `TenantCatalog` (the clinics
+context's `clinicrecords.clinics.services.CLINIC_SCHEMAS`), and the composition root loads every context's
+models before the first schema is built (`clinicrecords.make_config`, the Alembic env.py files).
 """
 
 import functools
@@ -12,12 +16,14 @@ import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import Protocol
 
+from alembic import command
 from alembic.config import Config
 from alembic.runtime.environment import EnvironmentContext
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine, create_mock_engine, select, text, update
+from sqlalchemy import create_engine, create_mock_engine, text
 from sqlalchemy.schema import CreateSchema, CreateTable
 
 from clinicrecords.db.meta import CONTROL_SCHEMA, TenantBase
@@ -29,6 +35,17 @@ LOCK_TIMEOUT = "5s"
 MIGRATION_STATEMENT_TIMEOUT = "300s"
 # pg_advisory_xact_lock key so that two `migrate` runs never work on the control schema at once.
 CONTROL_LOCK_KEY = 7_202_611
+
+
+class TenantCatalog(Protocol):
+    """Which clinics have a schema and the revision each was last brought to. Picklable: it travels to the
+    worker processes."""
+
+    def behind(self, connection, revision):
+        """The ids of the clinics whose schema is not at `revision`, oldest first."""
+
+    def record(self, connection, clinic_id, revision):
+        """Note that the clinic's schema is now at `revision` (in the caller's transaction)."""
 
 
 def alembic_config(target, connection, schema=None, script_location=None, settings=None):
@@ -65,10 +82,8 @@ def tenant_ddl(dialect):
     table in dependency order, plus Alembic's version table and its stamp. Names are unqualified; it runs
     under a transaction-local search_path of the new schema. Returns (sql, head revision).
 
-    `dialect` is a connected engine's: what it renders depends on the server version (SMALLSERIAL)."""
-    from clinicrecords.contexts import load_models
-
-    load_models()
+    `dialect` is a connected engine's: what it renders depends on the server version (SMALLSERIAL). Every
+    context's models must be loaded by then (module docstring)."""
     statements = []
     mock = create_mock_engine("postgresql+psycopg://", lambda ddl, *args, **kwargs: statements.append(
         str(ddl.compile(dialect=dialect)).strip()))
@@ -96,8 +111,6 @@ def create_tenant_schema(connection, clinic_id):
 
 def migrate_control(engine, settings=None):
     """Bring the control schema to head. Returns 1 when it moved, 0 when it was already there."""
-    from alembic import command
-
     with engine.begin() as connection:
         connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": CONTROL_LOCK_KEY})
         connection.execute(CreateSchema(CONTROL_SCHEMA, if_not_exists=True))
@@ -126,16 +139,14 @@ def upgrade_schema(connection, schema, script):
         return environment.get_context().get_current_revision()
 
 
-def _migrate_one(url, clinic_id, script_location=None):
+def _migrate_one(url, clinics, clinic_id, script_location=None):
     """Upgrade one clinic's schema and record its revision, in one transaction. Runs in a worker process."""
-    from clinicrecords.clinics.models import Clinic
-
     engine = _worker_engine(url)
     schema = schema_name(clinic_id)
     with engine.begin() as connection:
         prepare_migration_transaction(connection, schema)
         revision = upgrade_schema(connection, schema, _scripts("tenant", script_location))
-        connection.execute(update(Clinic).where(Clinic.id == clinic_id).values(schema_revision=revision))
+        clinics.record(connection, clinic_id, revision)
     _worker_used[url] = _worker_used.get(url, 0) + 1
     if _worker_used[url] % WORKER_CONNECTION_CLINICS == 0:
         engine.dispose()  # a backend caches catalog entries of every schema it touched: start a fresh one
@@ -155,27 +166,22 @@ def _worker_engine(url):
     return _engines[url]
 
 
-def clinics_behind(engine, script_location=None):
-    from clinicrecords.clinics.models import Clinic
-
-    target = head("tenant", script_location)
+def clinics_behind(engine, clinics, script_location=None):
+    """The ids of the clinics in the catalog `clinics` whose schema is not at head."""
     with engine.connect() as connection:
-        rows = connection.execute(
-            select(Clinic.id).where((Clinic.schema_revision != target) | Clinic.schema_revision.is_(None))
-            .order_by(Clinic.created_at)
-        )
-        return [row.id for row in rows]
+        return list(clinics.behind(connection, head("tenant", script_location)))
 
 
-def migrate_all(engine, workers=2, progress=None, script_location=None, settings=None):
-    """Control schema, then every clinic not at head. Resumable: a failure leaves finished clinics done.
+def migrate_all(engine, clinics, workers=2, progress=None, script_location=None, settings=None):
+    """Control schema, then every clinic of the catalog `clinics` not at head. Resumable: a failure leaves
+    finished clinics done.
 
     Returns the number of schemas that moved (0 when everything was already at head). Raises MigrationError
     naming every clinic that failed after all the others were tried. `script_location` replaces the tenant
     revision scripts (the tenant-scale benchmark adds a throwaway revision that way).
     """
     moved = migrate_control(engine, settings)
-    pending = clinics_behind(engine, script_location)
+    pending = clinics_behind(engine, clinics, script_location)
     if not pending:
         return moved
     _scripts("tenant", script_location)  # read once here: forked workers inherit it
@@ -183,7 +189,8 @@ def migrate_all(engine, workers=2, progress=None, script_location=None, settings
     context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
     failures = []
     with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
-        futures = {pool.submit(_migrate_one, url, clinic_id, script_location): clinic_id for clinic_id in pending}
+        futures = {pool.submit(_migrate_one, url, clinics, clinic_id, script_location): clinic_id
+                   for clinic_id in pending}
         for done, future in enumerate(as_completed(futures), start=1):
             try:
                 future.result()

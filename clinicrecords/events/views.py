@@ -3,7 +3,7 @@ from pyramid.view import view_config
 from clinicrecords.access.permissions import EVENTS_FEED
 from clinicrecords.api.render import json_response
 from clinicrecords.clinics.interfaces import clinic_scope
-from clinicrecords.clinics.plans import require_features
+from clinicrecords.clinics.services import require_features
 from clinicrecords.events.interfaces import IEventFeed
 from clinicrecords.events.representations import event_json
 from clinicrecords.events.resources import EventFeed

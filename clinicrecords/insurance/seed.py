@@ -5,7 +5,7 @@ from decimal import Decimal
 from clinicrecords.insurance.models import Claim, Coverage, InsurerLink
 from clinicrecords.insurance.payers import add_payer
 from clinicrecords.insurance.schemas import SANDBOX_CLAIM_IDS, SANDBOX_COVERAGE_IDS, SANDBOX_PAYER_IDS
-from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
+from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 
 _PAYERS = [
     # (name, primary payer id, coverage types, operating states, enabled)

@@ -75,7 +75,36 @@ def patient_service_factory(context, request):
     return PatientService(clinic_scope(context).db)
 
 
+# For other contexts' staff commands and the clinic console (the portal): clinic staff see every patient
+# of their clinic, restricted ones too.
+
 def find_patient(db, patient_id):
     """The patient, restricted or not, or None: for existence checks and staff commands of other contexts,
     which must not tell a restricted patient from an absent one to an API caller themselves."""
     return db.get(Patient, patient_id)
+
+
+def patients_by_id(db, patient_ids):
+    """{id: patient} of those of `patient_ids` that exist."""
+    ids = set(patient_ids)
+    return {patient.id: patient for patient in db.scalars(select(Patient).where(Patient.id.in_(ids)))} if ids else {}
+
+
+def _named(words):
+    """Each word in the given or the family name."""
+    return [Patient.given_name.ilike(f"%{w}%") | Patient.family_name.ilike(f"%{w}%") for w in words]
+
+
+def patients_named(db, words, limit=20):
+    """The patients whose given or family name contains each of `words`, by family then given name."""
+    return db.scalars(select(Patient).where(*_named(words)).order_by(Patient.family_name, Patient.given_name)
+                      .limit(limit)).all()
+
+
+def patient_ids_matching(text):
+    """A select of the ids of the patients `text` names: a patient id, or up to four words of the name."""
+    try:
+        return select(Patient.id).where(Patient.id == uuid.UUID(text.strip()))
+    except ValueError:
+        words = text.split()[:4]
+        return select(Patient.id).where(*_named(words)) if words else select(Patient.id).where(Patient.id.is_(None))

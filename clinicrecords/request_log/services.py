@@ -8,7 +8,7 @@ from sqlalchemy import delete, select, tuple_
 from zope.interface import implementer
 
 from clinicrecords import clock
-from clinicrecords.access.keys import masked
+from clinicrecords.access.interfaces import masked
 from clinicrecords.errors import InvalidInput
 from clinicrecords.request_log.interfaces import IRequestLog
 from clinicrecords.request_log.models import RequestLogEntry

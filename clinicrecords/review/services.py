@@ -18,7 +18,7 @@ from clinicrecords.api.render import iso
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now
 from clinicrecords.errors import InvalidInput
-from clinicrecords.events.outbox import emit
+from clinicrecords.events.services import emit
 from clinicrecords.patients.services import visible
 from clinicrecords.review.models import AutoAcceptPause, AutoAcceptSetting, Submission
 from clinicrecords.review.representations import staff_submission_json
@@ -393,3 +393,31 @@ def review_item_as_staff(db, registry, clinic, kind, item_id, staff_id=None):
     return {"item": {"kind": kind, "id": str(item.id), "verification_status": item.verification_status,
                      "accepted_by": item.accepted_by, "reviewed_at": iso(item.reviewed_at),
                      "reviewed_by_staff_id": str(reviewer) if reviewer else None}}
+
+
+# For the clinic console's queue (the portal).
+ANY_SENDER = object()
+
+
+def pending_submissions(db, kind=None, sender_owner_id=ANY_SENDER, patient_ids=None):
+    """The pending submissions, newest first; narrowed to a kind, a sender (None: no sender) and the patients
+    a select of ids (`patients.services.patient_ids_matching`) names."""
+    statement = (select(Submission).where(Submission.review_status == "pending")
+                 .order_by(Submission.submitted_at.desc(), Submission.id))
+    if kind:
+        statement = statement.where(Submission.resource_type == kind)
+    if sender_owner_id is not ANY_SENDER:
+        statement = statement.where(Submission.sender_owner_id == sender_owner_id)
+    if patient_ids is not None:
+        statement = statement.where(Submission.patient_id.in_(patient_ids))
+    return db.scalars(statement).all()
+
+
+def pending_senders(db):
+    """(sender_owner_id, workspace_id) of everyone with a pending submission."""
+    return db.execute(select(Submission.sender_owner_id, Submission.workspace_id).distinct()
+                      .where(Submission.review_status == "pending")).all()
+
+
+def find_submission(db, submission_id):
+    return db.get(Submission, submission_id)

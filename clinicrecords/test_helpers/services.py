@@ -11,7 +11,7 @@ from clinicrecords.db.tenancy import bind_to_clinic, schema_name
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events.services import continue_seq_after, last_seq
 from clinicrecords.listings.services import forget_items
-from clinicrecords.sandbox import seed_sandbox
+from clinicrecords.sandbox.services import seed_sandbox
 
 
 def reset_sandbox(request, clinic):

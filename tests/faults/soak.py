@@ -118,6 +118,7 @@ def main(argv=None):
     from pyramid.paster import get_appsettings
 
     from clinicrecords import make_config
+    from clinicrecords.clinics.services import CLINIC_SCHEMAS
     from clinicrecords.db import embedded, migrations
     from clinicrecords.settings import var_dir
     from tests.common.world import World
@@ -126,7 +127,7 @@ def main(argv=None):
     settings["database.name"] = "clinicrecords_soak"
     embedded.drop_database(var_dir(settings), settings["database.name"])
     app = make_config(settings).make_wsgi_app()
-    migrations.migrate_all(app.registry["db.engine"], workers=2)
+    migrations.migrate_all(app.registry["db.engine"], CLINIC_SCHEMAS, workers=2)
     report = run(app, World(app.registry), args.duration, out=sys.stdout)
     app.registry["db.engine"].dispose()
     failed = report["errors"] or (report["memory_growth"] or 0) >= 0.10

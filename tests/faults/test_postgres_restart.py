@@ -32,7 +32,7 @@ from sqlalchemy import func, select
 from waitress.server import create_server
 
 from clinicrecords import make_config, tasks
-from clinicrecords.clinics.services import open_clinic
+from clinicrecords.clinics.services import CLINIC_SCHEMAS, open_clinic
 from clinicrecords.db import embedded, migrations
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.events.models import Event
@@ -72,7 +72,7 @@ def own_postgres(settings, monkeypatch):
     app = make_config(dict(settings, **overrides)).make_wsgi_app()
     server = embedded._servers[base / "pgdata"]
     try:
-        migrations.migrate_all(app.registry["db.engine"], workers=1, settings=app.registry.settings)
+        migrations.migrate_all(app.registry["db.engine"], CLINIC_SCHEMAS, workers=1, settings=app.registry.settings)
         yield app, server
     finally:
         app.registry["db.engine"].dispose()

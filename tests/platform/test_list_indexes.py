@@ -18,6 +18,7 @@ from sqlalchemy.schema import CreateSchema
 
 import clinicrecords
 from clinicrecords.clinical import services as clinical_services
+from clinicrecords.clinics.services import CLINIC_SCHEMAS
 from clinicrecords.db import migrations
 from clinicrecords.db.meta import CONTROL_SCHEMA
 from clinicrecords.db.tenancy import schema_name
@@ -96,7 +97,7 @@ def _btree_indexes(connection, schema):
 def _migrated_clinic(engine):
     """A clinic whose schema is built by running every tenant revision, as an old clinic's was."""
     clinic_id = _make_clinic_at_base(engine)
-    migrations.migrate_all(engine)
+    migrations.migrate_all(engine, CLINIC_SCHEMAS)
     return clinic_id
 
 

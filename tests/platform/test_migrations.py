@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.schema import CreateSchema
 
 from clinicrecords.clinics.models import Clinic
-from clinicrecords.clinics.services import create_clinic
+from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic
 from clinicrecords.db import migrations
 from clinicrecords.db.meta import TenantBase
 from clinicrecords.db.tenancy import schema_name
@@ -31,13 +31,13 @@ def _make_clinic_at_base(engine):
 
 
 def test_migrate_twice_moves_nothing_the_second_time(engine):
-    migrations.migrate_all(engine)
-    assert migrations.migrate_all(engine) == 0
+    migrations.migrate_all(engine, CLINIC_SCHEMAS)
+    assert migrations.migrate_all(engine, CLINIC_SCHEMAS) == 0
 
 
 def test_a_clinic_at_an_older_revision_is_brought_to_head_and_recorded(engine):
     clinic_id = _make_clinic_at_base(engine)
-    assert migrations.migrate_all(engine, workers=2) >= 1
+    assert migrations.migrate_all(engine, CLINIC_SCHEMAS, workers=2) >= 1
     head = migrations.head("tenant")
     with engine.connect() as connection:
         recorded = connection.execute(select(Clinic.schema_revision).where(Clinic.id == clinic_id)).scalar()
@@ -53,18 +53,18 @@ def test_migration_failure_is_reported_and_resumable(engine):
         # Sabotage: a table in the way makes the baseline revision fail for this clinic only.
         connection.execute(text(f'CREATE TABLE "{schema_name(clinic_id)}".patients (x int)'))
     with pytest.raises(migrations.MigrationError):
-        migrations.migrate_all(engine)
-    assert clinic_id in migrations.clinics_behind(engine)
+        migrations.migrate_all(engine, CLINIC_SCHEMAS)
+    assert clinic_id in migrations.clinics_behind(engine, CLINIC_SCHEMAS)
     with engine.begin() as connection:
         connection.execute(text(f'DROP TABLE "{schema_name(clinic_id)}".patients'))
-    migrations.migrate_all(engine)
-    assert clinic_id not in migrations.clinics_behind(engine)
+    migrations.migrate_all(engine, CLINIC_SCHEMAS)
+    assert clinic_id not in migrations.clinics_behind(engine, CLINIC_SCHEMAS)
 
 
 def test_schema_built_for_a_new_clinic_equals_the_migrated_schema(world, engine):
     built = world.clinic()
     migrated = _make_clinic_at_base(engine)
-    migrations.migrate_all(engine)
+    migrations.migrate_all(engine, CLINIC_SCHEMAS)
     for clinic_id in (built, migrated):
         with engine.connect() as connection:
             connection.execute(text("SELECT set_config('search_path', :s, false)"), {"s": schema_name(clinic_id)})
@@ -131,7 +131,7 @@ def _catalog(engine, schema):
 def test_the_compiled_one_batch_build_equals_an_alembic_migrated_schema_in_the_catalog(world, engine):
     built = world.clinic()
     migrated = _make_clinic_at_base(engine)
-    migrations.migrate_all(engine)
+    migrations.migrate_all(engine, CLINIC_SCHEMAS)
     built_catalog, migrated_catalog = _catalog(engine, schema_name(built)), _catalog(engine, schema_name(migrated))
     assert len(built_catalog["columns"]) > 100 and built_catalog["indexes"]
     differences = {name: sorted(set(built_catalog[name]) ^ set(migrated_catalog[name])) for name in built_catalog}
@@ -147,14 +147,14 @@ def test_a_failure_names_every_failed_clinic_and_the_others_are_migrated(engine)
     with engine.begin() as connection:
         connection.execute(text(f'CREATE TABLE "{schema_name(broken)}".patients (x int)'))
     with pytest.raises(migrations.MigrationError) as raised:
-        migrations.migrate_all(engine, workers=2)
+        migrations.migrate_all(engine, CLINIC_SCHEMAS, workers=2)
     assert [clinic_id for clinic_id, _ in raised.value.failures] == [broken]
     assert str(broken) in str(raised.value) and str(fine) not in str(raised.value)
-    behind = migrations.clinics_behind(engine)
+    behind = migrations.clinics_behind(engine, CLINIC_SCHEMAS)
     assert broken in behind and fine not in behind
     with engine.begin() as connection:  # the failed clinic's transaction left nothing behind
         tables = inspect(connection).get_table_names(schema=schema_name(broken))
         connection.execute(text(f'DROP TABLE "{schema_name(broken)}".patients'))
     assert tables == ["patients"]
-    migrations.migrate_all(engine)
-    assert broken not in migrations.clinics_behind(engine)
+    migrations.migrate_all(engine, CLINIC_SCHEMAS)
+    assert broken not in migrations.clinics_behind(engine, CLINIC_SCHEMAS)

@@ -9,7 +9,7 @@ from sqlalchemy import inspect, select, text
 from sqlalchemy.orm import Session
 
 from clinicrecords.clinics.models import Clinic
-from clinicrecords.clinics.services import create_clinic
+from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic
 from clinicrecords.db import embedded, make_engine, migrations
 from clinicrecords.db.tenancy import schema_name
 from clinicrecords.settings import var_dir
@@ -35,7 +35,7 @@ def scale_engine(settings):
     settings = dict(settings, **{"database.name": "clinicrecords_test_tenant_scale"})
     embedded.drop_database(var_dir(settings), settings["database.name"])
     engine = make_engine(settings)
-    migrations.migrate_all(engine)
+    migrations.migrate_all(engine, CLINIC_SCHEMAS)
     yield engine
     engine.dispose()
 
@@ -47,8 +47,9 @@ def test_a_new_revision_reaches_every_clinic_schema_and_is_recorded(scale_engine
     shutil.copytree(migrations.ALEMBIC_DIR / "tenant", location, ignore=shutil.ignore_patterns("__pycache__"))
     (location / "versions" / "test_one_column.py").write_text(REVISION.format(head=migrations.head("tenant")))
 
-    assert set(migrations.clinics_behind(scale_engine, script_location=str(location))) == set(clinics)
-    assert migrations.migrate_all(scale_engine, workers=2, script_location=str(location)) == len(clinics)
+    assert set(migrations.clinics_behind(scale_engine, CLINIC_SCHEMAS, script_location=str(location))) == set(clinics)
+    moved = migrations.migrate_all(scale_engine, CLINIC_SCHEMAS, workers=2, script_location=str(location))
+    assert moved == len(clinics)
 
     with scale_engine.connect() as connection:
         recorded = dict(connection.execute(select(Clinic.id, Clinic.schema_revision)).all())
@@ -56,8 +57,8 @@ def test_a_new_revision_reaches_every_clinic_schema_and_is_recorded(scale_engine
                    for clinic_id in clinics}
     assert {recorded[clinic_id] for clinic_id in clinics} == {"test_one_column"}
     assert all("scale_note" in names for names in columns.values())
-    assert migrations.migrate_all(scale_engine, script_location=str(location)) == 0
-    assert migrations.clinics_behind(scale_engine, script_location=str(location)) == []
+    assert migrations.migrate_all(scale_engine, CLINIC_SCHEMAS, script_location=str(location)) == 0
+    assert migrations.clinics_behind(scale_engine, CLINIC_SCHEMAS, script_location=str(location)) == []
 
 
 def _backend_pid(engine):

@@ -16,7 +16,7 @@ from sqlalchemy import delete, func, or_, select
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.schemas import ValidationError, error_pointers
 from clinicrecords.clinics.interfaces import clinic_scope
-from clinicrecords.events.outbox import emit
+from clinicrecords.events.services import emit
 from clinicrecords.patients.imports.formats import RowProblem, read_rows
 from clinicrecords.patients.imports.models import PatientImport, PatientImportRun
 from clinicrecords.patients.schemas import PatientCreate

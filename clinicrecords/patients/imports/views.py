@@ -2,7 +2,7 @@ from pyramid.view import view_config
 
 from clinicrecords.access.permissions import Permission
 from clinicrecords.api.representations import render_one
-from clinicrecords.clinics.plans import require_features
+from clinicrecords.clinics.services import require_features
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.patients.interfaces import IPatientImportService
 from clinicrecords.patients.imports.resources import PatientImportCollection, PatientImportResource

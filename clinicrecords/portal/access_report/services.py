@@ -8,15 +8,14 @@ import io
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import String, and_, cast, select
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy import select
 
 from clinicrecords.access import services as access
-from clinicrecords.access.keys import masked
-from clinicrecords.audit.models import AuditEntry
+from clinicrecords.access.interfaces import masked
+from clinicrecords.audit.services import entries_naming
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.db.meta import TenantBase
-from clinicrecords.patients.models import Patient
+from clinicrecords.patients import services as patients
 from clinicrecords.portal.web.forms import FormError
 
 MAX_ENTRIES = 5000
@@ -50,19 +49,17 @@ class AccessReport:
         open_clinic(self.db, clinic_id)
         text = (text or "").strip()
         try:
-            return [p for p in [self.db.get(Patient, uuid.UUID(text))] if p]
+            return [p for p in [patients.find_patient(self.db, uuid.UUID(text))] if p]
         except ValueError:
             pass
         words = text.split()[:4]
         if not words:
             raise FormError("patient", "Enter the patient's name or id")
-        return self.db.scalars(select(Patient).where(and_(*(
-            Patient.given_name.ilike(f"%{w}%") | Patient.family_name.ilike(f"%{w}%") for w in words)))
-            .order_by(Patient.family_name, Patient.given_name).limit(20)).all()
+        return patients.patients_named(self.db, words, limit=20)
 
     def patient(self, clinic_id, patient_id):
         open_clinic(self.db, clinic_id)
-        return self.db.get(Patient, patient_id)
+        return patients.find_patient(self.db, patient_id)
 
     def _records(self, patient_id):
         """record id (text) → kind, for the patient and every row of theirs."""
@@ -76,9 +73,7 @@ class AccessReport:
         """Newest first; at most MAX_ENTRIES."""
         open_clinic(self.db, clinic_id)
         records = self._records(patient_id)
-        entries = self.db.scalars(select(AuditEntry).where(
-            AuditEntry.record_ids.op("?|")(cast(list(records), ARRAY(String))))
-            .order_by(AuditEntry.at.desc(), AuditEntry.id).limit(MAX_ENTRIES)).all()
+        entries = entries_naming(self.db, records, limit=MAX_ENTRIES)
         organizations, keys = self._names(entries)
         return [Access(entry.at, organizations.get(entry.owner_id, "—"), keys.get(entry.key_id,
                                                                                   entry.key_id or "—"),

@@ -8,10 +8,11 @@ import uuid
 from dataclasses import dataclass, field
 
 from clinicrecords.access import services as access
-from clinicrecords.access.keys import masked
+from clinicrecords.access.interfaces import masked
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.interfaces import IPortalAudit
 from clinicrecords.review.services import ReviewError, StaffReview, pause_settings
 
 
@@ -113,6 +114,4 @@ class AutoAcceptSettings:
 
 
 def auto_accept_settings_factory(context, request):
-    from clinicrecords.portal.web.interfaces import IPortalAudit
-
     return AutoAcceptSettings(request.db, request.registry, request.find_service(IPortalAudit))

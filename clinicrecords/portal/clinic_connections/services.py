@@ -9,10 +9,12 @@ import uuid
 from sqlalchemy import select
 
 from clinicrecords.access import services as access
-from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.access.interfaces import ALL_PERMISSIONS
 from clinicrecords.clock import now
+from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.clinic_connections.models import ConnectionRequest
 from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.interfaces import IPortalAudit
 
 
 def _expiry(text, now):
@@ -129,7 +131,6 @@ class ClinicConnections:
     def deciders(self, clinic_id):
         """(action, workspace id text) → who did it last (an email, or None for an operator), from the portal
         audit trail: who approved, declined, narrowed or revoked."""
-        from clinicrecords.portal.accounts.models import Account
 
         entries = [e for e in self.audit.for_clinic(clinic_id, limit=1000)
                    if e.action.startswith("connection.")]
@@ -145,6 +146,4 @@ class ClinicConnections:
 
 
 def clinic_connections_factory(context, request):
-    from clinicrecords.portal.web.interfaces import IPortalAudit
-
     return ClinicConnections(request.db, request.find_service(IPortalAudit))

@@ -1,6 +1,6 @@
 from pyramid.view import view_config
 
-from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.access.interfaces import ALL_PERMISSIONS
 from clinicrecords.onboarding.interfaces import IBusinessProfile, IDomainVerification
 from clinicrecords.portal.clinic_connections.interfaces import IClinicConnections
 from clinicrecords.portal.clinic_connections.resources import (ClinicConnection, ClinicConnectionsPage,

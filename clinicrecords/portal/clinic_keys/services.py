@@ -4,8 +4,9 @@ changes only whose keys they are: a clinic's, always live, with no live-key gate
 owner), audited with the clinic."""
 
 from clinicrecords.access import services as access
-from clinicrecords.access.keys import masked
+from clinicrecords.access.interfaces import masked
 from clinicrecords.portal.keys.services import KeyService, parse_cidrs
+from clinicrecords.portal.web.interfaces import IPortalAudit
 
 
 class ClinicAudit:
@@ -44,8 +45,6 @@ def clinic_key_service_factory(settings):
     pepper = settings["secrets.key_pepper"]
 
     def factory(context, request):
-        from clinicrecords.portal.web.interfaces import IPortalAudit
-
         return ClinicKeyService(request.db, pepper, request.find_service(IPortalAudit))
 
     return factory

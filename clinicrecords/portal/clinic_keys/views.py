@@ -1,6 +1,6 @@
 from pyramid.view import view_config
 
-from clinicrecords.access.keys import masked
+from clinicrecords.access.interfaces import masked
 from clinicrecords.portal.clinic_keys.interfaces import IClinicKeyService
 from clinicrecords.portal.clinic_keys.resources import ClinicKey, ClinicKeys
 from clinicrecords.portal.keys.forms import IpAllowForm, NewKeyForm, RollForm

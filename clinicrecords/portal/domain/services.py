@@ -3,9 +3,10 @@
 from zope.interface import implementer
 
 from clinicrecords.errors import InvalidInput
-from clinicrecords.onboarding.domains import normalize_domain
+from clinicrecords.onboarding.interfaces import IDomainVerification, normalize_domain
 from clinicrecords.portal.domain.interfaces import IDomainPages
 from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.interfaces import IPortalAudit
 
 
 def _sentence(message):
@@ -54,7 +55,4 @@ class DomainPages:
 
 
 def domain_pages_factory(context, request):
-    from clinicrecords.onboarding.interfaces import IDomainVerification
-    from clinicrecords.portal.web.interfaces import IPortalAudit
-
     return DomainPages(request.find_service(IDomainVerification), request.find_service(IPortalAudit))

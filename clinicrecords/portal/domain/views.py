@@ -1,6 +1,6 @@
 from pyramid.view import view_config
 
-from clinicrecords.onboarding import schedule
+from clinicrecords.onboarding import interfaces as onboarding
 from clinicrecords.portal.domain.forms import ChangeDomainForm, DomainForm
 from clinicrecords.portal.domain.interfaces import IDomainPages
 from clinicrecords.portal.domain.resources import DomainPage
@@ -11,20 +11,20 @@ T = "clinicrecords.portal.domain:templates/"
 
 # What one check found, as the page says it.
 RESULTS = {
-    schedule.FOUND: "The record was found",
-    schedule.WRONG_VALUE: "TXT records exist at the host, but none has this value",
-    schedule.NO_TXT: "The host exists but has no TXT record",
-    schedule.NXDOMAIN: "The host does not exist in DNS yet",
-    schedule.TIMEOUT: "DNS did not answer in time (this never counts as absent)",
-    schedule.SERVFAIL: "The DNS servers failed to answer, SERVFAIL (this never counts as absent)",
-    schedule.DNS_ERROR: "The lookup failed (this never counts as absent)",
+    onboarding.FOUND: "The record was found",
+    onboarding.WRONG_VALUE: "TXT records exist at the host, but none has this value",
+    onboarding.NO_TXT: "The host exists but has no TXT record",
+    onboarding.NXDOMAIN: "The host does not exist in DNS yet",
+    onboarding.TIMEOUT: "DNS did not answer in time (this never counts as absent)",
+    onboarding.SERVFAIL: "The DNS servers failed to answer, SERVFAIL (this never counts as absent)",
+    onboarding.DNS_ERROR: "The lookup failed (this never counts as absent)",
 }
 
 
 def _page(context, request, form=None):
     return {"status": request.find_service(IDomainPages).status(context.workspace.id),
             "form": form or DomainForm(), "results": RESULTS,
-            "lapse_after": schedule.LAPSE_AFTER_ABSENT_CHECKS}
+            "lapse_after": onboarding.LAPSE_AFTER_ABSENT_CHECKS}
 
 
 def _claim(context, request, form, template):

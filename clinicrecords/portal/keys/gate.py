@@ -5,6 +5,8 @@ CLI's `key create --mode live` ask this one place (registered as clinicrecords.a
 from dataclasses import dataclass
 
 from clinicrecords.access import services as access
+from clinicrecords.onboarding.interfaces import IBusinessProfile
+from clinicrecords.portal.terms.interfaces import ITermsService
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,4 @@ class LiveKeyGate:
 
 
 def live_key_gate_factory(context, request):
-    from clinicrecords.onboarding.interfaces import IBusinessProfile
-    from clinicrecords.portal.terms.interfaces import ITermsService
-
     return LiveKeyGate(request.db, request.find_service(ITermsService), request.find_service(IBusinessProfile))

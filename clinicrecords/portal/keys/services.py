@@ -5,9 +5,10 @@ import datetime
 import ipaddress
 
 from clinicrecords.access import services as access
-from clinicrecords.access.keys import masked
+from clinicrecords.access.interfaces import ILiveKeyGate, masked
 from clinicrecords.portal.keys.gate import needs_sentence
 from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.interfaces import IPortalAudit
 
 OVERLAPS = {
     "now": datetime.timedelta(0),
@@ -92,9 +93,6 @@ def key_service_factory(settings):
     pepper = settings["secrets.key_pepper"]
 
     def factory(context, request):
-        from clinicrecords.access.interfaces import ILiveKeyGate
-        from clinicrecords.portal.web.interfaces import IPortalAudit
-
         return KeyService(request.db, pepper, request.find_service(ILiveKeyGate), request.find_service(IPortalAudit))
 
     return factory

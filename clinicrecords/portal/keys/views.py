@@ -1,6 +1,6 @@
 from pyramid.view import view_config
 
-from clinicrecords.access.keys import masked
+from clinicrecords.access.interfaces import masked
 from clinicrecords.portal.keys.forms import IpAllowForm, NewKeyForm, RollForm
 from clinicrecords.portal.keys.interfaces import IKeyService, ILiveKeyGate
 from clinicrecords.portal.keys.resources import KeyResource, KeysCollection

@@ -5,8 +5,9 @@ request counts for the chart; an owner chooses the plan."""
 import calendar
 
 from clinicrecords.access import services as access
-from clinicrecords.access.models import PLANS
+from clinicrecords.access.interfaces import PLANS, IUsageService
 from clinicrecords.errors import InvalidInput
+from clinicrecords.portal.web.interfaces import IPortalAudit
 
 
 class PlanService:
@@ -34,8 +35,5 @@ class PlanService:
 
 
 def plan_service_factory(context, request):
-    from clinicrecords.access.usage import IUsageService
-    from clinicrecords.portal.web.interfaces import IPortalAudit
-
     return PlanService(request.db, request.find_service(IUsageService), request.registry["access.rate_limiter"],
                        request.find_service(IPortalAudit))

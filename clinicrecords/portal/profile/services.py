@@ -4,9 +4,10 @@ from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
-from clinicrecords.onboarding.profiles import ProfileInvalid
+from clinicrecords.onboarding.interfaces import IBusinessProfile, ProfileInvalid
 from clinicrecords.portal.profile.interfaces import IProfilePages
 from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.interfaces import IPortalAudit
 
 NOT_VERIFIED = "Verify your workspace's domain first: the profile can be submitted once it is verified"
 
@@ -53,8 +54,5 @@ class ProfilePages:
 
 
 def profile_pages_factory(context, request):
-    from clinicrecords.onboarding.interfaces import IBusinessProfile
-    from clinicrecords.portal.web.interfaces import IPortalAudit
-
     return ProfilePages(request.db, request.find_service(IBusinessProfile),
                         request.find_service(IPortalAudit))

@@ -5,15 +5,16 @@ trail. A submission id of another clinic finds nothing: the session is bound to 
 
 from dataclasses import dataclass, field
 
-from sqlalchemy import and_, select
+from sqlalchemy import select
 
 from clinicrecords.access import services as access
 from clinicrecords.clinics.services import open_clinic
-from clinicrecords.patients.models import Patient
+from clinicrecords.patients import services as patients
 from clinicrecords.portal.queue import readable
 from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
-from clinicrecords.review.models import Submission
+from clinicrecords.portal.web.interfaces import IPortalAudit
+from clinicrecords.review import services as review
 from clinicrecords.review.services import ReviewError, StaffReview
 
 OWN_KEY = "This clinic's own key"
@@ -55,32 +56,31 @@ class ReviewQueue:
     def pending(self, clinic_id, filters=Filters()):
         """The pending submissions, newest first, each beside the chart."""
         self._staff(clinic_id)
-        statement = (select(Submission, Patient).join(Patient, Patient.id == Submission.patient_id)
-                     .where(Submission.review_status == "pending")
-                     .order_by(Submission.submitted_at.desc(), Submission.id))
-        if filters.kind:
-            statement = statement.where(Submission.resource_type == filters.kind)
-        if filters.sender:
-            statement = statement.where(Submission.sender_owner_id == _uuid_or_none(filters.sender))
-        if filters.patient:
-            statement = statement.where(_patient_matches(filters.patient))
-        return [self._entry(submission, patient) for submission, patient in self.db.execute(statement).all()]
+        submissions = review.pending_submissions(
+            self.db, kind=filters.kind or None,
+            sender_owner_id=_uuid_or_none(filters.sender) if filters.sender else review.ANY_SENDER,
+            patient_ids=patients.patient_ids_matching(filters.patient) if filters.patient else None)
+        return [self._entry(submission, patient) for submission, patient in self._with_patients(submissions)]
+
+    def _with_patients(self, rows):
+        """(row, its patient) of the rows whose patient exists."""
+        found = patients.patients_by_id(self.db, (row.patient_id for row in rows))
+        return [(row, found[row.patient_id]) for row in rows if row.patient_id in found]
 
     def senders(self, clinic_id):
         """(sender owner id, label) of everyone with a pending submission, for the filter."""
         self._staff(clinic_id)
-        rows = self.db.execute(select(Submission.sender_owner_id, Submission.workspace_id).distinct()
-                               .where(Submission.review_status == "pending")).all()
+        rows = review.pending_senders(self.db)
         return sorted(((str(row.sender_owner_id), self._sender(row.workspace_id)) for row in rows),
                       key=lambda pair: pair[1])
 
     def entry(self, clinic_id, submission_id):
         """One pending submission beside the chart, or None (absent, decided, or another clinic's)."""
         self._staff(clinic_id)
-        submission = self.db.get(Submission, submission_id)
+        submission = review.find_submission(self.db, submission_id)
         if submission is None or submission.review_status != "pending":
             return None
-        return self._entry(submission, self.db.get(Patient, submission.patient_id))
+        return self._entry(submission, patients.find_patient(self.db, submission.patient_id))
 
     def _sender(self, workspace_id):
         return access.get_workspace(self.db, workspace_id).name if workspace_id else OWN_KEY
@@ -107,9 +107,10 @@ class ReviewQueue:
         found = []
         for name in self.kind_names():
             model = self.kinds[name].model
-            rows = self.db.execute(select(model, Patient).join(Patient, Patient.id == model.patient_id).where(
-                model.accepted_by == "automatic", model.reviewed_at.is_(None))).all()
-            found.extend((name, item, patient, readable.item_summary(name, item)) for item, patient in rows)
+            items = self.db.scalars(select(model).where(model.accepted_by == "automatic",
+                                                        model.reviewed_at.is_(None))).all()
+            found.extend((name, item, patient, readable.item_summary(name, item))
+                         for item, patient in self._with_patients(items))
         return sorted(found, key=lambda row: row[1].created_at, reverse=True)
 
     # Deciding
@@ -158,18 +159,5 @@ def _uuid_or_none(text):
         return None
 
 
-def _patient_matches(text):
-    """A patient id, or part of the patient's name."""
-    patient_id = _uuid_or_none(text.strip())
-    if patient_id is not None:
-        return Patient.id == patient_id
-    words = text.split()
-    return and_(*(Patient.given_name.ilike(f"%{w}%") | Patient.family_name.ilike(f"%{w}%")
-                  for w in words[:4])) \
-        if words else Patient.id.is_(None)
-
-
 def review_queue_factory(context, request):
-    from clinicrecords.portal.web.interfaces import IPortalAudit
-
     return ReviewQueue(request.db, request.registry, request.find_service(IPortalAudit))

@@ -1,6 +1,6 @@
 from pyramid.view import view_config
 
-from clinicrecords.access.keys import masked
+from clinicrecords.access.interfaces import masked
 from clinicrecords.errors import InvalidInput
 from clinicrecords.portal.keys.interfaces import IKeyService
 from clinicrecords.portal.requests.forms import RequestFilter

@@ -1,6 +1,7 @@
 """`clinic staff add`: an operator adds a clinic's first staff member (or any other), printing the one-time
 link where they set their password (no mail server is needed)."""
 
+from clinicrecords.access.services import get_clinic
 from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.portal.surface import portal_base_url
@@ -20,8 +21,6 @@ def register(commands):
 
 
 def staff_add(request, args):
-    from clinicrecords.access.services import get_clinic
-
     get_clinic(request.db, args.clinic)  # an unknown clinic: exit 2 naming it
     invitation, token = request.find_service(IStaffService).invite(args.clinic, args.email, args.role,
                                                                    invited_by=None)

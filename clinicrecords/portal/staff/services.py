@@ -10,10 +10,16 @@ from sqlalchemy import select
 
 from clinicrecords.access import services as access
 from clinicrecords.clock import now
+from clinicrecords.portal.accounts.interfaces import IAccountService
+from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.accounts.services import email_problem, normal_email
+from clinicrecords.portal.staff.interfaces import IStaffService
 from clinicrecords.portal.staff.models import ROLES, ClinicStaff, StaffInvitation
 from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.interfaces import IPortalAudit
+from clinicrecords.portal.web.resources import STAFF
 from clinicrecords.portal.web.tokens import new_token, token_hash
+from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
 
 INVITATION_LIFETIME = datetime.timedelta(days=7)
 
@@ -52,8 +58,6 @@ class StaffService:
                               .limit(1)) is not None
 
     def members(self, clinic_id):
-        from clinicrecords.portal.accounts.models import Account
-
         return self.db.execute(select(Account.email, ClinicStaff.role, ClinicStaff.created_at)
                                .join(Account, Account.id == ClinicStaff.account_id)
                                .where(ClinicStaff.clinic_id == clinic_id)
@@ -106,8 +110,6 @@ class StaffService:
 
     def activity(self, clinic_id):
         """(entry, staff member's email or None for an operator), newest first."""
-        from clinicrecords.portal.accounts.models import Account
-
         entries = self.audit.for_clinic(clinic_id)
         ids = {entry.account_id for entry in entries if entry.account_id}
         emails = dict(self.db.execute(select(Account.id, Account.email).where(Account.id.in_(ids))).all())
@@ -139,19 +141,12 @@ class StaffService:
 
 
 def staff_service_factory(context, request):
-    from clinicrecords.portal.accounts.interfaces import IAccountService
-    from clinicrecords.portal.web.interfaces import IPortalAudit
-    from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
-
     return StaffService(request.db, request.find_service(IPortalAudit), request.find_service(IAccountService),
                         request.find_service(IWorkspaceService))
 
 
 def staff_principals(request, identity):
     """`portal.principal_finders`: the staff principal of a staff account (once per request)."""
-    from clinicrecords.portal.staff.interfaces import IStaffService
-    from clinicrecords.portal.web.resources import STAFF
-
     if not hasattr(request, "_portal_is_staff"):
         request._portal_is_staff = request.find_service(IStaffService).is_staff(identity.account_id)
     return (STAFF,) if request._portal_is_staff else ()

@@ -10,6 +10,7 @@ from sqlalchemy import select
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
 from clinicrecords.portal.terms.models import TermsAcceptance
+from clinicrecords.portal.web.interfaces import IPortalAudit
 
 CURRENT_VERSION = "2026-01"
 
@@ -58,8 +59,6 @@ def terms_service_factory(settings):
     terms_text(version)  # a configured version without its text stops start-up
 
     def factory(context, request):
-        from clinicrecords.portal.web.interfaces import IPortalAudit
-
         return TermsService(request.db, request.find_service(IPortalAudit), version)
 
     return factory

@@ -11,8 +11,10 @@ from clinicrecords.clock import now
 from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.accounts.services import email_problem, normal_email
 from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.interfaces import IPortalAudit
 from clinicrecords.portal.web.tokens import new_token, token_hash
 from clinicrecords.portal.workspaces.models import ROLES, Invitation, Member
+from clinicrecords.sandbox.services import seed_sandbox
 
 INVITATION_LIFETIME = datetime.timedelta(days=7)
 
@@ -119,8 +121,5 @@ class WorkspaceService:
 
 
 def workspace_service_factory(context, request):
-    from clinicrecords.portal.web.interfaces import IPortalAudit
-    from clinicrecords.sandbox import seed_sandbox
-
     return WorkspaceService(request.db, request.find_service(IPortalAudit),
                             seed=lambda db, clinic: seed_sandbox(request, clinic))

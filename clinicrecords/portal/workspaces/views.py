@@ -2,6 +2,7 @@ from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.security import NO_PERMISSION_REQUIRED
 from pyramid.view import view_config
 
+from clinicrecords.portal.keys.interfaces import ILiveKeyGate
 from clinicrecords.portal.web.forms import FormError, rerender
 from clinicrecords.portal.web.resources import MEMBER, OWNER, SIGNED_IN, PortalRoot
 from clinicrecords.portal.workspaces.forms import InviteForm, WorkspaceForm
@@ -48,8 +49,6 @@ def create_workspace(context, request):
 @view_config(route_name="portal", context=WorkspaceResource, request_method="GET", renderer=T + "overview.jinja2",
              permission=MEMBER)
 def overview(context, request):
-    from clinicrecords.portal.keys.interfaces import ILiveKeyGate
-
     checklist = request.find_service(ILiveKeyGate).checklist(context.workspace.id)
     return {"checklist": checklist, "missing": [condition for condition, met in checklist if not met]}
 

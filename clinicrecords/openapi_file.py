@@ -1,0 +1,34 @@
+"""`scripts/openapi [PATH]`: assemble the application offline and write its OpenAPI document (default
+docs/openapi.json). Here rather than in `clinicrecords.api`: it builds the whole application, every context
+included, and the platform packages import no context."""
+
+import sys
+from pathlib import Path
+
+from clinicrecords import make_config
+from clinicrecords.api.openapi import DOCUMENT_PATH, document_text
+
+# Enough to assemble the application and read its registrations; nothing connects to a database.
+OFFLINE_SETTINGS = {
+    "database_url": "postgresql://openapi@127.0.0.1:1/unused",
+    "huey.backend": "memory",
+    "secrets.cursor": "offline",
+    "secrets.key_pepper": "offline",
+    "secrets.webhook_keys": "offline:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+}
+
+
+def main(argv=None):
+    """`scripts/openapi [PATH]`: write the document (default docs/openapi.json)."""
+    arguments = sys.argv[1:] if argv is None else argv
+    target = Path(arguments[0] if arguments else DOCUMENT_PATH)
+    app = make_config(dict(OFFLINE_SETTINGS)).make_wsgi_app()
+    try:
+        target.write_text(document_text(app.registry), encoding="utf-8")
+    finally:
+        app.registry["db.engine"].dispose()
+    print(target)
+
+
+if __name__ == "__main__":
+    main()
