@@ -9,6 +9,7 @@ from clinicrecords.access.operator_json import connection_json, key_json, revoca
 from clinicrecords.access.usage import IUsageService
 from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import SCOPES_HELP, datetime_arg, positive_int_arg, scopes_arg, uuid_arg
+from clinicrecords.clock import now as clock_now
 from clinicrecords.sandbox import seed_sandbox
 
 
@@ -203,7 +204,7 @@ def _month_usage_json(usage):
 
 
 def usage_show(request, args):
-    month = args.month or datetime.datetime.now(datetime.UTC).date()
+    month = args.month or clock_now().date()
     return _month_usage_json(request.find_service(IUsageService).month_usage(args.workspace, month))
 
 

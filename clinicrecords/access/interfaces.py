@@ -5,3 +5,8 @@ class ILiveKeyGate(Interface):
     """What a workspace still lacks before a new live key may be created: `missing(workspace_id)` → a list of
     conditions (each with `code` and `text`), empty when every condition is met. The portal's key page and
     the operator CLI's `key create --mode live` both ask it (clinicrecords.portal.keys.gate)."""
+
+
+class IReach(Interface):
+    """Which clinics a key reaches, with which permissions (clinicrecords.access.reach.ReachService):
+    `clinic(identity, clinic_id)` → (clinic, granted) or a refusal; `reachable(identity)`; `calling_key(identity)`."""

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass
 
 from clinicrecords.api.problems import Problem
+from clinicrecords.clock import now as clock_now
 
 WINDOW = datetime.timedelta(minutes=1)
 DEFAULT_LIVE_PER_MINUTE = 600
@@ -56,7 +57,7 @@ class RateLimiter:
                  clock=None):
         self.store = store
         self.defaults = {"live": live_per_minute, "test": test_per_minute}
-        self.clock = clock or (lambda: datetime.datetime.now(datetime.UTC))
+        self.clock = clock or clock_now
 
     def limit_for(self, identity):
         return identity.rate_limit or self.defaults[identity.mode]

@@ -1,0 +1,134 @@
+"""Authorization in one place: who holds each permission, and the one check a request passes.
+
+As hypothesis/h's `security/permission_map`: a permission is held when its predicate is true of the calling
+key and the resource asked (the context). A grantable permission (`Permission`) is held when the clinic the
+context lies in granted it to the key (the clinic scope's `granted`), or, outside a clinic, when the key's own
+scopes name it. The pseudo- and derived permissions have their own predicate in `PERMISSION_MAP`.
+
+`refusal(...)` is the one check: the view's permission when a view answers, and before it the collection
+guard — entering a clinic's collection needs at least one of the permissions its views declare, so a key that
+may not look there gets the same 403 for an existing, a restricted and an absent record (docs/authentication.md,
+precedence 5 before 6). A request no view answers (404, 405) passes the guard alone (`look_refusal`).
+"""
+
+from pyramid.location import lineage
+
+from clinicrecords.access.permissions import EVENTS_FEED, KEY_HOLDER, TEST_HELPERS, DerivedPermission, refusal_name
+from clinicrecords.clinics.interfaces import IClinicContext, clinic_scope
+
+
+def granted(identity, context):
+    """The grantable permissions the key holds where the context lies."""
+    scope = clinic_scope(context)
+    return scope.granted if scope is not None else identity.scopes
+
+
+def may_use_helpers(identity, clinic):
+    """A workspace's test key on that workspace's own sandbox clinic; never a live or clinic-owned key."""
+    return (identity is not None and identity.is_test and identity.clinic_id is None
+            and clinic is not None and clinic.sandbox_of_workspace_id is not None
+            and clinic.id == identity.sandbox_clinic_id
+            and clinic.sandbox_of_workspace_id == identity.workspace_id)
+
+
+def _any_key(identity, context):
+    return True
+
+
+def _on_own_sandbox(identity, context):
+    scope = clinic_scope(context)
+    return scope is not None and may_use_helpers(identity, scope.clinic)
+
+
+def _conferred(permission):
+    """A derived permission: held with any of the grantable permissions the nearest resource declaring it in
+    `confers` ({derived permission: granting permissions}) names; none declares it, none holds it."""
+
+    def holds(identity, context):
+        for node in lineage(context):
+            confers = getattr(node, "confers", None)
+            if confers and permission in confers:
+                return not granted(identity, context).isdisjoint(confers[permission])
+        return False
+
+    return holds
+
+
+PERMISSION_MAP = {
+    KEY_HOLDER: _any_key,  # /v1/me, /v1/connections: any valid key
+    EVENTS_FEED: _any_key,  # a clinic's event feed: any key that reached the clinic (spec: no single permission)
+    TEST_HELPERS: _on_own_sandbox,
+    **{permission: _conferred(permission) for permission in DerivedPermission},
+}
+
+
+def holds(identity, context, permission):
+    predicate = PERMISSION_MAP.get(permission)
+    if predicate is not None:
+        return predicate(identity, context)
+    return permission in granted(identity, context)
+
+
+def _clinic_collection(context):
+    """The collection of a clinic the context lies in (the child of the clinic resource), or None."""
+    child = None
+    for node in lineage(context):
+        if IClinicContext.providedBy(node):
+            return child
+        child = node
+    return None
+
+
+def view_permissions(registry, resource_class):
+    """{method: permissions} the views on a resource class declare, read once from Pyramid's registrations."""
+    cache = registry.setdefault("access.view_permissions", {})
+    if resource_class not in cache:
+        introspector = registry.introspector
+        by_method = {}
+        for view in introspector.get_category("views"):
+            intr = view["introspectable"]
+            context = intr["context"]
+            if not (isinstance(context, type) and issubclass(resource_class, context)) or intr["exception_only"]:
+                continue
+            methods = intr["request_methods"] or ("GET",)
+            for related in introspector.related(intr):
+                if related.category_name == "permissions":
+                    for method in (methods,) if isinstance(methods, str) else methods:
+                        by_method.setdefault(method, set()).add(related["value"])
+        cache[resource_class] = by_method
+    return cache[resource_class]
+
+
+def _guard_refusal(registry, identity, context, method):
+    """The permission to name when the key holds none of its collection's permissions, else None."""
+    collection = _clinic_collection(context)
+    if collection is None:
+        return None
+    by_method = view_permissions(registry, type(collection))
+    every = set().union(*by_method.values()) if by_method else set()
+    if not every or any(holds(identity, collection, p) for p in every):
+        return None
+    reading = method in ("GET", "HEAD")
+    wanted = by_method.get("GET", set()) if reading else set().union(
+        *(perms for each, perms in by_method.items() if each != "GET"))
+    return sorted(wanted or every)[0]
+
+
+def refusal(registry, identity, context, method, permission=None):
+    """The permission the key lacks for this request, or None when it may: the collection guard, then the
+    view's `permission` (None when no view answers)."""
+    missing = _guard_refusal(registry, identity, context, method)
+    if missing is not None or permission is None:
+        return missing
+    return None if holds(identity, context, permission) else permission
+
+
+def look_refusal(request, context):
+    """The not-found view's guard (`config.set_look_guard`): before a 404 or 405 inside a clinic's collection,
+    the permission to name when the key may not look there, else None. Outside a clinic nothing is hidden, and
+    no key is read for it."""
+    scope = clinic_scope(context)
+    if scope is None:
+        return None
+    missing = refusal(request.registry, scope.identity, context, request.method)
+    return refusal_name(missing) if missing is not None else None
