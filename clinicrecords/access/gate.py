@@ -21,9 +21,9 @@ def refuse_browsers(request):
 
 
 def key_gate(policy):
-    """`request.require_key(clinic_id=None)`: the gate, run once per request. `clinic_id` is the clinic the
-    path names when the clinics collection runs the gate (clinicrecords.clinics.resources): the key is then read
-    with its reach of that clinic in one statement."""
+    """`request.require_key(clinic_id=None)`: the gate, run once per request. `clinic_id` is the clinic
+    the path names when the clinics collection runs the gate (clinicrecords.clinics.resources): the key is
+    then read with its reach of that clinic in one statement."""
 
     def require_key(request, clinic_id=None):
         passed = getattr(request, "key_gate_passed", None)
@@ -47,7 +47,7 @@ def key_gate(policy):
 
 def gate_where_traversal_stopped(event):
     """A keyed resource that runs the gate only for its items (`gates_items`, the clinics collection) still
-    passes it when traversal ends on it (`/v1/clinics`): no key gets a different answer there than elsewhere."""
+    passes it when traversal ends on it (`/v1/clinics`): no key gets another answer there than elsewhere."""
     request = event.request
     if getattr(request.context, "gates_items", False):
         request.require_key()

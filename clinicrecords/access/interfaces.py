@@ -9,4 +9,5 @@ class ILiveKeyGate(Interface):
 
 class IReach(Interface):
     """Which clinics a key reaches, with which permissions (clinicrecords.access.reach.ReachService):
-    `clinic(identity, clinic_id)` → (clinic, granted) or a refusal; `reachable(identity)`; `calling_key(identity)`."""
+    `clinic(identity, clinic_id)` → (clinic, granted) or a refusal; `reachable(identity)`;
+    `calling_key(identity)`."""

@@ -6,14 +6,15 @@ context lies in granted it to the key (the clinic scope's `granted`), or, outsid
 scopes name it. The pseudo- and derived permissions have their own predicate in `PERMISSION_MAP`.
 
 `refusal(...)` is the one check: the view's permission when a view answers, and before it the collection
-guard — entering a clinic's collection needs at least one of the permissions its views declare, so a key that
-may not look there gets the same 403 for an existing, a restricted and an absent record (docs/authentication.md,
-precedence 5 before 6). A request no view answers (404, 405) passes the guard alone (`look_refusal`).
+guard — entering a clinic's collection needs at least one of the permissions its views declare, so a key
+that may not look there gets the same 403 for an existing, a restricted and an absent record
+(docs/authentication.md, precedence 5 before 6). A request no view answers (404, 405) passes the guard alone (`look_refusal`).
 """
 
 from pyramid.location import lineage
 
-from clinicrecords.access.permissions import EVENTS_FEED, KEY_HOLDER, TEST_HELPERS, DerivedPermission, refusal_name
+from clinicrecords.access.permissions import (EVENTS_FEED, KEY_HOLDER, TEST_HELPERS, DerivedPermission,
+                                              refusal_name)
 from clinicrecords.clinics.interfaces import IClinicContext, clinic_scope
 
 
@@ -56,7 +57,7 @@ def _conferred(permission):
 
 PERMISSION_MAP = {
     KEY_HOLDER: _any_key,  # /v1/me, /v1/connections: any valid key
-    EVENTS_FEED: _any_key,  # a clinic's event feed: any key that reached the clinic (spec: no single permission)
+    EVENTS_FEED: _any_key,  # a clinic's event feed: any key that reached the clinic (spec: no one permission)
     TEST_HELPERS: _on_own_sandbox,
     **{permission: _conferred(permission) for permission in DerivedPermission},
 }
@@ -88,7 +89,7 @@ def view_permissions(registry, resource_class):
         for view in introspector.get_category("views"):
             intr = view["introspectable"]
             context = intr["context"]
-            if not (isinstance(context, type) and issubclass(resource_class, context)) or intr["exception_only"]:
+            if intr["exception_only"] or not (isinstance(context, type) and issubclass(resource_class, context)):
                 continue
             methods = intr["request_methods"] or ("GET",)
             for related in introspector.related(intr):

@@ -1,8 +1,9 @@
-"""Pyramid 2 security policy: the bearer key is the identity; `permission_map.refusal` decides every permission.
+"""Pyramid 2 security policy: the bearer key is the identity; `permission_map.refusal` decides every
+permission.
 
 The identity is read once per request, before the request's transaction. For a request into a clinic the
-traversal names the clinic (`identify(request, clinic_id)`, from `Clinics.__getitem__` through the key gate), and
-the same statement reads the key's reach of it (clinicrecords.access.identity)."""
+traversal names the clinic (`identify(request, clinic_id)`, from `Clinics.__getitem__` through the key
+gate), and the same statement reads the key's reach of it (clinicrecords.access.identity)."""
 
 from pyramid.request import RequestLocalCache
 from pyramid.security import Allowed, Denied

@@ -123,8 +123,8 @@ def internal_error_view(exc, request):
 
 
 def set_look_guard(config, guard):
-    """`guard(request, context)` → the permission to name in 403 scope_missing when the key may not even look at
-    `context`, else None: asked before a 404 or 405 is answered (clinicrecords.access sets it)."""
+    """`guard(request, context)` → the permission to name in 403 scope_missing when the key may not even
+    look at `context`, else None: asked before a 404 or 405 is answered (clinicrecords.access sets it)."""
     config.registry["api.look_guard"] = guard
 
 

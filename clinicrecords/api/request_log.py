@@ -5,8 +5,8 @@ Requests made with a valid key are also handed, as a `KeyedRequest`, to the sink
 `config.add_request_sink(append)` (the workspace's request log): an `append` must return at once, never
 block or touch the database on the request's thread.
 
-Who called is asked of the function set with `config.set_request_caller(caller)` (clinicrecords.access: the key
-it read, the clinic from the request's context); the problem code is the answer's own (`problem_code`).
+Who called is asked of the function set with `config.set_request_caller(caller)` (clinicrecords.access: the
+key it read, the clinic from the request's context); the problem code is the answer's own (`problem_code`).
 """
 
 import json
@@ -88,7 +88,8 @@ def _no_caller(request):
 def log_request(request, status, started, sinks=(), response=None, caller_of=_no_caller):
     latency_ms = elapsed_ms(started)
     caller = caller_of(request)
-    log_line(request.request_id, request.method, request.environ.get("PATH_INFO", ""), status, latency_ms, caller)
+    path = request.environ.get("PATH_INFO", "")
+    log_line(request.request_id, request.method, path, status, latency_ms, caller)
     if sinks and caller is not None:
         entry = keyed_request(request, caller, response, status, latency_ms)
         for append in sinks:
@@ -124,7 +125,7 @@ def add_request_sink(config, append):
 
 
 def set_request_caller(config, caller):
-    """`caller(request)` → a `Caller`, or None when no valid key was read (it must never read one itself)."""
+    """`caller(request)` → a `Caller`, or None when no valid key was read (it must never read one)."""
     config.registry["api.request_caller"] = caller
 
 

@@ -24,8 +24,8 @@ MAX_RECORD_IDS = 1000
 
 
 def audited_scope(request):
-    """The clinic scope when the request's context lies in an audited collection (`audited = True`) of a clinic
-    in the key's reach, else None. A request whose traversal failed has no context: nothing of it was read."""
+    """The clinic scope when the request's context lies in an audited collection (`audited = True`) of a
+    clinic in the key's reach, else None. A request whose traversal failed has no context: nothing of it was read."""
     context = getattr(request, "context", None)
     scope = clinic_scope(context)
     if scope is None:

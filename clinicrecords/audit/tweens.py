@@ -25,11 +25,14 @@ def audit_in_transaction_tween_factory(handler, registry):
                                 services.entry_values(request, scope, response.status_int, response))
                 # zope.sqlalchemy rolls back a session it did not see change: a read's entry must commit too.
                 mark_changed(request.db)
-                request.tm.get().addAfterCommitHook(
-                    lambda ok: setattr(request, "audit_committed", getattr(request, "audit_committed", False) or ok))
+                request.tm.get().addAfterCommitHook(lambda ok: _committed(request, ok))
         return response
 
     return audit_in_transaction
+
+
+def _committed(request, ok):
+    request.audit_committed = getattr(request, "audit_committed", False) or ok
 
 
 def audit_apart_tween_factory(handler, registry):
