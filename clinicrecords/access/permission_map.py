@@ -11,6 +11,8 @@ that may not look there gets the same 403 for an existing, a restricted and an a
 (docs/authentication.md, precedence 5 before 6). A request no view answers (404, 405) passes the guard alone (`look_refusal`).
 """
 
+from typing import NamedTuple
+
 from pyramid.location import lineage
 
 from clinicrecords.access.permissions import (EVENTS_FEED, KEY_HOLDER, TEST_HELPERS, DerivedPermission,
@@ -70,18 +72,17 @@ def holds(identity, context, permission):
     return permission in granted(identity, context)
 
 
-def _clinic_collection(context):
-    """The collection of a clinic the context lies in (the child of the clinic resource), or None."""
-    child = None
-    for node in lineage(context):
-        if IClinicContext.providedBy(node):
-            return child
-        child = node
-    return None
+class Declared(NamedTuple):
+    """The permissions the views on a resource class declare: by method, all of them, and those of them that
+    `PERMISSION_MAP` decides (not simply granted)."""
+
+    by_method: dict
+    every: frozenset
+    mapped: frozenset
 
 
 def view_permissions(registry, resource_class):
-    """{method: permissions} the views on a resource class declare, read once from Pyramid's registrations."""
+    """What the views on a resource class declare (`Declared`), read once from Pyramid's registrations."""
     cache = registry.setdefault("access.view_permissions", {})
     if resource_class not in cache:
         introspector = registry.introspector
@@ -96,38 +97,56 @@ def view_permissions(registry, resource_class):
                 if related.category_name == "permissions":
                     for method in (methods,) if isinstance(methods, str) else methods:
                         by_method.setdefault(method, set()).add(related["value"])
-        cache[resource_class] = by_method
+        every = frozenset().union(*by_method.values())
+        cache[resource_class] = Declared(by_method, every, every & PERMISSION_MAP.keys())
     return cache[resource_class]
 
 
-def _guard_refusal(registry, identity, context, method):
+def _collection_and_scope(context):
+    """The clinic collection the context lies in (the clinic resource's child, or None) and the clinic's scope
+    (None outside a clinic), in one walk up the tree."""
+    child = None
+    for node in lineage(context):
+        if IClinicContext.providedBy(node):
+            return child, node.scope
+        child = node
+    return None, None
+
+
+def _guard_refusal(registry, identity, collection, granted_here, method):
     """The permission to name when the key holds none of its collection's permissions, else None."""
-    collection = _clinic_collection(context)
-    if collection is None:
+    declared = view_permissions(registry, type(collection))
+    if not declared.every or not granted_here.isdisjoint(declared.every) or any(
+            PERMISSION_MAP[p](identity, collection) for p in declared.mapped):
         return None
-    by_method = view_permissions(registry, type(collection))
-    every = set().union(*by_method.values()) if by_method else set()
-    if not every or any(holds(identity, collection, p) for p in every):
-        return None
-    reading = method in ("GET", "HEAD")
-    wanted = by_method.get("GET", set()) if reading else set().union(
+    by_method = declared.by_method
+    wanted = by_method.get("GET", set()) if method in ("GET", "HEAD") else set().union(
         *(perms for each, perms in by_method.items() if each != "GET"))
-    return sorted(wanted or every)[0]
+    return sorted(wanted or declared.every)[0]
 
 
 def refusal(registry, identity, context, method, permission=None):
     """The permission the key lacks for this request, or None when it may: the collection guard, then the
     view's `permission` (None when no view answers)."""
-    missing = _guard_refusal(registry, identity, context, method)
-    if missing is not None or permission is None:
-        return missing
-    return None if holds(identity, context, permission) else permission
+    collection, scope = _collection_and_scope(context)
+    if collection is not None:
+        missing = _guard_refusal(registry, identity, collection, scope.granted, method)
+        if missing is not None:
+            return missing
+    if permission is None:
+        return None
+    predicate = PERMISSION_MAP.get(permission)
+    if predicate is not None:
+        held = predicate(identity, context)
+    else:
+        held = permission in (scope.granted if scope is not None else identity.scopes)
+    return None if held else permission
 
 
 def look_refusal(request, context):
     """The not-found view's guard (`config.set_look_guard`): before a 404 or 405 inside a clinic's collection,
-    the permission to name when the key may not look there, else None. Outside a clinic nothing is hidden, and
-    no key is read for it."""
+    the permission to name when the key may not look there, else None. Outside a clinic nothing is hidden,
+    and no key is read for it."""
     scope = clinic_scope(context)
     if scope is None:
         return None

@@ -10,6 +10,7 @@ import datetime
 import math
 from dataclasses import dataclass
 
+from clinicrecords.access.ratelimit_stores import PostgresStore, RedisStore
 from clinicrecords.api.problems import Problem
 from clinicrecords.clock import now as clock_now
 
@@ -108,12 +109,8 @@ def rate_limit_check(request, identity):
 def make_store(settings, engine):
     backend = settings.get("ratelimit.backend", "postgres")
     if backend == "postgres":
-        from clinicrecords.access.ratelimit_stores import PostgresStore
-
         return PostgresStore(engine)
     if backend == "redis":
-        from clinicrecords.access.ratelimit_stores import RedisStore
-
         url = settings.get("ratelimit.redis_url")
         if not url:
             raise ValueError("ratelimit.backend = redis needs ratelimit.redis_url")

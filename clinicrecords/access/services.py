@@ -11,6 +11,7 @@ from clinicrecords.access.keys import hash_secret, new_key
 from clinicrecords.access.models import ApiKey, Connection, Workspace
 from clinicrecords.access.permission_map import may_use_helpers  # noqa: F401 (other contexts ask it here)
 from clinicrecords.clinics.models import Clinic
+from clinicrecords.clinics.services import create_clinic
 from clinicrecords.clock import now as clock_now
 from clinicrecords.errors import InvalidInput
 
@@ -21,8 +22,6 @@ class AccessError(InvalidInput):
 
 def create_workspace(db, name, verified=False, paid=False, terms_accepted=False, seed=None, workspace_id=None):
     """A workspace and its own sandbox clinic, seeded by `seed(db, clinic)`."""
-    from clinicrecords.clinics.services import create_clinic
-
     name = (name or "").strip()
     if not name or len(name) > 200:
         raise AccessError("name must be 1 to 200 characters")
