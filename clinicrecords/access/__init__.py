@@ -16,6 +16,9 @@ from clinicrecords.access.usage import IUsageService, plan_allowances, usage_ser
 
 def includeme(config):
     settings = config.get_settings()
+    # pyramid_tm would name the transaction's user by reading the key before traversal names the clinic, so
+    # the key and its reach of the clinic would no longer be one statement (docs/decisions.md, hot path).
+    settings.setdefault("tm.annotate_user", "false")
     policy = KeySecurityPolicy(settings["secrets.key_pepper"])
     config.set_security_policy(policy)
     config.set_request_caller(policy.caller)

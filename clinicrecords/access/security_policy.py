@@ -56,7 +56,7 @@ class KeySecurityPolicy:
             return None
         scope = clinic_scope(getattr(request, "context", None))
         return Caller(identity.owner_id, identity.key_id, identity.mode,
-                      str(scope.clinic.id) if scope is not None else None)
+                      str(scope.clinic_id) if scope is not None else None)
 
     def authenticated_userid(self, request):
         identity = self.identity(request)

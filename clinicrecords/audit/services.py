@@ -88,7 +88,7 @@ def entry_values(request, scope, status, response=None):
         "owner_id": identity.clinic_id or identity.workspace_id,
         "method": request.method[:10],
         "route": route_template(request.environ.get("PATH_INFO", ""))[:300],
-        "record_ids": record_ids(request, scope.clinic.id, response),
+        "record_ids": record_ids(request, scope.clinic_id, response),
         "status": status,
     }
 

@@ -56,7 +56,7 @@ def _record_apart(request, registry, status, response):
     if scope is None:
         return
     try:
-        services.append_apart(registry["db.engine"], scope.clinic.id,
+        services.append_apart(registry["db.engine"], scope.clinic_id,
                               services.entry_values(request, scope, status, response))
     except Exception:
         # The database is down: the request log line (request id, key, route, status) remains.

@@ -8,6 +8,8 @@ import uuid
 import pytest
 from sqlalchemy import event
 
+from clinicrecords.access import security_policy
+from clinicrecords.access.identity import authenticate
 from clinicrecords.access.interfaces import IReach
 from clinicrecords.access.permissions import Permission
 from clinicrecords.access.reach import ReachService
@@ -29,17 +31,27 @@ def _statements(engine):
 
 
 @pytest.mark.parametrize("kind", ["test", "live"])
-def test_the_key_and_its_reach_of_the_clinic_are_read_in_one_statement(world, testapp, engine, connected, kind):
+def test_the_key_and_its_reach_of_the_clinic_are_read_in_one_statement(world, testapp, engine, connected, kind,
+                                                                       monkeypatch):
     if kind == "test":
-        key = world.key(workspace_id=connected.workspace_id, mode="test")
-        url = f"/v1/clinics/{connected.sandbox_clinic_id}/allergies/{SANDBOX_ALLERGY_ID}"
+        key, clinic_id = world.key(workspace_id=connected.workspace_id, mode="test"), connected.sandbox_clinic_id
+        url = f"/v1/clinics/{clinic_id}/allergies/{SANDBOX_ALLERGY_ID}"
     else:
-        key, url = connected.key, f"/v1/clinics/{connected.clinic_id}/allergies"
+        key, clinic_id = connected.key, connected.clinic_id
+        url = f"/v1/clinics/{clinic_id}/allergies"
     headers = {"Authorization": f"Bearer {key}"}
     testapp.get(url, headers=headers)  # the key's first use of the window also touches last_used_at
+    asked = []
+
+    def spy(db, pepper, authorization, now=None, clinic_id=None):
+        asked.append(clinic_id)
+        return authenticate(db, pepper, authorization, now=now, clinic_id=clinic_id)
+
+    monkeypatch.setattr(security_policy, "authenticate", spy)
     with _statements(engine) as seen:
         testapp.get(url, headers=headers)
-    reach = [s for s in seen if "api_keys" in s or "clinics" in s or "connections" in s]
+    assert asked == [clinic_id]
+    reach = [s for s in seen if "api_keys" in s or "control.clinics" in s or "control.connections" in s]
     assert len(reach) == 1 and all(table in reach[0] for table in ("api_keys", "clinics", "connections"))
 
 
