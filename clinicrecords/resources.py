@@ -31,10 +31,11 @@ class Resource:
 class Collection(Resource):
     """Records found by id through a service: `<collection>/{<item_parameter>}`.
 
-    Declare `service` (the interface of a service, or until every context has one its name, whose `get(id)`
-    returns the record, or None when it is absent, restricted or outside the key's reach: one 404 for all),
+    Declare `service` (the interface of a service whose `get(id)` returns the record, or None when it is
+    absent, restricted or outside the key's reach: one 404 for all; a registered name is still accepted),
     `item_resource` (constructed as `item_resource(parent, name, record)`) and `item_parameter` (the path
-    parameter's name in the docs).
+    parameter's name in the docs). The service is looked up for this collection (`context=self`): during
+    traversal `request.context` is not set yet.
     """
 
     service = None
@@ -42,13 +43,15 @@ class Collection(Resource):
     item_parameter = None
 
     def __getitem__(self, name):
-        # During traversal request.context is not set yet: the service's context is this collection.
-        found = (self.request.find_service(name=self.service) if isinstance(self.service, str)
-                 else self.request.find_service(self.service, context=self))
-        record = found.get(parse_uuid(name))
+        record = self._service().get(parse_uuid(name))
         if record is None:
             raise KeyError(name)
         return self.item_resource(self, name, record)
+
+    def _service(self):
+        if isinstance(self.service, str):  # until every context registers its services by interface
+            return self.request.find_service(name=self.service)
+        return self.request.find_service(self.service, context=self)
 
 
 class Branch(Resource):
@@ -78,14 +81,16 @@ class Root:
 
 
 class V1(Resource):
-    """`/v1`: children registered by the bounded contexts (clinics, listings, ...)."""
+    """`/v1`: children registered by the bounded contexts (clinics, listings, ...). Every child that is not
+    public passes the key gate on the way in, unless it `gates_items` itself (the clinics collection: with the
+    clinic the path names)."""
 
     def __getitem__(self, name):
         entry = self.request.registry["resources.api"].get(name)
         if entry is None:
             raise KeyError(name)
         factory, public = entry
-        if not public:
+        if not public and not getattr(factory, "gates_items", False):
             self.request.require_key()
         return factory(self, name)
 

@@ -1,8 +1,12 @@
 """Access: bearer keys, workspaces, connections, permissions, reach, /v1/me and /v1/connections."""
 
-from clinicrecords.access.gate import add_gate_check, require_key
+from pyramid.events import ContextFound
+
+from clinicrecords.access.gate import add_gate_check, gate_where_traversal_stopped, key_gate
 from clinicrecords.access.identity import record_last_use
-from clinicrecords.access.permissions import ALL_PERMISSIONS, REFUSAL_NAMES
+from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.access.interfaces import IReach
+from clinicrecords.access.permission_map import look_refusal
 from clinicrecords.access.ratelimit import make_limiter, rate_limit_check
 from clinicrecords.access.reach import reach_factory
 from clinicrecords.access.representations import ConnectionOut, KeyOut, connection_json, key_json
@@ -13,13 +17,20 @@ from clinicrecords.access.usage import IUsageService, plan_allowances, usage_ser
 
 def includeme(config):
     settings = config.get_settings()
-    config.set_security_policy(KeySecurityPolicy(settings["secrets.key_pepper"]))
+    # pyramid_tm would name the transaction's user by reading the key before traversal names the clinic, so
+    # the key and its reach of the clinic would no longer be one statement (docs/decisions.md, hot path).
+    settings.setdefault("tm.annotate_user", "false")
+    policy = KeySecurityPolicy(settings["secrets.key_pepper"])
+    config.set_security_policy(policy)
+    config.set_request_caller(policy.caller)
+    config.set_look_guard(look_refusal)
     config.add_directive("add_gate_check", add_gate_check)
     config.registry["access.rate_limiter"] = make_limiter(settings, config.registry["db.engine"])
     config.add_gate_check(rate_limit_check)
     config.add_gate_check(record_last_use)
-    config.add_request_method(require_key, "require_key")
-    config.register_service_factory(reach_factory, name="reach")
+    config.add_request_method(key_gate(policy), "require_key")
+    config.add_subscriber(gate_where_traversal_stopped, ContextFound)
+    config.register_service_factory(reach_factory, iface=IReach)
     config.registry["access.allowances"] = plan_allowances(settings)
     config.register_service_factory(usage_service_factory, iface=IUsageService)
     config.add_representation("key", plain=key_json, schema=KeyOut)
@@ -27,4 +38,4 @@ def includeme(config):
     config.add_api_resource("me", Me)
     config.add_api_resource("connections", Connections)
     config.scan(".views")
-    config.add_permission_names(ALL_PERMISSIONS, REFUSAL_NAMES)
+    config.add_permission_names(ALL_PERMISSIONS)

@@ -10,6 +10,7 @@ from clinicrecords.access.permissions import ALL_PERMISSIONS, parse_scopes
 from clinicrecords.access.usage import IUsageService
 from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, uuid_arg
+from clinicrecords.clock import now as clock_now
 from clinicrecords.sandbox import seed_sandbox
 
 SCOPES_HELP = ", ".join(sorted(ALL_PERMISSIONS))
@@ -214,7 +215,7 @@ def _month_usage_json(usage):
 
 
 def usage_show(request, args):
-    month = args.month or datetime.datetime.now(datetime.UTC).date()
+    month = args.month or clock_now().date()
     return _month_usage_json(request.find_service(IUsageService).month_usage(args.workspace, month))
 
 

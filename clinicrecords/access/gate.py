@@ -1,5 +1,6 @@
 """What every keyed request passes before it reaches any resource: no browser, a valid key, sent properly,
-from an allowed address. Runs once, when traversal leaves /v1 for a non-public child."""
+from an allowed address. Runs once, when traversal leaves /v1 for a non-public child (the clinics collection:
+when it is asked for a clinic, so the key and its reach of that clinic are read together)."""
 
 from clinicrecords.api.problems import Problem
 
@@ -19,58 +20,39 @@ def refuse_browsers(request):
         raise Problem("browser_not_allowed", "This API is called from servers only, never from a browser.")
 
 
-def require_key(request):
-    refuse_browsers(request)
-    if _key_in_query(request):
-        raise Problem("invalid_key", "Send the key in the Authorization header, never in the URL.")
-    identity = request.identity
-    if identity is None:
-        raise Problem("invalid_key")
-    if not identity.ip_allowed(request.client_addr):
-        raise Problem("ip_not_allowed")
-    for check in request.registry.get("access.gate_checks", ()):
-        check(request, identity)
-    return identity
+def key_gate(policy):
+    """`request.require_key(clinic_id=None)`: the gate, run once per request. `clinic_id` is the clinic
+    the path names when the clinics collection runs the gate (clinicrecords.clinics.resources): the key is
+    then read with its reach of that clinic in one statement."""
+
+    def require_key(request, clinic_id=None):
+        passed = getattr(request, "key_gate_passed", None)
+        if passed is not None:
+            return passed
+        refuse_browsers(request)
+        if _key_in_query(request):
+            raise Problem("invalid_key", "Send the key in the Authorization header, never in the URL.")
+        identity = policy.identify(request, clinic_id)
+        if identity is None:
+            raise Problem("invalid_key")
+        if not identity.ip_allowed(request.client_addr):
+            raise Problem("ip_not_allowed")
+        for check in request.registry.get("access.gate_checks", ()):
+            check(request, identity)
+        request.key_gate_passed = identity
+        return identity
+
+    return require_key
+
+
+def gate_where_traversal_stopped(event):
+    """A keyed resource that runs the gate only for its items (`gates_items`, the clinics collection) still
+    passes it when traversal ends on it (`/v1/clinics`): no key gets another answer there than elsewhere."""
+    request = event.request
+    if getattr(request.context, "gates_items", False):
+        request.require_key()
 
 
 def add_gate_check(config, check):
     """Further per-request checks on a valid key (rate limits), run in the order added."""
     config.registry.setdefault("access.gate_checks", []).append(check)
-
-
-def collection_permissions(registry, collection_class):
-    """The permissions the views on a collection declare, read once from Pyramid's own registrations."""
-    cache = registry.setdefault("access.collection_permissions", {})
-    if collection_class not in cache:
-        introspector = registry.introspector
-        by_method = {}
-        for view in introspector.get_category("views"):
-            intr = view["introspectable"]
-            context = intr["context"]
-            if not (isinstance(context, type) and issubclass(collection_class, context)) or intr["exception_only"]:
-                continue
-            methods = intr["request_methods"] or ("GET",)
-            for related in introspector.related(intr):
-                if related.category_name == "permissions":
-                    for method in (methods,) if isinstance(methods, str) else methods:
-                        by_method.setdefault(method, set()).add(related["value"])
-        cache[collection_class] = by_method
-    return cache[collection_class]
-
-
-def require_some_permission_on(request, collection):
-    """Entering a clinic's collection needs at least one of the permissions its views declare.
-
-    Without this, a key lacking the collection's permissions could tell an existing record (403
-    scope_missing from its view) from an absent one (404 from traversal). `detail` names the permission
-    for this method: the collection's read permission for GET, its write permission otherwise.
-    """
-    by_method = collection_permissions(request.registry, type(collection))
-    every = set().union(*by_method.values()) if by_method else set()
-    if not every or any(request.has_permission(p, collection) for p in every):
-        return
-    reading = request.method in ("GET", "HEAD")
-    wanted = by_method.get("GET", set()) if reading else set().union(
-        *(perms for method, perms in by_method.items() if method != "GET"))
-    missing = sorted(wanted or every)[0]
-    raise Problem("scope_missing", f"This key lacks the permission {missing}.")

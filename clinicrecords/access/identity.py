@@ -12,6 +12,7 @@ from clinicrecords.access.models import ApiKey, Connection, Workspace
 from clinicrecords.access.permissions import ALL_PERMISSIONS
 from clinicrecords.access.ratelimit import current_decision
 from clinicrecords.clinics.models import Clinic
+from clinicrecords.clock import now as clock_now
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def authenticate(db, pepper, authorization, now=None, clinic_id=None):
     parsed = parse_key(bearer_token(authorization))
     if parsed is None:
         return None
-    now = now or datetime.datetime.now(datetime.UTC)
+    now = now or clock_now()
     row = db.execute(_KEY_AND_REACH, {"key_id": parsed.key_id, "clinic_id": clinic_id, "now": now}).first()
     if not secret_matches(pepper, parsed.secret, row.secret_hash if row else None):
         return None

@@ -7,6 +7,12 @@ class ILiveKeyGate(Interface):
     the operator CLI's `key create --mode live` both ask it (clinicrecords.portal.keys.gate)."""
 
 
+class IReach(Interface):
+    """Which clinics a key reaches, with which permissions (clinicrecords.access.reach.ReachService):
+    `clinic(identity, clinic_id)` → (clinic, granted) or a refusal; `reachable(identity)`;
+    `calling_key(identity)`."""
+
+
 # What other contexts name of access, re-exported so they import access only through this module and its
 # services (the portal: key masks, plans, permissions, the usage service's interface).
 from clinicrecords.access.keys import masked  # noqa: E402

@@ -1,15 +1,15 @@
 """What the operator CLI prints about workspaces, keys and connections: never a secret or its hash."""
 
-import datetime
 
 from clinicrecords.access.keys import masked
 from clinicrecords.api.render import iso
+from clinicrecords.clock import now as clock_now
 
 
 def status(revoked_at, expires_at):
     if revoked_at is not None:
         return "revoked"
-    if expires_at is not None and expires_at <= datetime.datetime.now(datetime.UTC):
+    if expires_at is not None and expires_at <= clock_now():
         return "expired"
     return "active"
 

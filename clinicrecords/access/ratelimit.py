@@ -10,7 +10,9 @@ import datetime
 import math
 from dataclasses import dataclass
 
+from clinicrecords.access.ratelimit_stores import PostgresStore, RedisStore
 from clinicrecords.api.problems import Problem
+from clinicrecords.clock import now as clock_now
 
 WINDOW = datetime.timedelta(minutes=1)
 DEFAULT_LIVE_PER_MINUTE = 600
@@ -56,7 +58,7 @@ class RateLimiter:
                  clock=None):
         self.store = store
         self.defaults = {"live": live_per_minute, "test": test_per_minute}
-        self.clock = clock or (lambda: datetime.datetime.now(datetime.UTC))
+        self.clock = clock or clock_now
 
     def limit_for(self, identity):
         return identity.rate_limit or self.defaults[identity.mode]
@@ -107,12 +109,8 @@ def rate_limit_check(request, identity):
 def make_store(settings, engine):
     backend = settings.get("ratelimit.backend", "postgres")
     if backend == "postgres":
-        from clinicrecords.access.ratelimit_stores import PostgresStore
-
         return PostgresStore(engine)
     if backend == "redis":
-        from clinicrecords.access.ratelimit_stores import RedisStore
-
         url = settings.get("ratelimit.redis_url")
         if not url:
             raise ValueError("ratelimit.backend = redis needs ratelimit.redis_url")

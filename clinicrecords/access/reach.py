@@ -6,14 +6,16 @@ about the clinic), then not_found (the clinic is outside reach, or does not exis
 then scope_missing.
 """
 
-import datetime
 from dataclasses import dataclass
 
 from sqlalchemy import select
+from zope.interface import implementer
 
+from clinicrecords.access.interfaces import IReach
 from clinicrecords.access.models import Connection, Workspace
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.models import Clinic
+from clinicrecords.clock import now as clock_now
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ def live_access_blocked(identity):
     return None
 
 
+@implementer(IReach)
 class ReachService:
     def __init__(self, db):
         self.db = db
@@ -72,7 +75,7 @@ class ReachService:
             if clinic is None or clinic.is_sandbox or prefetched.connection_scopes is None:
                 raise KeyError(clinic_id)
             return self._attached(clinic), identity.scopes & frozenset(prefetched.connection_scopes)
-        now = now or datetime.datetime.now(datetime.UTC)
+        now = now or clock_now()
         row = self.db.execute(
             select(Clinic, Connection.scopes)
             .join(Connection, Connection.clinic_id == Clinic.id)
@@ -107,7 +110,7 @@ class ReachService:
             return [Reached(self.db.get(Clinic, identity.sandbox_clinic_id), identity.scopes, None)]
         if live_access_blocked(identity) is not None:
             return []
-        now = now or datetime.datetime.now(datetime.UTC)
+        now = now or clock_now()
         rows = self.db.execute(
             select(Clinic, Connection)
             .join(Connection, Connection.clinic_id == Clinic.id)
@@ -120,4 +123,5 @@ class ReachService:
 
 
 def reach_factory(context, request):
+    # Asked during traversal, before any scope exists: the request's session is all it takes.
     return ReachService(request.db)

@@ -1,11 +1,8 @@
-from pyramid.authorization import Allow, Authenticated
-
-from clinicrecords.access.permissions import KEY_HOLDER
 from clinicrecords.resources import Resource
 
 
 class KeyHolderResource(Resource):
-    __acl__ = ((Allow, Authenticated, KEY_HOLDER),)
+    """Any valid key may read it (KEY_HOLDER in clinicrecords.access.permission_map)."""
 
 
 class Me(KeyHolderResource):

@@ -1,19 +1,31 @@
-"""Pyramid 2 security policy: the bearer key is the identity; the permissions granted on the clinic (or the
-key's own scopes outside a clinic) become principals, and the resources' ACLs decide."""
+"""Pyramid 2 security policy: the bearer key is the identity; `permission_map.refusal` decides every
+permission.
 
-import uuid
+The identity is read once per request, before the request's transaction. For a request into a clinic the
+traversal names the clinic (`identify(request, clinic_id)`, from `Clinics.__getitem__` through the key
+gate), and the same statement reads the key's reach of it (clinicrecords.access.identity)."""
 
-from pyramid.authorization import ACLHelper, Authenticated, Everyone
 from pyramid.request import RequestLocalCache
-from pyramid.security import Denied
-from pyramid.traversal import find_interface
+from pyramid.security import Allowed, Denied
 
 from clinicrecords.access.identity import authenticate
+from clinicrecords.access.permission_map import refusal
+from clinicrecords.access.permissions import refusal_name
+from clinicrecords.api.request_log import Caller
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.db import autocommit_session
 
 
-def permission_principal(permission):
-    return f"permission:{permission}"
+class Refusal(Denied):
+    """A denial naming the permission the key lacks (the forbidden view's `detail`)."""
+
+    def __new__(cls, permission):
+        refused = Denied.__new__(cls, "the key lacks %s", permission)
+        refused.permission = refusal_name(permission)
+        return refused
+
+
+_ALLOWED = Allowed("permitted by the permission map")
 
 
 class KeySecurityPolicy:
@@ -21,21 +33,30 @@ class KeySecurityPolicy:
         self.pepper = pepper
         self._identity_cache = RequestLocalCache(self._load_identity)
 
-    def _load_identity(self, request):
+    def _load_identity(self, request, clinic_id=None):
         # Before the request's transaction, on a connection released at once (clinicrecords.db).
         with autocommit_session(request.registry["db.engine"]) as db:
-            identity = authenticate(db, self.pepper, request.headers.get("Authorization"),
-                                    clinic_id=clinic_in_path(request))
-        if identity is not None:
-            request.environ["clinicrecords.key_id"] = identity.key_id
-            request.environ["clinicrecords.key_mode"] = identity.mode
-            # The audit trail names the key's owner without loading the key again after the transaction.
-            request.environ["clinicrecords.key_owner"] = (
-                ("clinic", identity.clinic_id) if identity.clinic_id else ("workspace", identity.workspace_id))
-        return identity
+            return authenticate(db, self.pepper, request.headers.get("Authorization"), clinic_id=clinic_id)
 
     def identity(self, request):
         return self._identity_cache.get_or_create(request)
+
+    def identify(self, request, clinic_id=None):
+        """The identity, read with the key's reach of `clinic_id` in one statement if not read yet."""
+        return self._identity_cache.get_or_create(request, lambda r: self._load_identity(r, clinic_id))
+
+    def known_identity(self, request):
+        """The identity if this request read one already, else None: never reads the key."""
+        return self._identity_cache.get(request, None)
+
+    def caller(self, request):
+        """Who made this request, for the request log: None unless a valid key was read."""
+        identity = self.known_identity(request)
+        if identity is None:
+            return None
+        scope = clinic_scope(getattr(request, "context", None))
+        return Caller(identity.owner_id, identity.key_id, identity.mode,
+                      str(scope.clinic_id) if scope is not None else None)
 
     def authenticated_userid(self, request):
         identity = self.identity(request)
@@ -45,31 +66,11 @@ class KeySecurityPolicy:
         identity = self.identity(request)
         if identity is None:
             return Denied("no valid key")
-        principals = {Everyone, Authenticated}
-        principals.update(permission_principal(p) for p in granted_permissions(context, identity))
-        return ACLHelper().permits(context, principals, permission)
+        missing = refusal(request.registry, identity, context, request.method, permission)
+        return _ALLOWED if missing is None else Refusal(missing)
 
     def remember(self, request, userid, **kw):
         return []
 
     def forget(self, request, **kw):
         return []
-
-
-def clinic_in_path(request):
-    """The clinic a `/v1/clinics/{clinic_id}/...` path names (a uuid), else None: authentication reads the
-    key's reach of it in the same statement. Traversal still decides, from this prefetched row."""
-    segments = request.environ.get("PATH_INFO", "").split("/", 4)
-    if len(segments) < 4 or segments[1] != "v1" or segments[2] != "clinics":
-        return None
-    try:
-        return uuid.UUID(segments[3])
-    except ValueError:
-        return None
-
-
-def granted_permissions(context, identity):
-    from clinicrecords.clinics.resources import ClinicResource
-
-    clinic = find_interface(context, ClinicResource)
-    return clinic.granted if clinic is not None else identity.scopes

@@ -9,7 +9,10 @@ from sqlalchemy import select
 
 from clinicrecords.access.keys import hash_secret, new_key
 from clinicrecords.access.models import ApiKey, Connection, Workspace
+from clinicrecords.access.permission_map import may_use_helpers  # noqa: F401 (other contexts ask it here)
 from clinicrecords.clinics.models import Clinic
+from clinicrecords.clinics.services import create_clinic
+from clinicrecords.clock import now as clock_now
 from clinicrecords.errors import InvalidInput
 
 
@@ -17,14 +20,8 @@ class AccessError(InvalidInput):
     """Bad input for an access operation; nothing was written."""
 
 
-def _now():
-    return datetime.datetime.now(datetime.UTC)
-
-
 def create_workspace(db, name, verified=False, paid=False, terms_accepted=False, seed=None, workspace_id=None):
     """A workspace and its own sandbox clinic, seeded by `seed(db, clinic)`."""
-    from clinicrecords.clinics.services import create_clinic
-
     name = (name or "").strip()
     if not name or len(name) > 200:
         raise AccessError("name must be 1 to 200 characters")
@@ -85,7 +82,7 @@ def create_key(db, pepper, *, clinic_id=None, workspace_id=None, mode=None, scop
         get_workspace(db, workspace_id)
         if mode not in ("live", "test"):
             raise AccessError("--mode must be live or test")
-    if expires_at is not None and expires_at <= _now():
+    if expires_at is not None and expires_at <= clock_now():
         raise AccessError("--expires-at must be in the future")
     if rate_limit is not None and rate_limit < 1:
         raise AccessError("--rate-limit must be at least 1")
@@ -117,7 +114,7 @@ def roll_key(db, pepper, key, overlap):
     for `overlap` (a timedelta; zero revokes it now). Returns (new ApiKey, its full key string).
 
     The new key has a new id, so no automatic acceptance follows it (spec: a rolled key starts with it off)."""
-    now = _now()
+    now = clock_now()
     new, full_key = create_key(db, pepper, clinic_id=key.clinic_id, workspace_id=key.workspace_id, mode=key.mode,
                                scopes=key.scopes, ip_allow=key.ip_allow or (), rate_limit=key.rate_limit)
     new.rolled_from_id = key.id
@@ -153,7 +150,7 @@ class Revocation:
 def _revoke(record):
     already = record.revoked_at is not None
     if not already:
-        record.revoked_at = _now()
+        record.revoked_at = clock_now()
     return Revocation(record, already)
 
 
@@ -170,7 +167,7 @@ def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None):
     clinic = get_clinic(db, clinic_id)
     if clinic.is_sandbox:
         raise AccessError("a sandbox clinic cannot be connected; test keys reach their own sandbox")
-    if expires_at is not None and expires_at <= _now():
+    if expires_at is not None and expires_at <= clock_now():
         raise AccessError("--expires-at must be in the future")
     connection = db.scalar(select(Connection).where(Connection.workspace_id == workspace_id,
                                                     Connection.clinic_id == clinic_id))
@@ -179,7 +176,7 @@ def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None):
         db.add(connection)
     elif connection.revoked_at is not None:
         connection.revoked_at = None
-        connection.connected_at = _now()
+        connection.connected_at = clock_now()
     connection.scopes = sorted(scopes)
     connection.expires_at = expires_at
     db.flush()

@@ -1,5 +1,6 @@
 from pyramid.view import view_config
 
+from clinicrecords.access.interfaces import IReach
 from clinicrecords.access.permissions import KEY_HOLDER
 from clinicrecords.access.reach import live_access_blocked
 from clinicrecords.access.representations import BLOCKED_SCHEMA, blocked_json
@@ -11,7 +12,7 @@ from clinicrecords.api.representations import render_one, render_page
 @view_config(context=Me, request_method="GET", permission=KEY_HOLDER,
              openapi={"summary": "Identify the calling key", "kind": "key"})
 def me(context, request):
-    return render_one(request, "key", request.find_service(name="reach").calling_key(request.identity),
+    return render_one(request, "key", request.find_service(IReach).calling_key(request.identity),
                       plain_only=True)
 
 
@@ -23,7 +24,7 @@ def me(context, request):
                                      "accepted) lists none, whatever connections exist; `blocked` says why with "
                                      "the code a clinic's route would answer. `blocked` is null otherwise."})
 def connections(context, request):
-    reached = request.find_service(name="reach").reachable(request.identity)
+    reached = request.find_service(IReach).reachable(request.identity)
     blocked = blocked_json(live_access_blocked(request.identity))
     return render_page(request, "connection", Page(reached, has_more=False, next_cursor=None),
                        extra={"blocked": blocked})

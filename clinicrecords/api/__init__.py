@@ -21,6 +21,6 @@ def includeme(config):
     config.include(".request_log")
     config.include(".request_text")
     config.include(".limits")
-    config.scan(".errorviews")
+    config.include(".errorviews")
     # Registers the periodic pruning with the Huey instance of whichever process runs the application.
     from clinicrecords.api import tasks  # noqa: F401

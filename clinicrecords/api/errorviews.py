@@ -1,7 +1,8 @@
 """Every failure of every route, rendered as problem+json.
 
 Unknown paths are 404 not_found, a known resource asked with the wrong method is 405 with `Allow`,
-a missing or bad key is 401 invalid_key, a missing permission 403 scope_missing naming it, a database
+a missing or bad key is 401 invalid_key, a missing permission 403 scope_missing naming it (also instead of 404
+and 405 where the look guard refuses: a key that may not look there learns nothing), a database
 or a Redis (rate limits, queue) that does not answer 503, and anything unexpected 500 internal_error with
 no internals in the body.
 """
@@ -15,10 +16,10 @@ from redis import exceptions as redis_errors
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from clinicrecords.api.permission_names import refusal_name
 from clinicrecords.api.problems import Problem, problem_response
 
 log = logging.getLogger(__name__)
+
 
 _STATUS_CODES = {400: "invalid_request", 404: "not_found", 405: "method_not_allowed", 406: "not_acceptable",
                  413: "payload_too_large", 415: "unsupported_media_type", 429: "rate_limited",
@@ -50,7 +51,12 @@ def allowed_methods(request):
 
 @notfound_view_config()
 def not_found_view(exc, request):
-    methods = allowed_methods(request) if getattr(request, "context", None) is not None else frozenset()
+    context = getattr(request, "context", None)
+    guard = request.registry.get("api.look_guard")
+    missing = guard(request, context) if guard is not None and context is not None else None
+    if missing is not None:
+        return problem_response(request, scope_missing(missing))
+    methods = allowed_methods(request) if context is not None else frozenset()
     if methods and request.method not in methods:
         allow = ", ".join(sorted(methods))
         problem = Problem("method_not_allowed", f"Allowed methods: {allow}.", headers={"Allow": allow})
@@ -63,9 +69,12 @@ def not_found_view(exc, request):
 def forbidden_view(exc, request):
     if request.identity is None:
         return problem_response(request, Problem("invalid_key"))
-    permission = getattr(exc.result, "permission", None)
-    detail = f"This key lacks the permission {refusal_name(request.registry, permission)}." if permission else None
-    return problem_response(request, Problem("scope_missing", detail))
+    # The security policy's refusal names what is missing, as the caller should read it.
+    return problem_response(request, scope_missing(getattr(exc.result, "permission", None)))
+
+
+def scope_missing(missing):
+    return Problem("scope_missing", f"This key lacks the permission {missing}." if missing else None)
 
 
 @exception_view_config(HTTPException)
@@ -111,3 +120,14 @@ def redis_unavailable_view(exc, request):
 def internal_error_view(exc, request):
     log.error("unhandled error in request %s", request.request_id, exc_info=exc)
     return problem_response(request, Problem("internal_error", "An unexpected error occurred."))
+
+
+def set_look_guard(config, guard):
+    """`guard(request, context)` → the permission to name in 403 scope_missing when the key may not even
+    look at `context`, else None: asked before a 404 or 405 is answered (clinicrecords.access sets it)."""
+    config.registry["api.look_guard"] = guard
+
+
+def includeme(config):
+    config.add_directive("set_look_guard", set_look_guard)
+    config.scan(".errorviews")

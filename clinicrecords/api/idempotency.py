@@ -140,9 +140,10 @@ def idempotency_deriver(view, info):
             if not _same_request(record, digest, request):
                 raise Problem("idempotency_key_conflict", "This Idempotency-Key was used for a different "
                               "request (method, path or body).")
+            replayed = _replay(record, replay_field)
             if record.status >= 400:  # a stored refusal: the request log still names its code
-                request.environ["clinicrecords.problem_code"] = json.loads(record.body).get("code")
-            return _replay(record, replay_field)
+                replayed.problem_code = json.loads(record.body).get("code")
+            return replayed
         try:
             response = view(context, request)
         except Problem as problem:

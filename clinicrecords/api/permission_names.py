@@ -1,35 +1,19 @@
-"""The permissions the API names, registered by the context that defines them.
+"""The permissions a clinic can grant, registered by the context that defines them.
 
 The platform defines no permission: the access context registers them (`config.add_permission_names`), so
-the OpenAPI builder can tell a grantable permission from a pseudo one and a 403 can name what is missing.
+the OpenAPI builder can tell a grantable permission from a pseudo one. (What a 403 names is the access
+context's own: its security policy names the missing permission on the refusal.)
 """
-
-from dataclasses import dataclass, field
 
 REGISTRY_KEY = "api.permission_names"
 
 
-@dataclass(frozen=True)
-class PermissionNames:
-    grantable: frozenset = frozenset()
-    # What a refusal names when the missing permission is not itself grantable.
-    refusal_names: dict = field(default_factory=dict)
-
-
-def add_permission_names(config, grantable, refusal_names=None):
-    config.registry[REGISTRY_KEY] = PermissionNames(frozenset(grantable), dict(refusal_names or {}))
-
-
-def _names(registry):
-    return registry.get(REGISTRY_KEY) or PermissionNames()
+def add_permission_names(config, grantable):
+    config.registry[REGISTRY_KEY] = frozenset(grantable)
 
 
 def grantable_permissions(registry):
-    return _names(registry).grantable
-
-
-def refusal_name(registry, permission):
-    return _names(registry).refusal_names.get(permission, permission)
+    return registry.get(REGISTRY_KEY) or frozenset()
 
 
 def includeme(config):

@@ -50,5 +50,5 @@ def problem_response(request, problem):
     )
     response.headers.update(problem.headers)
     # The request log records the code without reading the body back.
-    request.environ["clinicrecords.problem_code"] = problem.code
+    response.problem_code = problem.code
     return response

@@ -46,13 +46,16 @@ def _fhir_or_406(request, kind):
     return representation.fhir
 
 
-ANSWER_IDS = "clinicrecords.answer_ids"
-
-
 def _shown(request, documents):
-    """The ids of the records an answer shows, kept for the audit trail so it need not parse the body."""
-    request.environ[ANSWER_IDS] = [document.get("id") for document in documents]
+    """The ids of the records an answer shows, kept for the audit trail (`shown_ids`) so it need not parse the
+    body back."""
+    request.shown_record_ids = [document.get("id") for document in documents]
     return documents
+
+
+def shown_ids(request):
+    """The ids `render_*` showed in this request's answer, or None for an answer they did not build."""
+    return getattr(request, "shown_record_ids", None)
 
 
 def render_one(request, kind, record, status=200, headers=None, plain_only=False, extra=None):

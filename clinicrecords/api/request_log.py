@@ -4,6 +4,9 @@ The line names the route with ids folded to {id}; it never carries a key, a quer
 Requests made with a valid key are also handed, as a `KeyedRequest`, to the sinks contexts register with
 `config.add_request_sink(append)` (the workspace's request log): an `append` must return at once, never
 block or touch the database on the request's thread.
+
+Who called is asked of the function set with `config.set_request_caller(caller)` (clinicrecords.access: the
+key it read, the clinic from the request's context); the problem code is the answer's own (`problem_code`).
 """
 
 import json
@@ -27,6 +30,15 @@ def route_template(path):
     return _KEY_LIKE.sub("{key}", _ID_SEGMENT.sub("/{id}", path))
 
 
+class Caller(NamedTuple):
+    """What the request log names of the caller, once a valid key was read."""
+
+    owner_id: object  # the key's workspace or clinic (uuid)
+    key_id: str
+    key_mode: str
+    clinic_id: str | None  # the clinic the path named, when traversal reached it
+
+
 class KeyedRequest(NamedTuple):
     """What a sink receives: raw values, cheap to build; the sink cleans the path off the request path."""
 
@@ -43,19 +55,14 @@ class KeyedRequest(NamedTuple):
     latency_ms: float
 
 
-def keyed_request(request, status, latency_ms):
-    environ = request.environ
-    owner = environ.get("clinicrecords.key_owner")
-    if owner is None:
-        return None
-    return KeyedRequest(time.time() - latency_ms / 1000, owner[1], environ["clinicrecords.key_id"],
-                        environ.get("clinicrecords.key_mode"), environ.get("clinicrecords.clinic_id"),
-                        request.method, environ.get("PATH_INFO", ""), status,
-                        environ.get("clinicrecords.problem_code"), request.request_id, latency_ms)
+def keyed_request(request, caller, response, status, latency_ms):
+    return KeyedRequest(time.time() - latency_ms / 1000, caller.owner_id, caller.key_id, caller.key_mode,
+                        caller.clinic_id, request.method, request.environ.get("PATH_INFO", ""), status,
+                        getattr(response, "problem_code", None), request.request_id, latency_ms)
 
 
-def log_line(request_id, method, path, status, latency_ms, environ=None):
-    """`environ` is absent for what the server refused before there was a request (waitress_refusals)."""
+def log_line(request_id, method, path, status, latency_ms, caller=None):
+    """`caller` is absent for what the server refused before there was a request (waitress_refusals)."""
     line = {
         "request_id": request_id,
         "method": method,
@@ -63,9 +70,10 @@ def log_line(request_id, method, path, status, latency_ms, environ=None):
         "status": status,
         "duration_ms": latency_ms,
     }
-    for field, name in (("clinic_id", "clinicrecords.clinic_id"), ("key_id", "clinicrecords.key_id")):
-        if environ and environ.get(name):
-            line[field] = environ[name]
+    if caller is not None:
+        if caller.clinic_id:
+            line["clinic_id"] = caller.clinic_id
+        line["key_id"] = caller.key_id
     log.info(json.dumps(line))
 
 
@@ -73,23 +81,29 @@ def elapsed_ms(started):
     return round((time.perf_counter() - started) * 1000, 2)
 
 
-def log_request(request, status, started, sinks=()):
+def _no_caller(request):
+    return None
+
+
+def log_request(request, status, started, sinks=(), response=None, caller_of=_no_caller):
     latency_ms = elapsed_ms(started)
-    log_line(request.request_id, request.method, request.environ.get("PATH_INFO", ""), status, latency_ms,
-             request.environ)
-    if sinks:
-        entry = keyed_request(request, status, latency_ms)
-        if entry is not None:
-            for append in sinks:
-                append(entry)
+    caller = caller_of(request)
+    path = request.environ.get("PATH_INFO", "")
+    log_line(request.request_id, request.method, path, status, latency_ms, caller)
+    if sinks and caller is not None:
+        entry = keyed_request(request, caller, response, status, latency_ms)
+        for append in sinks:
+            append(entry)
 
 
 def request_log_tween_factory(handler, registry):
     sinks = tuple(registry.get("api.request_sinks", ()))
+    caller_of = registry.get("api.request_caller", _no_caller)
 
     def request_log_tween(request):
         started = time.perf_counter()
         status = 500
+        response = None
         try:
             try:
                 response = handler(request)
@@ -100,7 +114,7 @@ def request_log_tween_factory(handler, registry):
             response.headers["X-Request-Id"] = request.request_id
             return response
         finally:
-            log_request(request, status, started, sinks)
+            log_request(request, status, started, sinks, response, caller_of)
 
     return request_log_tween
 
@@ -110,6 +124,12 @@ def add_request_sink(config, append):
     config.registry.setdefault("api.request_sinks", []).append(append)
 
 
+def set_request_caller(config, caller):
+    """`caller(request)` → a `Caller`, or None when no valid key was read (it must never read one)."""
+    config.registry["api.request_caller"] = caller
+
+
 def includeme(config):
     config.add_directive("add_request_sink", add_request_sink)
+    config.add_directive("set_request_caller", set_request_caller)
     config.add_tween("clinicrecords.api.request_log.request_log_tween_factory", under=INGRESS)

@@ -6,6 +6,7 @@ import uuid
 from sqlalchemy import DDL, Integer, String, event
 from sqlalchemy.orm import Mapped, mapped_column
 
+from clinicrecords.clock import now as clock_now
 from clinicrecords.db.meta import TenantBase
 
 APPEND_ONLY_FUNCTION = """
@@ -21,15 +22,11 @@ APPEND_ONLY_TRIGGER = (
 )
 
 
-def _now():
-    return datetime.datetime.now(datetime.UTC)
-
-
 class AuditEntry(TenantBase):
     __tablename__ = "audit_log"
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
-    at: Mapped[datetime.datetime] = mapped_column(default=_now, index=True)
+    at: Mapped[datetime.datetime] = mapped_column(default=clock_now, index=True)
     request_id: Mapped[str] = mapped_column(String(64))
     key_id: Mapped[str | None] = mapped_column(String(64), index=True)
     owner_kind: Mapped[str | None] = mapped_column(String(16))

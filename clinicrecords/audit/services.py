@@ -9,36 +9,29 @@ import logging
 import re
 import uuid
 
+from pyramid.location import lineage
 from sqlalchemy import String, cast, insert, select
 from sqlalchemy.dialects.postgresql import ARRAY
 
-from clinicrecords.api.representations import ANSWER_IDS
+from clinicrecords.api.representations import shown_ids
 from clinicrecords.api.request_log import route_template
 from clinicrecords.audit.models import AuditEntry
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.db.tenancy import translate_map
 
 log = logging.getLogger(__name__)
 
 MAX_RECORD_IDS = 1000
-_PATH_PREFIX = ["v1", "clinics"]
 
 
-def audited_clinic(request):
-    """The clinic id (uuid) when the request reached an audited collection of a clinic in the key's reach."""
-    clinic_id = request.environ.get("clinicrecords.clinic_id")
-    if not clinic_id:
+def audited_scope(request):
+    """The clinic scope when the request's context lies in an audited collection (`audited = True`) of a
+    clinic in the key's reach, else None. A request whose traversal failed has no context: nothing of it was read."""
+    context = getattr(request, "context", None)
+    scope = clinic_scope(context)
+    if scope is None:
         return None
-    segments = request.environ.get("PATH_INFO", "").strip("/").split("/")
-    if segments[:2] != _PATH_PREFIX or len(segments) < 4:
-        return None
-    resource = request.registry["resources.clinic"].get(segments[3])
-    rest = segments[4:]
-    while resource is not None and not getattr(resource, "audited", False):
-        children = getattr(resource, "children", None)
-        if not children or not rest:
-            return None
-        resource, rest = children.get(rest[0]), rest[1:]
-    return uuid.UUID(clinic_id) if resource is not None else None
+    return scope if any(getattr(node, "audited", False) for node in lineage(context)) else None
 
 
 _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -76,7 +69,7 @@ def record_ids(request, clinic_id, response):
         if value and value != str(clinic_id):
             found.append(value)
     if response is not None and response.status_int < 400 and "json" in (response.content_type or ""):
-        shown = request.environ.get(ANSWER_IDS)
+        shown = shown_ids(request)
         if shown is None:  # an answer not built by render_one/render_page (an idempotent replay, ...)
             try:
                 shown = _answer_ids(json.loads(response.body))
@@ -86,18 +79,17 @@ def record_ids(request, clinic_id, response):
     return list(dict.fromkeys(found))[:MAX_RECORD_IDS]
 
 
-def entry_values(request, clinic_id, status, response=None):
-    owner = request.environ.get("clinicrecords.key_owner")
-    owner_kind, owner_id = owner if owner else (None, None)
+def entry_values(request, scope, status, response=None):
+    identity = scope.identity
     return {
         "id": uuid.uuid4(),
         "request_id": request.request_id,
-        "key_id": request.environ.get("clinicrecords.key_id"),
-        "owner_kind": owner_kind,
-        "owner_id": owner_id,
+        "key_id": identity.key_id,
+        "owner_kind": "clinic" if identity.clinic_id else "workspace",
+        "owner_id": identity.clinic_id or identity.workspace_id,
         "method": request.method[:10],
         "route": route_template(request.environ.get("PATH_INFO", ""))[:300],
-        "record_ids": record_ids(request, clinic_id, response),
+        "record_ids": record_ids(request, scope.clinic_id, response),
         "status": status,
     }
 

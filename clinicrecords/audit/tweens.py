@@ -10,43 +10,41 @@ import logging
 from zope.sqlalchemy import mark_changed
 
 from clinicrecords.api.errorviews import is_unavailable
-from clinicrecords.api.representations import ANSWER_IDS
 from clinicrecords.audit import services
 
 log = logging.getLogger(__name__)
-
-_COMMITTED = "clinicrecords.audit.committed"
 
 
 def audit_in_transaction_tween_factory(handler, registry):
     def audit_in_transaction(request):
         response = handler(request)
         if response.status_int < 400 and getattr(request, "exception", None) is None:
-            clinic_id = services.audited_clinic(request)
-            if clinic_id is not None:
+            scope = services.audited_scope(request)
+            if scope is not None:
                 services.append(request.db.connection(),
-                                services.entry_values(request, clinic_id, response.status_int, response))
+                                services.entry_values(request, scope, response.status_int, response))
                 # zope.sqlalchemy rolls back a session it did not see change: a read's entry must commit too.
                 mark_changed(request.db)
-                environ = request.environ
-                request.tm.get().addAfterCommitHook(
-                    lambda ok: environ.__setitem__(_COMMITTED, environ.get(_COMMITTED) or ok))
+                request.tm.get().addAfterCommitHook(lambda ok: _committed(request, ok))
         return response
 
     return audit_in_transaction
 
 
+def _committed(request, ok):
+    request.audit_committed = getattr(request, "audit_committed", False) or ok
+
+
 def audit_apart_tween_factory(handler, registry):
     def audit_apart(request):
-        request.environ.pop(_COMMITTED, None)  # a retried attempt starts again
-        request.environ.pop(ANSWER_IDS, None)
+        # Each attempt pyramid_retry makes is a new request: a retried attempt starts again.
         try:
             response = handler(request)
         except Exception as exc:
             # The commit itself failed; the exception view outside the tweens answers (and may retry).
             _record_apart(request, registry, 503 if is_unavailable(exc) else 500, None)
             raise
-        if not request.environ.get(_COMMITTED):
+        if not getattr(request, "audit_committed", False):
             _record_apart(request, registry, response.status_int, response)
         return response
 
@@ -54,12 +52,12 @@ def audit_apart_tween_factory(handler, registry):
 
 
 def _record_apart(request, registry, status, response):
-    clinic_id = services.audited_clinic(request)
-    if clinic_id is None:
+    scope = services.audited_scope(request)
+    if scope is None:
         return
     try:
-        services.append_apart(registry["db.engine"], clinic_id,
-                              services.entry_values(request, clinic_id, status, response))
+        services.append_apart(registry["db.engine"], scope.clinic_id,
+                              services.entry_values(request, scope, status, response))
     except Exception:
         # The database is down: the request log line (request id, key, route, status) remains.
         log.exception("audit entry for request %s not recorded", request.request_id)

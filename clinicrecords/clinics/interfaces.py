@@ -12,6 +12,7 @@ class IClinicScope(Interface):
     clinic = Attribute("the clinic's control row, in the key's reach")
     granted = Attribute("frozenset of the permission names the clinic granted this key")
     db = Attribute("the request's session, bound to the clinic's schema for its transaction")
+    clinic_id = Attribute("the clinic's id as a value: readable after the transaction too")
 
 
 class IClinicContext(Interface):

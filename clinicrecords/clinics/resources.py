@@ -1,43 +1,53 @@
-"""/v1/clinics/{clinic_id}: traversal resolves the clinic through the key's reach, then binds the request's
-session to the clinic's schema — the one place a request's tenant is chosen."""
+"""/v1/clinics/{clinic_id}: traversal runs the key gate for the clinic the path names, resolves the clinic
+through the key's reach, then binds the request's session to the clinic's schema — the one place a request's
+tenant is chosen, and where its `ClinicScope` is built."""
 
-from pyramid.authorization import DENY_ALL, Allow
+import uuid
+
 from zope.interface import implementer
 
-from clinicrecords.access.gate import require_some_permission_on
-from clinicrecords.access.security_policy import permission_principal
+from clinicrecords.access.interfaces import IReach
 from clinicrecords.clinics.interfaces import IClinicContext
 from clinicrecords.clinics.scope import ClinicScope
 from clinicrecords.db.tenancy import bind_to_clinic
-from clinicrecords.resources import ClinicChildren, Resource, parse_uuid
+from clinicrecords.resources import ClinicChildren, Resource
+
+
+def _uuid_or_none(segment):
+    try:
+        return uuid.UUID(segment)
+    except ValueError:
+        return None
 
 
 class Clinics(Resource):
+    # The key gate runs in __getitem__, once the clinic is named, so the key and its reach of that clinic are
+    # read in one statement (docs/performance.md); `/v1/clinics` itself passes it when traversal stops here.
+    gates_items = True
+
     def __getitem__(self, name):
-        clinic_id = parse_uuid(name)
-        reach = self.request.find_service(name="reach")
-        clinic, granted = reach.clinic(self.request.identity, clinic_id)
-        return ClinicResource(self, name, clinic, granted)
+        clinic_id = _uuid_or_none(name)
+        identity = self.request.require_key(clinic_id)
+        if clinic_id is None:
+            raise KeyError(name)  # after the gate: a bad key hears 401 whatever the path
+        clinic, granted = self.request.find_service(IReach, context=self).clinic(identity, clinic_id)
+        bind_to_clinic(self.request.db, clinic.id)
+        return ClinicResource(self, name, ClinicScope(identity, clinic, frozenset(granted), self.request.db))
 
 
 @implementer(IClinicContext)
 class ClinicResource(ClinicChildren, Resource):
-    def __init__(self, parent, name, clinic, granted):
+    def __init__(self, parent, name, scope):
         super().__init__(parent, name)
-        self.clinic = clinic
-        self.granted = granted
-        bind_to_clinic(self.request.db, clinic.id)
-        self.scope = ClinicScope(self.request.identity, clinic, frozenset(granted), self.request.db)
-        self.request.environ["clinicrecords.clinic_id"] = str(clinic.id)
-
-    def __getitem__(self, name):
-        collection = super().__getitem__(name)
-        require_some_permission_on(self.request, collection)
-        return collection
+        self.scope = scope
 
     @property
-    def __acl__(self):
-        return [(Allow, permission_principal(p), p) for p in sorted(self.granted)] + [DENY_ALL]
+    def clinic(self):
+        return self.scope.clinic
+
+    @property
+    def granted(self):
+        return self.scope.granted
 
 
 # /v1/clinics/{clinic_id}: the item of the clinics collection (documentation and route discovery).

@@ -1,6 +1,6 @@
 """The clinic scope: who calls, which clinic, with which permissions, on which bound session."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from zope.interface import implementer
 
@@ -14,7 +14,10 @@ class ClinicScope:
     clinic: object
     granted: frozenset
     db: object
+    # Kept as a value when the scope is built: the audit trail and the request log read it after the
+    # request's transaction, when the clinic row has expired and reading it would query (or fail).
+    clinic_id: object = field(default=None)
 
-    @property
-    def clinic_id(self):
-        return self.clinic.id
+    def __post_init__(self):
+        if self.clinic_id is None:
+            object.__setattr__(self, "clinic_id", self.clinic.id)

@@ -85,6 +85,11 @@ def set_clinic(db, clinic_id, timezone=None, **features):
     return clinic
 
 
+def find_clinic(db, clinic_id):
+    """The clinic's control row, or None."""
+    return db.get(Clinic, clinic_id)
+
+
 def open_clinic(db, clinic_id):
     """Point `db` at the clinic's schema (once per transaction) and return the clinic, or None."""
     clinic = db.get(Clinic, clinic_id)

@@ -1,11 +1,5 @@
-from pyramid.authorization import DENY_ALL, Allow
-
-from clinicrecords.access.permissions import Permission
-from clinicrecords.access.security_policy import permission_principal
 from clinicrecords.listings.services import listable
 from clinicrecords.resources import Branch, Resource
-
-_LISTING_PERMISSIONS = (Permission.ListingProfileRead, Permission.ListingAvailabilityRead)
 
 
 class ListedPharmacies(Resource):
@@ -17,9 +11,8 @@ class ListingSearch(Resource):
 
 
 class Listings(Branch):
-    """/v1/listings: not under a clinic, so the key's own scopes are its principals."""
+    """/v1/listings: not under a clinic, so the key's own scopes are what it holds."""
 
-    __acl__ = tuple((Allow, permission_principal(p), p) for p in _LISTING_PERMISSIONS) + (DENY_ALL,)
     children = {"pharmacies": ListedPharmacies, "search": ListingSearch}
 
 

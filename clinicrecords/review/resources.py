@@ -1,7 +1,4 @@
-from pyramid.authorization import DENY_ALL, Allow
-
 from clinicrecords.access.permissions import DerivedPermission
-from clinicrecords.access.security_policy import permission_principal
 from clinicrecords.resources import Collection, Resource, parse_uuid
 from clinicrecords.review.interfaces import ISubmissionService
 from clinicrecords.sandbox.ids import sandbox_id
@@ -22,11 +19,10 @@ class SubmissionResource(Resource):
         self.kind = self.request.registry["review.kinds"][submission.resource_type]
 
     @property
-    def __acl__(self):
-        return [(Allow, permission_principal(p), DerivedPermission.SubmissionsOfKind)
-                for p in _kind_permissions(self.kind)] + [
-                (Allow, permission_principal(self.kind.write_permission), DerivedPermission.SubmissionWithdraw),
-                DENY_ALL]
+    def confers(self):
+        """What grants the derived permissions here (clinicrecords.access.permission_map)."""
+        return {DerivedPermission.SubmissionsOfKind: _kind_permissions(self.kind),
+                DerivedPermission.SubmissionWithdraw: (self.kind.write_permission,)}
 
 
 class SubmissionCollection(Collection):
@@ -37,10 +33,10 @@ class SubmissionCollection(Collection):
     item_parameter = "submission_id"
 
     @property
-    def __acl__(self):
+    def confers(self):
+        """What grants the derived permissions here (clinicrecords.access.permission_map)."""
         kinds = self.request.registry["review.kinds"].values()
-        return [(Allow, permission_principal(p), DerivedPermission.SubmissionsOfKind)
-                for kind in kinds for p in _kind_permissions(kind)]
+        return {DerivedPermission.SubmissionsOfKind: [p for kind in kinds for p in _kind_permissions(kind)]}
 
     def __getitem__(self, name):
         # During traversal request.context is not set yet: the service's context is this collection.

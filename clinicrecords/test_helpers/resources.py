@@ -1,19 +1,13 @@
 """/v1/test_helpers/clinics/{clinic_id}/<group>: traversal admits a test key on its own sandbox clinic only."""
 
-from pyramid.authorization import DENY_ALL, Allow, Authenticated
+from zope.interface import implementer
 
-from clinicrecords.access.permissions import TEST_HELPERS
-from clinicrecords.clinics.models import Clinic
+from clinicrecords.access.services import may_use_helpers
+from clinicrecords.clinics.interfaces import IClinicContext
+from clinicrecords.clinics.scope import ClinicScope
+from clinicrecords.clinics.services import find_clinic
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.resources import Branch, Resource, parse_uuid
-
-
-def may_use_helpers(identity, clinic):
-    """A workspace's test key on that workspace's own sandbox clinic; never a live or clinic-owned key."""
-    return (identity is not None and identity.is_test and identity.clinic_id is None
-            and clinic is not None and clinic.sandbox_of_workspace_id is not None
-            and clinic.id == identity.sandbox_clinic_id
-            and clinic.sandbox_of_workspace_id == identity.workspace_id)
 
 
 class Submissions(Branch):
@@ -44,31 +38,32 @@ class Till(Branch):
     """.../till/report|stale"""
 
 
+@implementer(IClinicContext)
 class SandboxClinic(Branch):
+    """The sandbox clinic, with its scope (the calling test key's own scopes): the permission map checks the
+    helpers' permission against it again (not only in traversal), so no other path can ever grant them."""
+
     children = {"submissions": Submissions, "items": Items, "referrals": Referrals, "encounters": Encounters,
                 "coverages": Coverages, "stock": Stock, "till": Till}
 
-    def __init__(self, parent, name, clinic):
+    def __init__(self, parent, name, scope):
         super().__init__(parent, name)
-        self.clinic = clinic
-        bind_to_clinic(self.request.db, clinic.id)
-        self.request.environ["clinicrecords.clinic_id"] = str(clinic.id)
+        self.scope = scope
 
     @property
-    def __acl__(self):
-        # Checked again here (not only in traversal), so no other path to these views can ever grant them.
-        if may_use_helpers(self.request.identity, self.clinic):
-            return [(Allow, Authenticated, TEST_HELPERS), DENY_ALL]
-        return [DENY_ALL]
+    def clinic(self):
+        return self.scope.clinic
 
 
 class SandboxClinics(Resource):
     def __getitem__(self, name):
-        clinic = self.request.db.get(Clinic, parse_uuid(name))
+        identity = self.request.identity
+        clinic = find_clinic(self.request.db, parse_uuid(name))
         # Another clinic, sandbox or not, answers like an absent one: 404 never tells which clinics exist.
-        if not may_use_helpers(self.request.identity, clinic):
+        if not may_use_helpers(identity, clinic):
             raise KeyError(name)
-        return SandboxClinic(self, name, clinic)
+        bind_to_clinic(self.request.db, clinic.id)
+        return SandboxClinic(self, name, ClinicScope(identity, clinic, identity.scopes, self.request.db))
 
 
 class TestHelpers(Branch):
