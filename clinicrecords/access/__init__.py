@@ -5,7 +5,7 @@ from pyramid.events import ContextFound
 from clinicrecords.access.gate import add_gate_check, gate_where_traversal_stopped, key_gate
 from clinicrecords.access.identity import record_last_use
 from clinicrecords.access.permissions import ALL_PERMISSIONS
-from clinicrecords.access.interfaces import IReach
+from clinicrecords.clinics.interfaces import IReach
 from clinicrecords.access.permission_map import look_refusal
 from clinicrecords.access.ratelimit import make_limiter, rate_limit_check
 from clinicrecords.access.reach import reach_factory

@@ -3,7 +3,7 @@ import datetime
 import re
 
 from clinicrecords.access import services
-from clinicrecords.access.interfaces import ILiveKeyGate
+from clinicrecords.access.interfaces import ILiveKeyGate, ISandboxSeed
 from clinicrecords.access.keys import parse_key
 from clinicrecords.access.operator_json import connection_json, key_json, revocation_json, workspace_json
 from clinicrecords.access.permissions import ALL_PERMISSIONS, parse_scopes
@@ -11,7 +11,6 @@ from clinicrecords.access.usage import IUsageService
 from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, uuid_arg
 from clinicrecords.clock import now as clock_now
-from clinicrecords.sandbox import seed_sandbox
 
 SCOPES_HELP = ", ".join(sorted(ALL_PERMISSIONS))
 
@@ -61,7 +60,7 @@ def _register_workspace(commands):
 def workspace_create(request, args):
     workspace = services.create_workspace(
         request.db, args.name, verified=args.verified, paid=args.paid, terms_accepted=args.terms_accepted,
-        seed=lambda db, clinic: seed_sandbox(request, clinic),
+        seed=lambda db, clinic: request.registry.getUtility(ISandboxSeed)(request, clinic),
     )
     return {"workspace_id": str(workspace.id), "sandbox_clinic_id": str(workspace.sandbox_clinic_id)}
 

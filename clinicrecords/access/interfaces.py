@@ -7,10 +7,12 @@ class ILiveKeyGate(Interface):
     the operator CLI's `key create --mode live` both ask it (clinicrecords.portal.keys.gate)."""
 
 
-class IReach(Interface):
-    """Which clinics a key reaches, with which permissions (clinicrecords.access.reach.ReachService):
-    `clinic(identity, clinic_id)` → (clinic, granted) or a refusal; `reachable(identity)`;
-    `calling_key(identity)`."""
+
+
+
+class ISandboxSeed(Interface):
+    """Seeds a new workspace's sandbox clinic: `seed(request, clinic)`. The sandbox context provides it (it
+    builds on access, so access asks for it by interface rather than importing it)."""
 
 
 # What other contexts name of access, re-exported so they import access only through this module and its

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from zope.interface import implementer
 
-from clinicrecords.access.interfaces import IReach
+from clinicrecords.clinics.interfaces import IReach
 from clinicrecords.access.models import Connection, Workspace
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.models import Clinic

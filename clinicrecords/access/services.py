@@ -228,3 +228,7 @@ def current_connection_at(db, workspace_id, clinic_id):
     """When the workspace's current (unrevoked) connection to the clinic was made, or None."""
     return db.scalar(select(Connection.connected_at).where(
         Connection.workspace_id == workspace_id, Connection.clinic_id == clinic_id, Connection.revoked_at.is_(None)))
+
+
+# For the sandbox's demo command: a key read back as the API reads it.
+from clinicrecords.access.identity import authenticate as authenticate  # noqa: E402

@@ -6,7 +6,7 @@ import uuid
 
 from zope.interface import implementer
 
-from clinicrecords.access.interfaces import IReach
+from clinicrecords.clinics.interfaces import IReach
 from clinicrecords.clinics.interfaces import IClinicContext
 from clinicrecords.clinics.scope import ClinicScope
 from clinicrecords.db.tenancy import bind_to_clinic

@@ -121,3 +121,7 @@ class ClinicSchemas:
 
 
 CLINIC_SCHEMAS = ClinicSchemas()
+
+
+# For the sandbox's test helpers, which build a clinic's scope as traversal does.
+from clinicrecords.clinics.scope import ClinicScope as ClinicScope  # noqa: E402

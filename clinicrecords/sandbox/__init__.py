@@ -4,6 +4,7 @@ Each bounded context adds what it owns with `config.add_sandbox_seeder(seed)`, w
 records with fixed ids (`clinicrecords.sandbox.ids`) so documentation examples work in anyone's sandbox.
 """
 
+from clinicrecords.access.interfaces import ISandboxSeed
 from clinicrecords.db.tenancy import bind_to_clinic
 
 
@@ -21,3 +22,4 @@ def seed_sandbox(request, clinic):
 def includeme(config):
     config.registry["sandbox.seeders"] = []
     config.add_directive("add_sandbox_seeder", _add_sandbox_seeder)
+    config.registry.registerUtility(seed_sandbox, ISandboxSeed)

@@ -6,7 +6,7 @@ import uuid
 from pathlib import Path
 
 from clinicrecords.access import services
-from clinicrecords.access.identity import authenticate
+from clinicrecords.access.services import authenticate
 from clinicrecords.access.permissions import ALL_PERMISSIONS
 from clinicrecords.clinics.services import create_clinic
 from clinicrecords.onboarding.interfaces import IBusinessProfile

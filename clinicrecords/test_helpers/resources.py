@@ -4,7 +4,7 @@ from zope.interface import implementer
 
 from clinicrecords.access.services import may_use_helpers
 from clinicrecords.clinics.interfaces import IClinicContext
-from clinicrecords.clinics.scope import ClinicScope
+from clinicrecords.clinics.services import ClinicScope
 from clinicrecords.clinics.services import find_clinic
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.resources import Branch, Resource, parse_uuid
