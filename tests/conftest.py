@@ -49,7 +49,8 @@ def shares_module_world(item):
 
 
 def commits_for_real(item):
-    return (item.get_closest_marker("commits") is not None or bool(COMMITTING_FIXTURES & set(item.fixturenames))
+    return (item.get_closest_marker("commits") is not None
+            or bool(COMMITTING_FIXTURES & set(item.fixturenames))
             or _package(item) not in ROLLED_BACK_PACKAGES)
 
 

@@ -40,7 +40,9 @@ def follow(engine):
 
     def raw_connection():
         outer = _outer(engine)
-        return real_raw_connection() if outer is None else JoinedRawConnection(outer.connection.dbapi_connection)
+        if outer is None:
+            return real_raw_connection()
+        return JoinedRawConnection(outer.connection.dbapi_connection)
 
     engine.connect, engine.raw_connection = connect, raw_connection
 
@@ -55,7 +57,7 @@ def leave():
 
 
 def release(outer):
-    """Before `outer` closes: joined connections a test left open no longer keep its checkout from the pool."""
+    """Before `outer` closes: joined connections a test left open no longer hold its pool checkout."""
     outer.connection._counter = 1
 
 
@@ -93,9 +95,13 @@ class JoinedConnection(Connection):
 
     def _begin_impl(self, transaction):
         self._joined_savepoint = f"joined_{next(_names)}"
-        self._driver_execute(f"SAVEPOINT {self._joined_savepoint}")
-        # The clock a transaction of its own would have had: now() is its start (see tests/common/clock.py).
-        self._driver_execute(f"SELECT set_config('{CLOCK_SETTING}', clock_timestamp()::text, true)")
+        # Starts as a transaction of its own would: without what an earlier one SET LOCAL (a migration's
+        # search_path must not let the next session read that clinic's tables), and with its own clock: now()
+        # answers its start (tests/common/clock.py). The outer transaction may rest idle between tests.
+        self._driver_execute(
+            f"SAVEPOINT {self._joined_savepoint}; RESET ALL; "
+            f"SELECT set_config('{CLOCK_SETTING}', clock_timestamp()::text, true), "
+            "set_config('idle_in_transaction_session_timeout', '0', true)")
 
     def _commit_impl(self):
         self._end_savepoint(keep=True)
