@@ -20,7 +20,10 @@ COMMITTING_FIXTURES = frozenset({"served", "queue_on_disk"})
 # The others commit for real: faults, pooling and the production rehearsal by nature (other processes, killed
 # and counted connections, migrate's worker processes), the rest until they are run this way
 # (docs/contributing.md, Tests).
-ROLLED_BACK_PACKAGES = frozenset({"access", "clinical", "review"})
+ROLLED_BACK_PACKAGES = frozenset({
+    "access", "audit", "care_providers", "clinical", "dispensing", "encounters", "patients", "plans",
+    "prescriptions", "providers", "review", "scheduling", "security",
+})
 
 
 def pytest_configure(config):
