@@ -12,11 +12,57 @@ ROOT = Path(__file__).resolve().parents[1]
 TESTING_INI = str(ROOT / "testing.ini")
 
 
+# Tests using these fixtures reach the database from other threads or processes: they commit for real.
+COMMITTING_FIXTURES = frozenset({"served", "queue_on_disk"})
+# Packages whose tests run inside the rolled-back transaction, each listed once it was run whole this way.
+# The others commit for real: faults, pooling and the production rehearsal by nature (other processes, killed
+# and counted connections, migrate's worker processes), the rest until they are run this way
+# (docs/contributing.md, Tests).
+ROLLED_BACK_PACKAGES = frozenset({
+    "access", "audit", "care_providers", "clinical", "dispensing", "encounters", "patients", "plans",
+    "prescriptions", "providers", "review", "scheduling", "security", "insurance", "inventory", "listings",
+})
+
+
 def pytest_configure(config):
     # The suite owns its database: an outside DATABASE_URL is only used when named for tests explicitly.
     os.environ.pop("DATABASE_URL", None)
     if os.environ.get("CLINICRECORDS_TEST_DATABASE_URL"):
         os.environ["DATABASE_URL"] = os.environ["CLINICRECORDS_TEST_DATABASE_URL"]
+    config.addinivalue_line("markers", "commits: the test commits for real instead of inside the rolled-back "
+                                       "transaction (docs/contributing.md, Tests)")
+    from clinicrecords.db import joined
+
+    joined.arm()  # before any application is built: their engines follow the tests' transaction
+
+
+# Packages whose modules build `connected` once and run each test in a savepoint of the module's transaction
+# (listed once their tests were seen to pass this way).
+MODULE_WORLD_PACKAGES = frozenset({"clinical", "review"})
+
+
+def _package(item):
+    return item.path.relative_to(ROOT / "tests").parts[0]
+
+
+def shares_module_world(item):
+    return _package(item) in MODULE_WORLD_PACKAGES and not commits_for_real(item)
+
+
+def commits_for_real(item):
+    return (item.get_closest_marker("commits") is not None
+            or bool(COMMITTING_FIXTURES & set(item.fixturenames))
+            or _package(item) not in ROLLED_BACK_PACKAGES)
+
+
+def pytest_collection_modifyitems(items):
+    """In a module sharing one world, its tests that commit for real run first: once the module's transaction
+    is open, the rows it wrote (a seeded listing term) would hold their commits waiting."""
+    modules = {}
+    for item in items:
+        modules.setdefault(item.path, len(modules))
+    items.sort(key=lambda item: (modules[item.path], not (commits_for_real(item) and _package(item)
+                                                          in MODULE_WORLD_PACKAGES)))
 
 
 @pytest.fixture(scope="session")
@@ -35,8 +81,47 @@ def app(settings):
         embedded.drop_database(var_dir(settings), settings["database.name"])
     wsgi_app = make_config(settings).make_wsgi_app()
     migrations.migrate_all(wsgi_app.registry["db.engine"], CLINIC_SCHEMAS, workers=2, settings=settings)
+    if not os.environ.get("DATABASE_URL"):
+        from tests.common.clock import install_moving_clock
+
+        install_moving_clock(settings)
     yield wsgi_app
     wsgi_app.registry["db.engine"].dispose()
+
+
+@pytest.fixture(autouse=True)
+def rolled_back(request):
+    """Everything a database test writes, through any session or connection of the application, is rolled
+    back when it ends: in a transaction of its own, or in a savepoint of its module's transaction where the
+    module shares one world (`shares_module_world`). Tests that commit for real run as before."""
+    if "app" not in request.fixturenames or commits_for_real(request.node):
+        yield
+        return
+    from tests.common.transaction import OuterTransaction
+
+    if shares_module_world(request.node):
+        request.getfixturevalue("module_connected")  # built before the test's savepoint, so it outlives it
+        with request.getfixturevalue("module_transaction").savepoint():
+            yield
+    else:
+        with OuterTransaction(request.getfixturevalue("engine")) as outer, outer.joined():
+            yield
+
+
+@pytest.fixture(scope="module")
+def module_transaction(app):
+    """The module's outer transaction, rolled back when the module ends."""
+    from tests.common.transaction import OuterTransaction
+
+    with OuterTransaction(app.registry["db.engine"]) as outer:
+        yield outer
+
+
+@pytest.fixture(scope="module")
+def module_connected(app, module_transaction):
+    """`connected` built once per module in the module's transaction (each test's changes roll back)."""
+    with module_transaction.joined():
+        return World(app.registry).connected()
 
 
 @pytest.fixture
@@ -79,8 +164,10 @@ def world(app):
 
 
 @pytest.fixture
-def connected(world):
+def connected(request, world):
     """A real clinic connected to a verified, paid workspace, with a live key of that workspace."""
+    if shares_module_world(request.node):
+        return request.getfixturevalue("module_connected")
     return world.connected()
 
 

@@ -8,7 +8,7 @@ import zope.sqlalchemy
 from sqlalchemy import create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
 
-from clinicrecords.db import embedded
+from clinicrecords.db import embedded, joined
 from clinicrecords.db.session_settings import startup_options, verify_timeouts
 from clinicrecords.settings import as_bool, var_dir
 
@@ -130,6 +130,7 @@ def _request_db(request):
 def includeme(config):
     settings = config.get_settings()
     engine = make_engine(settings)
+    joined.follow(engine)  # the test suite's rolled-back transaction; nothing unless the suite armed it
     config.registry["db.engine"] = engine
     config.registry["db.session_factory"] = sessionmaker(bind=engine, expire_on_commit=False)
     config.add_request_method(_request_db, "db", reify=True)

@@ -69,6 +69,11 @@ def _prepare(var_dir, database):
     return f"postgresql+psycopg://{APP_ROLE}@/{database}?host={socket_dir}"
 
 
+def superuser_url(var_dir, database):
+    """The server's superuser on `database`: for the test suite's own set-up of its database."""
+    return _server(var_dir / "pgdata").get_uri(database)
+
+
 def drop_database(var_dir, database):
     """Used by the test suite to start from an empty database."""
     with _lock:

@@ -6,6 +6,7 @@ import datetime
 import threading
 import uuid
 
+import pytest
 import redis
 import webtest
 from sqlalchemy import text
@@ -72,6 +73,7 @@ def test_the_pooled_connection_comes_back_clean(app):
         engine.dispose()
 
 
+@pytest.mark.commits  # another thread holds the counter's row lock on a connection of its own
 def test_a_counter_that_does_not_answer_is_a_503(world, make_app, engine):
     key_id, key = world.key_row(clinic_id=world.clinic())
     app = webtest.TestApp(make_app(**{"database.statement_timeout_ms": "300"}),

@@ -12,6 +12,8 @@ from webtest.http import StopableWSGIServer
 
 from tests.access.helpers import bearer
 
+pytestmark = pytest.mark.commits  # the application answers from the server's threads
+
 PROXY = "127.0.0.1"
 ELSEWHERE = "127.0.0.2"  # any other loopback address: a client that is not the proxy
 

@@ -1,11 +1,49 @@
 """Running operator commands in-process, as operators' scripts see them: exit status, stdout, stderr."""
 
+import contextlib
 import io
 import json
+import os
+from unittest import mock
+
+from pyramid import paster
+from pyramid.scripting import prepare
 
 from clinicrecords import tasks
 from clinicrecords.cli import run
 from tests.conftest import TESTING_INI
+
+# Applications the commands ran on, by what builds them: building one (the ini, the entry points, every
+# context's configuration) took most of a command's time, and a suite runs hundreds of commands.
+_apps = {}
+_real_bootstrap = paster.bootstrap
+
+
+def _built_from(config_uri):
+    path = config_uri.partition("#")[0]
+    stat = os.stat(path)
+    environ = frozenset((name, value) for name, value in os.environ.items() if name != "PYTEST_CURRENT_TEST")
+    return config_uri, stat.st_mtime_ns, stat.st_size, environ
+
+
+def _bootstrap_once(config_uri, request=None, options=None):
+    """`pyramid.paster.bootstrap` as the CLI calls it, building each application once."""
+    key = _built_from(config_uri)
+    if key not in _apps:
+        env = _real_bootstrap(config_uri, request=request, options=options)
+        env["closer"]()
+        _apps[key] = env["app"]
+    app = _apps[key]
+    tasks._state["registry"] = app.registry  # as building it did: the command's tasks run on its registry
+    env = prepare(request, registry=app.registry)
+    env["app"] = app
+    return env
+
+
+@contextlib.contextmanager
+def _reusing_applications():
+    with mock.patch.object(paster, "bootstrap", _bootstrap_once):
+        yield
 
 
 def admin(*argv, ini=TESTING_INI):
@@ -13,7 +51,8 @@ def admin(*argv, ini=TESTING_INI):
     out, err = io.StringIO(), io.StringIO()
     saved = dict(tasks._state)  # the command builds its own app; keep the suite's task registry
     try:
-        status = run([ini, *map(str, argv)], stdout=out, stderr=err)
+        with _reusing_applications():
+            status = run([ini, *map(str, argv)], stdout=out, stderr=err)
     except SystemExit as exc:  # argparse refuses malformed arguments itself
         status = exc.code
     finally:

@@ -219,6 +219,7 @@ def test_needs_the_remittances_permission(world, testapp):
     assert response.json["code"] == "scope_missing" and "insurance.remittances:write" in response.json["detail"]
 
 
+@pytest.mark.commits  # advices race from threads
 def test_concurrent_advices_each_check_the_unchanged_balance(app, world, caller):
     """Two advices sent at the same moment, each allocating all that claim 1 still owes: an advice never
     consumes a balance, so both are checked against it, both are accepted, and the claim is untouched."""

@@ -186,6 +186,7 @@ def test_permissions(testapp, world):
                        status=403).json["code"] == "scope_missing"
 
 
+@pytest.mark.commits  # bookings race from threads
 def test_two_concurrent_bookings_of_one_slot_exactly_one_wins(app, world):
     clinic_id, key = sandbox(world)
     url = f"/v1/clinics/{clinic_id}/appointments"
@@ -210,6 +211,7 @@ def test_two_concurrent_bookings_of_one_slot_exactly_one_wins(app, world):
             Appointment.provider_id == uuid.UUID(SECOND), Appointment.status == "booked")) == 1
 
 
+@pytest.mark.commits  # bookings race from threads
 def test_any_clinician_under_concurrency_fills_each_clinician_once(app, world):
     clinic_id, key = sandbox(world)
     url = f"/v1/clinics/{clinic_id}/appointments"

@@ -101,6 +101,7 @@ def test_waitress_limits_are_configured(ini):
     assert server["ident"] == ""
 
 
+@pytest.mark.commits  # waitress serves from its threads
 def test_the_real_server_sends_no_banner_and_refuses_huge_headers(app, connected):
     settings = _server_settings("production.ini")
     server = StopableWSGIServer.create(

@@ -115,6 +115,7 @@ def test_a_client_waiting_for_100_continue_gets_the_refusal_instead(server, conn
     assert answer.problem()["code"] == "payload_too_large"
 
 
+@pytest.mark.commits  # waitress serves from its threads
 def test_a_body_within_its_route_limit_still_asks_to_continue(server, connected):
     body = json.dumps({"input_format": "json_array", "data": []}).encode()
     with _connect(server) as connection:
@@ -170,6 +171,7 @@ def test_malformed_http_gets_problem_json(server, head, code, status):
     assert (answer.status, answer.problem()["code"]) == (status, code)
 
 
+@pytest.mark.commits  # waitress serves from its threads
 def test_ordinary_requests_are_served_as_before(server, connected):
     with _connect(server) as connection:
         connection.sendall(_head("GET", "/v1/me", connected.headers))
