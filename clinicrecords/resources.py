@@ -32,7 +32,7 @@ class Collection(Resource):
     """Records found by id through a service: `<collection>/{<item_parameter>}`.
 
     Declare `service` (the interface of a service whose `get(id)` returns the record, or None when it is
-    absent, restricted or outside the key's reach: one 404 for all; a registered name is still accepted),
+    absent, restricted or outside the key's reach: one 404 for all),
     `item_resource` (constructed as `item_resource(parent, name, record)`) and `item_parameter` (the path
     parameter's name in the docs). The service is looked up for this collection (`context=self`): during
     traversal `request.context` is not set yet.
@@ -49,8 +49,6 @@ class Collection(Resource):
         return self.item_resource(self, name, record)
 
     def _service(self):
-        if isinstance(self.service, str):  # until every context registers its services by interface
-            return self.request.find_service(name=self.service)
         return self.request.find_service(self.service, context=self)
 
 
