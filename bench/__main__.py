@@ -90,7 +90,7 @@ def seed(settings, allergies):
                                   mode="live")[1]
     with request_in_transaction(registry) as request:
         open_clinic(request.db, clinic_id)
-        patient_id = str(PatientService(request).create({"given_name": "Ada", "family_name": "Bench"}).id)
+        patient_id = str(PatientService(request.db).create({"given_name": "Ada", "family_name": "Bench"}).id)
     client = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
     headers = {"Authorization": f"Bearer {key}"}
     submissions = []
