@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -213,14 +214,27 @@ def change_stock(api, sync):
     helpers.till_report(clinic)
 
 
-def drain(sync, receiver, settle):
-    """Apply queued webhooks until none has arrived for `settle` seconds."""
-    while True:
+def drain(sync, receiver, settle, stop=None):
+    """Apply queued webhooks until none has arrived for `settle` seconds, or until `stop` is set."""
+    quiet_since = time.monotonic()
+    while stop is None or not stop.is_set():
         try:
-            event = receiver.events.get(timeout=settle)
+            event = receiver.events.get(timeout=min(settle, 0.2))
         except queue.Empty:
-            return
+            if time.monotonic() - quiet_since >= settle:
+                return
+            continue
         sync.receive(event, "webhook")
+        quiet_since = time.monotonic()
+
+
+def stop_on_ctrl_c():
+    """An event Ctrl-C sets. Following, the loop stops between two steps, never in the middle of a request
+    (an interrupted request could leave the client's connection half read for the final comparison)."""
+    stop = threading.Event()
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, lambda signum, frame: stop.set())
+    return stop
 
 
 class NoClinic(Exception):
@@ -238,6 +252,7 @@ def run(api, state, listen=None, secret=None, change=False, follow=False, poll=3
     sync.start()
     sync.copy.save()
     receiver = None
+    stop = stop_on_ctrl_c() if follow else threading.Event()
     if listen:
         host, _, port = listen.rpartition(":")
         receiver = WebhookReceiver((host or "127.0.0.1", int(port)), secret).start()
@@ -248,13 +263,14 @@ def run(api, state, listen=None, secret=None, change=False, follow=False, poll=3
             change_stock(api, sync)
         if receiver is not None:
             drain(sync, receiver, settle)
-        while follow:
+        while follow and not stop.is_set():
             if receiver is not None:
-                drain(sync, receiver, poll)
+                drain(sync, receiver, poll, stop)
             else:
-                time.sleep(poll)
-            sync.catch_up()
-        if receiver is not None or change:
+                stop.wait(poll)
+            if not stop.is_set():
+                sync.catch_up()
+        if (receiver is not None or change) and not stop.is_set():
             sync.catch_up()  # a safety net: a webhook that never came is found here
     except KeyboardInterrupt:
         pass

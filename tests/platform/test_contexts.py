@@ -41,5 +41,5 @@ def test_the_command_modules_follow_the_application_order():
     packages = [module.__name__.rsplit(".", 1)[0] for module in contexts.command_modules()]
     order = contexts.PLATFORM + contexts.CONTEXTS
     assert packages == sorted(packages, key=order.index)
-    assert {"clinicrecords.db", "clinicrecords.review", "clinicrecords.portal"} <= set(packages)
+    assert {"clinicrecords.clinics", "clinicrecords.review", "clinicrecords.portal"} <= set(packages)
     assert "clinicrecords.patients" not in packages  # a context without a cli module is simply skipped
