@@ -12,6 +12,7 @@ import pathlib
 import types
 import uuid
 
+import pytest
 from alembic import command
 from sqlalchemy import text
 from sqlalchemy.schema import CreateSchema
@@ -109,6 +110,7 @@ def _served(sort, indexes):
     return any(index[:len(lead)] == lead for index in indexes.get(table, []) for lead in leads)
 
 
+@pytest.mark.commits  # migrate_all's worker processes reach the clinic schemas on connections of their own
 def test_every_keyset_paged_list_has_an_index_in_its_order_in_a_migrated_schema(engine):
     listed = _listed()
     assert {"patients", "allergies", "appointments", "payers", "listing_clinics", "stock_movements"} <= \
@@ -148,6 +150,7 @@ def _tenant_to(engine, schema, revision, downgrade=False):
         (command.downgrade if downgrade else command.upgrade)(config, revision)
 
 
+@pytest.mark.commits  # migrate_all's worker processes reach the clinic schemas on connections of their own
 def test_t16_drops_the_single_row_tables_serial_and_its_downgrade_restores_t15_exactly(engine):
     downgraded = schema_name(_migrated_clinic(engine))
     with engine.connect() as connection:

@@ -30,11 +30,13 @@ def _make_clinic_at_base(engine):
     return clinic_id
 
 
+@pytest.mark.commits  # migrate_all's worker processes reach the clinic schemas on connections of their own
 def test_migrate_twice_moves_nothing_the_second_time(engine):
     migrations.migrate_all(engine, CLINIC_SCHEMAS)
     assert migrations.migrate_all(engine, CLINIC_SCHEMAS) == 0
 
 
+@pytest.mark.commits  # migrate_all's worker processes reach the clinic schemas on connections of their own
 def test_a_clinic_at_an_older_revision_is_brought_to_head_and_recorded(engine):
     clinic_id = _make_clinic_at_base(engine)
     assert migrations.migrate_all(engine, CLINIC_SCHEMAS, workers=2) >= 1
@@ -47,6 +49,7 @@ def test_a_clinic_at_an_older_revision_is_brought_to_head_and_recorded(engine):
     assert "patients" in inspect(engine).get_table_names(schema=schema_name(clinic_id))
 
 
+@pytest.mark.commits  # migrate_all's worker processes reach the clinic schemas on connections of their own
 def test_migration_failure_is_reported_and_resumable(engine):
     clinic_id = _make_clinic_at_base(engine)
     with engine.begin() as connection:
@@ -61,6 +64,7 @@ def test_migration_failure_is_reported_and_resumable(engine):
     assert clinic_id not in migrations.clinics_behind(engine, CLINIC_SCHEMAS)
 
 
+@pytest.mark.commits  # migrate_all's worker processes reach the clinic schemas on connections of their own
 def test_schema_built_for_a_new_clinic_equals_the_migrated_schema(world, engine):
     built = world.clinic()
     migrated = _make_clinic_at_base(engine)
@@ -128,6 +132,7 @@ def _catalog(engine, schema):
                 for name, sql in queries.items()}
 
 
+@pytest.mark.commits  # migrate_all's worker processes reach the clinic schemas on connections of their own
 def test_the_compiled_one_batch_build_equals_an_alembic_migrated_schema_in_the_catalog(world, engine):
     built = world.clinic()
     migrated = _make_clinic_at_base(engine)
@@ -142,6 +147,7 @@ def test_the_compiled_one_batch_build_equals_an_alembic_migrated_schema_in_the_c
     assert version == [(migrations.head("tenant"),)]
 
 
+@pytest.mark.commits  # migrate_all's worker processes reach the clinic schemas on connections of their own
 def test_a_failure_names_every_failed_clinic_and_the_others_are_migrated(engine):
     broken, fine = _make_clinic_at_base(engine), _make_clinic_at_base(engine)
     with engine.begin() as connection:

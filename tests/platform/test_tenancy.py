@@ -31,6 +31,7 @@ def _family_names(engine, clinic_id):
         return sorted(session.scalars(select(Patient.family_name)))
 
 
+@pytest.mark.commits  # what its own one-connection pool keeps between sessions is the point: a real pooled connection
 def test_two_clinics_through_one_pooled_connection_never_see_each_other(world, one_connection_engine):
     clinic_a, clinic_b = world.clinic("A"), world.clinic("B")
     for round_ in range(3):
@@ -41,6 +42,7 @@ def test_two_clinics_through_one_pooled_connection_never_see_each_other(world, o
     assert one_connection_engine.pool.checkedin() == 1
 
 
+@pytest.mark.commits  # what its own one-connection pool keeps between sessions is the point: a real pooled connection
 def test_an_error_mid_request_leaves_nothing_behind_on_the_connection(world, one_connection_engine):
     clinic_a, clinic_b = world.clinic("A"), world.clinic("B")
     _add_patient(one_connection_engine, clinic_a, "only-in-a")
@@ -54,6 +56,7 @@ def test_an_error_mid_request_leaves_nothing_behind_on_the_connection(world, one
     assert _family_names(one_connection_engine, clinic_a) == ["only-in-a"]
 
 
+@pytest.mark.commits  # what its own one-connection pool keeps between sessions is the point: a real pooled connection
 def test_a_session_without_a_clinic_cannot_read_any_clinic_table(world, one_connection_engine):
     clinic = world.clinic()
     _add_patient(one_connection_engine, clinic, "hidden")
