@@ -46,6 +46,7 @@ def serve_waitress(wsgi_app, global_conf, **kw):
     server = create_server(wsgi_app, **kw)
     huey_consumer = None
     if as_bool(settings.get("huey.consumer_in_process", False)):
+        # Only when the consumer runs inside pserve (development): the worker's imports stay out of production.
         from clinicrecords.tasks.worker import consumer
 
         huey_consumer = consumer(int(settings.get("huey.workers", 2)))

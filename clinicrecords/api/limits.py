@@ -13,6 +13,7 @@ from pyramid.interfaces import IExecutionPolicy
 
 from clinicrecords.api.problems import Problem, problem_response
 from clinicrecords.api.request_log import log_request
+from clinicrecords.api.routes import operations
 
 DEFAULT_MAX_BODY = 1024 * 1024
 DEFAULT_MAX_URL = 4096
@@ -33,8 +34,6 @@ def _template_pattern(path):
 
 def route_body_limits(registry):
     """(method, path pattern, limit) of every route whose view declares `body_limit=`."""
-    from clinicrecords.api.routes import operations
-
     return [(op.method, _template_pattern(op.path), op.options["body_limit"])
             for op in operations(registry) if op.options.get("body_limit")]
 

@@ -47,6 +47,7 @@ openapi_deriver.options = ("openapi",)
 def document(registry):
     """The document as a dict (built once per application)."""
     if "api.openapi_document" not in registry:
+        # On first use, not at import: the builder pulls in apispec, which no request needs but this one.
         from clinicrecords.api.openapi_builder import build_document
 
         registry["api.openapi_document"] = build_document(registry)

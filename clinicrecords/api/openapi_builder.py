@@ -10,6 +10,7 @@ from clinicrecords.api.code_samples import CURL_SETUP, code_samples
 from clinicrecords.api.problem_codes import CODES, problem_type
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
 from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
+from clinicrecords.api.openapi import version
 from clinicrecords.api.permission_names import grantable_permissions
 from clinicrecords.api.render import json_bytes
 from clinicrecords.api.representations import FHIR_JSON, JSON
@@ -205,8 +206,6 @@ def introduction():
 
 class _Builder:
     def __init__(self, registry):
-        from clinicrecords.api.openapi import version
-
         self.registry = registry
         self.plugin = MarshmallowPlugin(schema_name_resolver=_name_resolver())
         self.spec = APISpec(

@@ -5,8 +5,9 @@ and the owner (endpoints named by URL, never a secret)."""
 
 import datetime
 
-from clinicrecords.events.interfaces import WebhookError
+from clinicrecords.events.interfaces import IWebhookDeliveries, IWebhookEndpoints, IWebhookTester, WebhookError
 from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.interfaces import IPortalAudit
 
 MODES = ("test", "live")
 CLINIC_MODES = ("live",)
@@ -145,8 +146,5 @@ class WebhookPages:
 
 
 def webhook_pages_factory(context, request):
-    from clinicrecords.events.interfaces import IWebhookDeliveries, IWebhookEndpoints, IWebhookTester
-    from clinicrecords.portal.web.interfaces import IPortalAudit
-
     return WebhookPages(request.find_service(IWebhookEndpoints), request.find_service(IWebhookDeliveries),
                         request.find_service(IWebhookTester), request.find_service(IPortalAudit))
