@@ -10,7 +10,7 @@ from sqlalchemy import select
 from clinicrecords.access.keys import hash_secret, new_key
 from clinicrecords.access.models import ApiKey, Connection, Workspace
 from clinicrecords.access.permission_map import may_use_helpers  # noqa: F401 (other contexts ask it here)
-from clinicrecords.clinics.models import Clinic
+from clinicrecords.clinics.services import clinic_names, find_clinic
 from clinicrecords.clinics.services import create_clinic
 from clinicrecords.clock import now as clock_now
 from clinicrecords.errors import InvalidInput
@@ -44,7 +44,7 @@ def get_workspace(db, workspace_id):
 
 
 def get_clinic(db, clinic_id):
-    clinic = db.get(Clinic, clinic_id)
+    clinic = find_clinic(db, clinic_id)
     if clinic is None:
         raise AccessError(f"no clinic {clinic_id}")
     return clinic
@@ -134,9 +134,10 @@ def set_key_ip_allow(db, key, cidrs):
 
 def workspace_connections(db, workspace_id):
     """(Connection, clinic name) for every clinic that connected the workspace, active ones first."""
-    return db.execute(select(Connection, Clinic.name).join(Clinic, Clinic.id == Connection.clinic_id)
-                      .where(Connection.workspace_id == workspace_id)
-                      .order_by(Connection.revoked_at.is_not(None), Clinic.name, Clinic.id)).all()
+    connections = db.scalars(select(Connection).where(Connection.workspace_id == workspace_id)).all()
+    names = clinic_names(db, {connection.clinic_id for connection in connections})
+    named = [(connection, names[connection.clinic_id]) for connection in connections]
+    return sorted(named, key=lambda pair: (pair[0].revoked_at is not None, pair[1], pair[0].clinic_id))
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,13 @@ def find_clinic(db, clinic_id):
     return db.get(Clinic, clinic_id)
 
 
+def clinic_names(db, clinic_ids):
+    """{clinic id: name} of those of `clinic_ids` that exist."""
+    if not clinic_ids:
+        return {}
+    return dict(db.execute(select(Clinic.id, Clinic.name).where(Clinic.id.in_(clinic_ids))).all())
+
+
 def open_clinic(db, clinic_id):
     """Point `db` at the clinic's schema (once per transaction) and return the clinic, or None."""
     clinic = db.get(Clinic, clinic_id)
