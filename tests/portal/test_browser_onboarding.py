@@ -40,6 +40,8 @@ def _text(driver, element_id):
     return driver.find_element(By.ID, element_id).text.strip()
 
 
+# Its own waitress server (dns_served) reaches the database from its threads.
+@pytest.mark.commits
 def test_an_owner_verifies_the_domain_submits_the_profile_reads_the_log(dns_served, chrome, tmp_path, world):
     zone, served, app = dns_served
     folder = tmp_path / "screenshots"
