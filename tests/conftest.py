@@ -21,7 +21,7 @@ COMMITTING_FIXTURES = frozenset({"served", "queue_on_disk"})
 ROLLED_BACK_PACKAGES = frozenset({
     "access", "audit", "care_providers", "clinical", "dispensing", "encounters", "patients", "plans",
     "prescriptions", "providers", "review", "scheduling", "security", "insurance", "inventory", "listings",
-    "api", "events", "onboarding",
+    "api", "events", "onboarding", "test_helpers", "request_log",
 })
 
 
