@@ -82,6 +82,7 @@ def test_keys_are_per_owner(world, testapp, connected, url):
                       headers={**other.headers, "Idempotency-Key": "shared"}, status=201)
 
 
+@pytest.mark.commits  # the key's lock is held on a connection of its own while a thread sends the request
 def test_concurrent_reuse_is_409_reused(app, world, connected, url, engine):
     """Two real concurrent requests: the second arrives while the first holds the key."""
     import webtest
@@ -154,6 +155,7 @@ def test_periodic_task_prunes_expired_answers(world, testapp, connected, url):
     assert _records(world, connected.workspace_id) == {"fresh"}
 
 
+@pytest.mark.commits  # a table lock held on a connection of its own must make the request wait
 def test_a_5xx_is_not_stored_so_a_retry_runs_again(make_app, world, connected, url, engine):
     """A real 503: the insert waits on a lock until the statement timeout cancels it."""
     import webtest
@@ -184,6 +186,7 @@ def test_malformed_keys_are_400_naming_the_header(testapp, connected, url, key):
     assert response.json["errors"][0]["location"] == "header"
 
 
+@pytest.mark.commits  # a table lock held on a connection of its own while a thread sends the request
 def test_two_concurrent_requests_with_one_key(app, world, connected, url, engine):
     """The first request really runs (its insert waits on a table lock held here); the second, sent with the
     same key meanwhile, is refused at once; the first then completes and its answer is what a retry gets."""

@@ -95,6 +95,7 @@ def test_unknown_types_and_large_data_are_programming_errors(world):
         emit_events(world, clinic_id, data={"record": "x" * 2000})
 
 
+@pytest.mark.commits  # writers commit from threads of their own while the reader follows the feed
 def test_concurrent_writers_never_make_a_reader_skip_an_event(world, testapp):
     """Many writers (some rolling back) while a reader follows the feed over HTTP: the reader sees every
     committed event exactly once, seqs without gaps, and never a new event at or below one it has passed."""

@@ -55,6 +55,7 @@ def test_the_periodic_task_checks_due_domains_and_verifies(world, dns):
     assert dns.queries[status.txt_host] == dns.queries[pending.txt_host] == 1
 
 
+@pytest.mark.commits  # two workers race from threads
 def test_two_workers_at_once_check_each_due_domain_once(world, dns):
     claimed = [_claim_due(world, dns) for _ in range(4)]
     dns.delay = 0.2  # each answer takes a while, so the workers overlap
@@ -71,6 +72,7 @@ def test_two_workers_at_once_check_each_due_domain_once(world, dns):
     assert all(workspace_verified(world, workspace_id) for workspace_id, _ in claimed)
 
 
+@pytest.mark.commits  # another worker holds the row lock on a connection of its own
 def test_a_check_another_worker_holds_is_skipped_without_waiting(world, dns, engine):
     workspace_id, status = _claim_due(world, dns)
     with engine.connect() as other_worker:

@@ -54,6 +54,7 @@ def test_a_changed_approved_profile_is_reviewed_again(world):
             "submitted", "Acme Health Group Ltd", None, None)
 
 
+@pytest.mark.commits  # submissions race from threads
 def test_two_submissions_at_once_end_as_one_whole_profile(world):
     import threading
 

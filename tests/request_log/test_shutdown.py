@@ -3,6 +3,8 @@
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import ROOT, TESTING_INI
 
 # The server's own signal handling (clinicrecords.serving) with a writer that would wait an hour to flush.
@@ -23,6 +25,7 @@ signal.pause()
 """
 
 
+@pytest.mark.commits  # the server runs in a process of its own and must read the key this test made
 def test_sigterm_flushes_the_buffer(world, request_log):
     workspace_id, _ = world.workspace()
     key = world.key(workspace_id=workspace_id, mode="test")
