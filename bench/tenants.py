@@ -81,7 +81,7 @@ def create_clinics(registry, count):
         with request_in_transaction(registry) as request:
             services.grant_connection(request.db, workspace.id, clinic_id, ALL_PERMISSIONS)
             open_clinic(request.db, clinic_id)
-            patient = PatientService(request).create({"given_name": "Ada", "family_name": f"Tenant {n}"})
+            patient = PatientService(request.db).create({"given_name": "Ada", "family_name": f"Tenant {n}"})
             allergy = Allergy(id=uuid.uuid4(), patient_id=patient.id, substance_text="Peanut", criticality="high",
                               accepted_by="clinic")
             request.db.add(allergy)
