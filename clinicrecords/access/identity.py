@@ -69,7 +69,7 @@ _CLINIC_ID = bindparam("clinic_id", type_=Uuid())
 _NOW = bindparam("now", type_=DateTime(timezone=True))
 
 # Built once: columns, not ORM entities, for the key and its workspace; the clinic is an entity because the
-# request keeps using it (ClinicResource.clinic). A null :clinic_id joins nothing.
+# request keeps using it (the clinic scope's clinic). A null :clinic_id joins nothing.
 _KEY_AND_REACH = (
     select(ApiKey.id, ApiKey.key_id, ApiKey.mode, ApiKey.clinic_id, ApiKey.workspace_id, ApiKey.secret_hash,
            ApiKey.scopes, ApiKey.ip_allow, ApiKey.rate_limit, ApiKey.created_at, ApiKey.expires_at,

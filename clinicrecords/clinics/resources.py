@@ -41,14 +41,6 @@ class ClinicResource(ClinicChildren, Resource):
         super().__init__(parent, name)
         self.scope = scope
 
-    @property
-    def clinic(self):
-        return self.scope.clinic
-
-    @property
-    def granted(self):
-        return self.scope.granted
-
 
 # /v1/clinics/{clinic_id}: the item of the clinics collection (documentation and route discovery).
 Clinics.item_resource = ClinicResource

@@ -1,3 +1,4 @@
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.listings.services import listable
 from clinicrecords.resources import Branch, Resource
 
@@ -31,6 +32,7 @@ class ClinicListing(Branch):
 
     def __init__(self, parent, name):
         super().__init__(parent, name)
-        if not listable(parent.clinic):
+        clinic = clinic_scope(parent).clinic
+        if not listable(clinic):
             raise KeyError(name)
-        self.clinic = parent.clinic
+        self.clinic = clinic
