@@ -225,6 +225,15 @@ def key_by_key_id(db, key_id):
     return db.scalar(select(ApiKey).where(ApiKey.key_id == key_id))
 
 
+def active_connections(now):
+    """The connections in force at `now` (neither revoked nor expired) as a subquery (`workspace_id`,
+    `clinic_id`, `scopes`), for another context to compose into its own single statement (the event routing:
+    docs/performance.md)."""
+    return (select(Connection.workspace_id, Connection.clinic_id, Connection.scopes)
+            .where(Connection.revoked_at.is_(None), Connection.expires_at.is_(None) | (Connection.expires_at > now))
+            .subquery("active_connection"))
+
+
 def current_connection_at(db, workspace_id, clinic_id):
     """When the workspace's current (unrevoked) connection to the clinic was made, or None."""
     return db.scalar(select(Connection.connected_at).where(

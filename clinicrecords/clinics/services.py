@@ -97,6 +97,17 @@ def clinic_names(db, clinic_ids):
     return dict(db.execute(select(Clinic.id, Clinic.name).where(Clinic.id.in_(clinic_ids))).all())
 
 
+def sandbox_workspace_of(clinic_id):
+    """The workspace whose sandbox the clinic is (NULL for a real clinic), as a scalar subquery for another
+    context's single statement."""
+    return select(Clinic.sandbox_of_workspace_id).where(Clinic.id == clinic_id).scalar_subquery()
+
+
+def sandbox_clinics_of(workspace_id):
+    """The statement selecting the ids of the workspace's sandbox clinics."""
+    return select(Clinic.id).where(Clinic.sandbox_of_workspace_id == workspace_id)
+
+
 def open_clinic(db, clinic_id):
     """Point `db` at the clinic's schema (once per transaction) and return the clinic, or None."""
     clinic = db.get(Clinic, clinic_id)

@@ -1,15 +1,17 @@
 """Which webhook endpoints an event of a clinic goes to. Also the recording rule (spec Events rule 5): a
 clinic records events only while this finds at least one endpoint (its own, a connected organization's
-live one, or for a sandbox clinic its workspace's test one). One indexed query on the control schema."""
+live one, or for a sandbox clinic its workspace's test one). One indexed query on the control schema, composed
+of the pieces access and clinics publish in their services (the active connections, a clinic's sandbox
+workspace)."""
 
 from dataclasses import dataclass
 
 from sqlalchemy import and_, or_, select
 
 from clinicrecords import clock
-from clinicrecords.access.models import Connection
-from clinicrecords.access.permissions import ALL_PERMISSIONS
-from clinicrecords.clinics.models import Clinic
+from clinicrecords.access.interfaces import ALL_PERMISSIONS
+from clinicrecords.access.services import active_connections
+from clinicrecords.clinics.services import sandbox_clinics_of, sandbox_workspace_of
 from clinicrecords.events import types
 from clinicrecords.events.models import WebhookEndpoint
 
@@ -31,23 +33,19 @@ class Target:
         return not (types.EVENT_TYPES[type_name].echo and origin_id is not None and origin_id == self.owner_id)
 
 
-def _active(now):
-    return Connection.revoked_at.is_(None) & (Connection.expires_at.is_(None) | (Connection.expires_at > now))
-
-
 def targets(db, clinic_id, now=None, endpoint_id=None):
     """Every endpoint (disabled ones too: they still count as registered) that an event of the clinic
     may go to, with the permissions its owner holds on the clinic."""
     now = now or clock.now()
-    sandbox_of = select(Clinic.sandbox_of_workspace_id).where(Clinic.id == clinic_id).scalar_subquery()
+    connection = active_connections(now)
     statement = (
-        select(WebhookEndpoint, Connection.scopes)
-        .outerjoin(Connection, and_(Connection.workspace_id == WebhookEndpoint.workspace_id,
-                                    Connection.clinic_id == clinic_id, _active(now)))
+        select(WebhookEndpoint, connection.c.scopes)
+        .outerjoin(connection, and_(connection.c.workspace_id == WebhookEndpoint.workspace_id,
+                                    connection.c.clinic_id == clinic_id))
         .where(or_(
             WebhookEndpoint.clinic_id == clinic_id,
-            and_(WebhookEndpoint.mode == "live", Connection.id.is_not(None)),
-            and_(WebhookEndpoint.mode == "test", WebhookEndpoint.workspace_id == sandbox_of),
+            and_(WebhookEndpoint.mode == "live", connection.c.clinic_id.is_not(None)),
+            and_(WebhookEndpoint.mode == "test", WebhookEndpoint.workspace_id == sandbox_workspace_of(clinic_id)),
         ))
     )
     if endpoint_id is not None:
@@ -69,7 +67,7 @@ def clinics_of(db, endpoint, now=None):
     if endpoint.clinic_id is not None:
         return [endpoint.clinic_id]
     if endpoint.mode == "test":
-        return list(db.scalars(select(Clinic.id).where(Clinic.sandbox_of_workspace_id == endpoint.workspace_id)))
-    return list(db.scalars(select(Connection.clinic_id)
-                           .where(Connection.workspace_id == endpoint.workspace_id, _active(now))
-                           .order_by(Connection.clinic_id)))
+        return list(db.scalars(sandbox_clinics_of(endpoint.workspace_id)))
+    connection = active_connections(now)
+    return list(db.scalars(select(connection.c.clinic_id).where(connection.c.workspace_id == endpoint.workspace_id)
+                           .order_by(connection.c.clinic_id)))
