@@ -68,7 +68,7 @@ def seed(settings, allergies):
 
     from clinicrecords import make_config
     from clinicrecords.access import services
-    from clinicrecords.access.permissions import ALL_PERMISSIONS
+    from clinicrecords.access.interfaces import ALL_PERMISSIONS
     from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic, open_clinic
     from clinicrecords.db import embedded, migrations
     from clinicrecords.patients.services import PatientService

@@ -62,7 +62,7 @@ def create_clinics(registry, count):
     """N clinics, each created in its own transaction (timed), then connected and seeded (not timed)."""
     from bench.__main__ import request_in_transaction
     from clinicrecords.access import services
-    from clinicrecords.access.permissions import ALL_PERMISSIONS
+    from clinicrecords.access.interfaces import ALL_PERMISSIONS
     from clinicrecords.clinical.models import Allergy
     from clinicrecords.clinics.services import create_clinic, open_clinic
     from clinicrecords.patients.services import PatientService

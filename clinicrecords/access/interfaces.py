@@ -1,5 +1,19 @@
 from zope.interface import Interface
 
+# The permission names: the vocabulary every context's views declare (`permission=Permission.X`), published
+# here as access's contract (clinicrecords.access.permissions is their implementation, inside access).
+from clinicrecords.access.permissions import (
+    ALL_PERMISSIONS,
+    EVENTS_FEED,
+    KEY_HOLDER,
+    PSEUDO_PERMISSIONS,
+    TEST_HELPERS,
+    DerivedPermission,
+    Permission,
+    parse_scopes,
+    refusal_name,
+)
+
 
 class ILiveKeyGate(Interface):
     """What a workspace still lacks before a new live key may be created: `missing(workspace_id)` → a list of
@@ -16,10 +30,11 @@ class ISandboxSeed(Interface):
 
 
 # What other contexts name of access, re-exported so they import access only through this module and its
-# services (the portal: key masks, plans, permissions, the usage service's interface).
+# services (the portal: key masks, plans, the usage service's interface).
 from clinicrecords.access.keys import masked  # noqa: E402
 from clinicrecords.access.models import PLANS  # noqa: E402
-from clinicrecords.access.permissions import ALL_PERMISSIONS  # noqa: E402
 from clinicrecords.access.usage import IUsageService  # noqa: E402
 
-__all__ = ["ALL_PERMISSIONS", "ILiveKeyGate", "IUsageService", "PLANS", "masked"]
+__all__ = ["ALL_PERMISSIONS", "EVENTS_FEED", "KEY_HOLDER", "PSEUDO_PERMISSIONS", "TEST_HELPERS", "DerivedPermission",
+           "ILiveKeyGate", "ISandboxSeed", "IUsageService", "PLANS", "Permission", "masked", "parse_scopes",
+           "refusal_name"]

@@ -4,7 +4,7 @@ from clinicrecords.api.pagination import UpdatedSinceListQuery
 from clinicrecords.api.schemas import RequestSchema
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.providers.services import validate_npi
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 # pcp is the spec's; the others are this service's (docs/decisions.md).
 TYPES = ("pcp", "referring", "specialist", "dentist", "therapist", "pharmacist", "other")

@@ -2,7 +2,7 @@
 
 from sqlalchemy import func, or_, select
 
-from clinicrecords.access.permissions import Permission
+from clinicrecords.access.interfaces import Permission
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.review.interfaces import ReviewKind, from_iso

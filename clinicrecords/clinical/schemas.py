@@ -11,7 +11,7 @@ from clinicrecords.api.pagination import UpdatedSinceListQuery
 from clinicrecords.api.schemas import RequestSchema
 from clinicrecords.clinical import terminology
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 ALLERGY_CLINICAL_STATUSES = ("active", "inactive", "resolved", "entered_in_error")
 ALLERGY_CATEGORIES = ("food", "medication", "environment", "biologic")

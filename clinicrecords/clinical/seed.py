@@ -5,7 +5,7 @@ import datetime
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.review.services import add_pending_submission
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 ADA, BRAM, CHIDI = SANDBOX_PATIENT_IDS[:3]
 # The seeded pending submission names no real key: a placeholder id, the same in every sandbox.

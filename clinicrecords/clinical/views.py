@@ -3,7 +3,7 @@
 from pyramid.traversal import find_interface
 from pyramid.view import view_config
 
-from clinicrecords.access.permissions import Permission as P
+from clinicrecords.access.interfaces import Permission as P
 from clinicrecords.api.pagination import list_cursors
 from clinicrecords.api.representations import render_one, render_page
 from clinicrecords.clinical import resources as r

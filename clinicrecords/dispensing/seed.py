@@ -7,7 +7,7 @@ from clinicrecords import clock
 from clinicrecords.dispensing.models import DispensingEnrollment
 from clinicrecords.dispensing.services import record_dispensing
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 ATORVASTATIN_GTIN = "00312345678906"
 

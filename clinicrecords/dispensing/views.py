@@ -1,6 +1,6 @@
 from pyramid.view import view_config
 
-from clinicrecords.access.permissions import Permission
+from clinicrecords.access.interfaces import Permission
 from clinicrecords.api.representations import render_page
 from clinicrecords.dispensing.interfaces import IDispensingFlags
 from clinicrecords.dispensing.resources import DispensingFlagCollection

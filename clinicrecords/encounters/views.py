@@ -1,6 +1,6 @@
 from pyramid.view import view_config
 
-from clinicrecords.access.permissions import Permission
+from clinicrecords.access.interfaces import Permission
 from clinicrecords.api.pagination import list_cursors
 from clinicrecords.api.representations import render_one, render_page
 from clinicrecords.encounters.interfaces import IEncounterService

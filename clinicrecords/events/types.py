@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import and_, false, or_
 
-from clinicrecords.access.permissions import ALL_PERMISSIONS, Permission
+from clinicrecords.access.interfaces import ALL_PERMISSIONS, Permission
 from clinicrecords.events.models import Event
 
 # submission.decided needs the permission the kind was sent with (the submission routes' permission).

@@ -1,6 +1,6 @@
 from pyramid.view import view_config
 
-from clinicrecords.access.permissions import EVENTS_FEED
+from clinicrecords.access.interfaces import EVENTS_FEED
 from clinicrecords.api.render import json_response
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clinics.services import require_features

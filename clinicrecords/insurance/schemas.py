@@ -5,7 +5,7 @@ from marshmallow import fields, validate
 from clinicrecords.api.pagination import ListQuery, UpdatedSinceListQuery
 from clinicrecords.api.schemas import RequestSchema
 from clinicrecords.insurance.money import Money
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 SANDBOX_PAYER_IDS = [sandbox_id(f"payer:{n}") for n in range(1, 5)]
 SANDBOX_CLAIM_IDS = [sandbox_id(f"claim:{n}") for n in range(1, 5)]

@@ -1,4 +1,4 @@
-from clinicrecords.access.permissions import Permission
+from clinicrecords.access.interfaces import Permission
 from clinicrecords.api.render import iso
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.inventory.interfaces import IInventory

@@ -5,7 +5,7 @@ from clinicrecords.inventory.bands import BANDS
 from clinicrecords.inventory.ledger import KINDS as MOVEMENT_KINDS
 from clinicrecords.inventory.ledger import MAX_QUANTITY as MAX_MOVEMENT_QUANTITY
 from clinicrecords.inventory.ledger import SOURCES as MOVEMENT_SOURCES
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 
 class CodesOut(RequestSchema):

@@ -6,7 +6,7 @@ import datetime
 from clinicrecords.inventory import ledger, services
 from clinicrecords.inventory.bands import DEFAULT_MAX_AGE_MINUTES
 from clinicrecords.inventory.schemas import SANDBOX_ITEM_IDS, SANDBOX_ITEMS, SANDBOX_UNLINKED
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 # A sandbox's till never goes stale by time, so the age plays no part in its bands.
 _AGE = datetime.timedelta(minutes=DEFAULT_MAX_AGE_MINUTES)

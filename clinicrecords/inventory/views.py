@@ -1,7 +1,7 @@
 from pyramid.response import Response
 from pyramid.view import view_config
 
-from clinicrecords.access.permissions import Permission
+from clinicrecords.access.interfaces import Permission
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.pagination import ListQuery, UpdatedSinceListQuery
 from clinicrecords.api.representations import render_one, render_page

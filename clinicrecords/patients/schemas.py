@@ -4,7 +4,7 @@ from marshmallow import ValidationError, fields, validate
 
 from clinicrecords.api.pagination import UpdatedSinceListQuery
 from clinicrecords.api.schemas import RequestSchema
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 SEXES = ("female", "male", "other", "unknown")
 

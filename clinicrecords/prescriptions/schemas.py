@@ -2,7 +2,7 @@ from marshmallow import fields, validate
 
 from clinicrecords.api.pagination import UpdatedSinceListQuery
 from clinicrecords.api.schemas import RequestSchema
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 STATUSES = ("active", "on_hold", "completed", "cancelled", "stopped")
 SOURCES = ("eprescribe", "clinic")

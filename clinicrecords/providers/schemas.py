@@ -1,7 +1,7 @@
 from marshmallow import fields, validate
 
 from clinicrecords.api.schemas import RequestSchema
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 ROLES = ("physician", "nurse_practitioner", "physician_assistant", "nurse", "pharmacist", "therapist",
          "dentist", "other")

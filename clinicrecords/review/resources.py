@@ -1,7 +1,7 @@
-from clinicrecords.access.permissions import DerivedPermission
+from clinicrecords.access.interfaces import DerivedPermission
 from clinicrecords.resources import Collection, Resource, parse_uuid
 from clinicrecords.review.interfaces import ISubmissionService
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 
 def _kind_permissions(kind):

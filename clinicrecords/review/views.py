@@ -1,6 +1,6 @@
 from pyramid.view import view_config
 
-from clinicrecords.access.permissions import DerivedPermission
+from clinicrecords.access.interfaces import DerivedPermission
 from clinicrecords.api.pagination import list_cursors
 from clinicrecords.api.representations import render_one, render_page
 from clinicrecords.clinics.interfaces import clinic_scope

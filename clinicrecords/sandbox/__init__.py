@@ -1,7 +1,8 @@
 """The sandbox: every workspace's own fictional clinic, seeded with the same synthetic records.
 
 Each bounded context adds what it owns with `config.add_sandbox_seeder(seed)`, where `seed(db, clinic)` writes
-records with fixed ids (`clinicrecords.sandbox.ids`) so documentation examples work in anyone's sandbox.
+records with fixed ids (`clinicrecords.sandbox.interfaces.sandbox_id`) so documentation examples work in anyone's
+sandbox.
 """
 
 from clinicrecords.access.interfaces import ISandboxSeed

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from clinicrecords.access import services
 from clinicrecords.access.services import authenticate
-from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.access.interfaces import ALL_PERMISSIONS
 from clinicrecords.clinics.services import create_clinic
 from clinicrecords.onboarding.interfaces import IBusinessProfile
 from clinicrecords.sandbox import seed_sandbox

@@ -4,7 +4,7 @@ from clinicrecords.api.pagination import UpdatedSinceListQuery
 from clinicrecords.api.schemas import RequestSchema
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.providers.interfaces import SANDBOX_PROVIDER_IDS
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 STATUSES = ("booked", "cancelled")
 SOURCES = ("api", "clinic")

@@ -4,7 +4,7 @@ booked (so its test keys can cancel it). Dates in 2099 stay in the future for an
 
 import datetime
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 from clinicrecords.scheduling.calendar import SLOT
 from clinicrecords.scheduling.models import Appointment, CalendarBlock, WorkingHours
 from clinicrecords.scheduling.schemas import SANDBOX_APPOINTMENT_ID, SANDBOX_CALENDAR_PROVIDER_IDS

@@ -5,7 +5,7 @@ from marshmallow import Schema, fields, validate
 from clinicrecords.api.schemas import RequestSchema, WholeNumber
 from clinicrecords.clinical.services import REFERRAL_STATUSES
 from clinicrecords.review.services import KINDS
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 _STAFF_ID = fields.UUID(load_default=None, metadata={"description": "the clinician acting (optional)"})
 

@@ -3,7 +3,7 @@
 
 from pyramid.view import view_config
 
-from clinicrecords.access.permissions import TEST_HELPERS
+from clinicrecords.access.interfaces import TEST_HELPERS
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.representations import render_one
 from clinicrecords.clinical import services as clinical

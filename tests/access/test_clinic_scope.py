@@ -11,7 +11,7 @@ from sqlalchemy import event
 from clinicrecords.access import security_policy
 from clinicrecords.access.identity import authenticate
 from clinicrecords.clinics.interfaces import IReach
-from clinicrecords.access.permissions import Permission
+from clinicrecords.access.interfaces import Permission
 from clinicrecords.access.reach import ReachService
 from clinicrecords.clinical.schemas import SANDBOX_ALLERGY_ID
 

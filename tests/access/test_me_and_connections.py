@@ -1,6 +1,6 @@
 """GET /v1/me and GET /v1/connections for each kind of key."""
 
-from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.access.interfaces import ALL_PERMISSIONS
 
 
 def _bearer(key):

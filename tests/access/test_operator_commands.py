@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.access.interfaces import ALL_PERMISSIONS
 from tests.common.cli import admin, ok, refused
 from tests.conftest import TESTING_INI
 

@@ -3,7 +3,7 @@
 from pyramid.interfaces import IException
 from pyramid.security import NO_PERMISSION_REQUIRED
 
-from clinicrecords.access.permissions import ALL_PERMISSIONS, PSEUDO_PERMISSIONS, Permission
+from clinicrecords.access.interfaces import ALL_PERMISSIONS, PSEUDO_PERMISSIONS, Permission
 from clinicrecords.portal.web.resources import PORTAL_PERMISSIONS
 from clinicrecords.resources import Root
 

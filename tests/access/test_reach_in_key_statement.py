@@ -9,7 +9,7 @@ from sqlalchemy import update
 
 from clinicrecords.access.identity import authenticate
 from clinicrecords.access.models import Connection
-from clinicrecords.access.permissions import ALL_PERMISSIONS, Permission
+from clinicrecords.access.interfaces import ALL_PERMISSIONS, Permission
 from clinicrecords.access.reach import ReachService
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinical.schemas import SANDBOX_ALLERGY_ID

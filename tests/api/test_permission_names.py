@@ -2,7 +2,7 @@
 
 from pyramid.registry import Registry
 
-from clinicrecords.access.permissions import ALL_PERMISSIONS, EVENTS_FEED, KEY_HOLDER, DerivedPermission
+from clinicrecords.access.interfaces import ALL_PERMISSIONS, EVENTS_FEED, KEY_HOLDER, DerivedPermission
 from clinicrecords.api.permission_names import grantable_permissions
 
 

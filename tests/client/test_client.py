@@ -8,7 +8,7 @@ import pytest
 
 from clinicrecords.events import signing
 from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 from clinicrecords_client import (Client, Conflict, InvalidRequest, NotFound, ServerError,
                                   WebhookVerificationError, verify_webhook)
 

@@ -6,7 +6,7 @@ from clinicrecords.api.problems import Problem
 from clinicrecords.clinical.models import Allergy, Referral
 from clinicrecords.clinical.services import ItemService, ProposalService, item_service_factory
 from clinicrecords.review.services import SubmissionService
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 from tests.common.scopes import ClinicNode, a_patient, cursors, plain_identity, plain_scope
 
 

@@ -3,7 +3,7 @@ import uuid
 import pytest
 
 from clinicrecords.clinical import schemas
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 from tests.review.conftest import ok, refused
 
 

@@ -6,7 +6,7 @@ import transaction
 from pyramid.scripting import prepare
 
 from clinicrecords.access import services
-from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.access.interfaces import ALL_PERMISSIONS
 from clinicrecords.clinics.services import create_clinic
 from clinicrecords.sandbox import seed_sandbox
 

@@ -6,7 +6,7 @@ import pytest
 
 from clinicrecords.dispensing.models import Dispensing
 from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 from tests.insurance.helpers import Caller, admin, restrict, sandbox_caller, staff
 
 ADA, BRAM, CHIDI, DANA = map(str, SANDBOX_PATIENT_IDS[:4])

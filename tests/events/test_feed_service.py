@@ -1,6 +1,6 @@
 """The feed service built from a plain scope (no request), over a real clinic with recording on."""
 
-from clinicrecords.access.permissions import Permission
+from clinicrecords.access.interfaces import Permission
 from clinicrecords.events.feed import FeedService
 from tests.common.scopes import clinic_session, scope_over
 from tests.events.support import emit_events

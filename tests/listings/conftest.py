@@ -1,6 +1,6 @@
 import pytest
 
-from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.access.interfaces import ALL_PERMISSIONS
 from clinicrecords.listings import network as listing_network
 from tests.inventory.conftest import Till
 

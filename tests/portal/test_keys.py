@@ -210,7 +210,7 @@ def test_key_actions_are_in_the_workspaces_activity(app):
 
 
 def test_a_rolled_key_starts_with_automatic_acceptance_off(app, testapp):
-    from clinicrecords.sandbox.ids import sandbox_id
+    from clinicrecords.sandbox.interfaces import sandbox_id
 
     client, workspace_id = with_workspace(app)
     overview = client.get(f"/portal/workspaces/{workspace_id}").html

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from sqlalchemy import inspect, text
 
-from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.access.interfaces import ALL_PERMISSIONS
 from clinicrecords.api.routes import operations
 from clinicrecords.db.tenancy import schema_name
 from clinicrecords.patients.schemas import PatientCreate

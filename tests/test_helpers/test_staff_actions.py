@@ -8,7 +8,7 @@ from clinicrecords.encounters.services import EncounterStaff, staff_result
 from clinicrecords.errors import InvalidInput
 from clinicrecords.insurance.services import activate_coverage_as_staff, confirm_coverage_as_staff
 from clinicrecords.inventory.services import mark_till_stale_as_staff, report_till_as_staff, set_stock_as_staff
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 from tests.common.cli import ok
 
 PARACETAMOL = sandbox_id("inventory-item:paracetamol-500")

@@ -9,7 +9,7 @@ from clinicrecords.insurance.schemas import SANDBOX_COVERAGE_IDS
 from clinicrecords.inventory.schemas import SANDBOX_ITEM_IDS
 from clinicrecords.listings.models import ListingItem
 from clinicrecords.review.models import Submission
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 SUBMISSION = str(sandbox_id("submission:1"))
 PARACETAMOL = str(SANDBOX_ITEM_IDS["paracetamol-500"])

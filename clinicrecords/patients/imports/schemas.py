@@ -2,7 +2,7 @@ from marshmallow import fields, validate
 
 from clinicrecords.api.schemas import RequestSchema
 from clinicrecords.patients.imports.formats import FORMATS
-from clinicrecords.sandbox.ids import sandbox_id
+from clinicrecords.sandbox.interfaces import sandbox_id
 
 STATUSES = ("validating", "succeeded", "needs_review", "failed")
 MAX_BYTES = 10 * 1024 * 1024

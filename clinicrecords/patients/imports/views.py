@@ -1,6 +1,6 @@
 from pyramid.view import view_config
 
-from clinicrecords.access.permissions import Permission
+from clinicrecords.access.interfaces import Permission
 from clinicrecords.api.representations import render_one
 from clinicrecords.clinics.services import require_features
 from clinicrecords.clinics.interfaces import clinic_scope
