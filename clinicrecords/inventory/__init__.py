@@ -7,7 +7,7 @@ from clinicrecords.inventory.representations import batch_json, item_json, movem
 from clinicrecords.inventory.resources import Inventory
 from clinicrecords.inventory.schemas import InventoryItemOut, MovementOut, StockBatchOut
 from clinicrecords.inventory.seed import seed_inventory
-from clinicrecords.inventory.services import inventory_service_factory
+from clinicrecords.inventory.services import inventory_service_factory, network_projection
 
 
 def includeme(config):
@@ -17,6 +17,8 @@ def includeme(config):
     config.add_representation("inventory_item", plain=item_json, schema=InventoryItemOut)
     config.add_representation("stock_movement", plain=movement_json, schema=MovementOut)
     config.add_representation("stock_batch", plain=batch_json, schema=StockBatchOut)
-    config.add_sandbox_seeder(seed_inventory)
+    registry = config.registry
+    # Looked up when a sandbox is seeded: listings registers the projection after this context is included.
+    config.add_sandbox_seeder(lambda db, clinic: seed_inventory(db, network_projection(registry), clinic))
     config.scan(".views")
     config.scan(".tasks")

@@ -127,7 +127,7 @@ class Accepted:
     till_was_stale: bool
 
 
-def accept(db, clinic, lines, age, rule, reference=None, now=None):
+def accept(db, projection, clinic, lines, age, rule, reference=None, now=None):
     """Check and apply a till's snapshot. Batches of one clinic serialize on its till row, so each one's
     shrink rule compares with the batch accepted just before it."""
     now = now or clock.now()
@@ -150,9 +150,9 @@ def accept(db, clinic, lines, age, rule, reference=None, now=None):
         item_id = item.id
         change = snapshot[item_id] - item.quantity
         if change:
-            ledger.record(db, clinic, item, kind="adjustment", change=change, age=age, source="batch",
+            ledger.record(db, projection, clinic, item, kind="adjustment", change=change, age=age, source="batch",
                           reason="till stock batch", batch_id=batch.id, now=now)
         applied.append((item_id, snapshot[item_id], change))
-    _, was_stale = report_till(db, clinic, age, now=now)
+    _, was_stale = report_till(db, projection, clinic, age, now=now)
     db.flush()
     return Accepted(batch, applied, was_stale)

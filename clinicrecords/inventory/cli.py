@@ -64,30 +64,36 @@ def _open(request, clinic_id):
     return clinic
 
 
+def _projection(request):
+    return services.network_projection(request.registry)
+
+
 def stock_set(request, args):
-    return services.set_stock_as_staff(request.db, _open(request, args.clinic), args.item_id, args.quantity,
-                                       request.registry.settings)
+    return services.set_stock_as_staff(request.db, _projection(request), _open(request, args.clinic), args.item_id,
+                                       args.quantity, request.registry.settings)
 
 
 def till_report(request, args):
-    return services.report_till_as_staff(request.db, _open(request, args.clinic), request.registry.settings)
+    return services.report_till_as_staff(request.db, _projection(request), _open(request, args.clinic),
+                                         request.registry.settings)
 
 
 def till_stale(request, args):
-    return services.mark_till_stale_as_staff(request.db, _open(request, args.clinic), request.registry.settings)
+    return services.mark_till_stale_as_staff(request.db, _projection(request), _open(request, args.clinic),
+                                             request.registry.settings)
 
 
 def item_create(request, args):
     clinic = _open(request, args.clinic)
-    item = services.create_item(request.db, clinic, name=args.name, generic_name=args.generic_name,
-                                brand_name=args.brand_name, gtin=args.gtin,
+    item = services.create_item(request.db, _projection(request), clinic, name=args.name,
+                                generic_name=args.generic_name, brand_name=args.brand_name, gtin=args.gtin,
                                 regulator_numbers=args.regulator_number, low_at=args.low_at, linked=args.linked)
     return {"item_id": str(item.id)}
 
 
 def _link(request, args, linked):
     clinic = _open(request, args.clinic)
-    item = services.set_linked(request.db, clinic, args.item_id, linked)
+    item = services.set_linked(request.db, _projection(request), clinic, args.item_id, linked)
     return {"item_id": str(item.id), "linked": item.linked}
 
 

@@ -75,7 +75,7 @@ def _check(db, item, kind, change, lot, expires_on, reason, today):
                           errors=[{"pointer": "/quantity", "message": "more than the lot's stock"}])
 
 
-def record(db, clinic, item, *, kind, change, age, source, lot=None, expires_on=None, reason=None,
+def record(db, projection, clinic, item, *, kind, change, age, source, lot=None, expires_on=None, reason=None,
            reference=None, batch_id=None, movement_id=None, now=None):
     """Add one movement to a locked item (`lock_item`) and everything that follows from it.
 
@@ -101,14 +101,14 @@ def record(db, clinic, item, *, kind, change, age, source, lot=None, expires_on=
     item.stock_changed_at = now
     db.flush()
     after = bands.effective_band(item, current_till, now, age, clinic.is_sandbox)
-    network.sync_item(db, clinic, item, current_till)
+    network.sync_item(db, projection, clinic, item, current_till)
     if after != before:
         emit(db, clinic.id, AVAILABILITY_CHANGED, item.id, {"id": str(item.id), "band": after,
                                                             "previous_band": before})
     return movement
 
 
-def delete_item(db, clinic, item_id, origin_id=None):
+def delete_item(db, projection, clinic, item_id, origin_id=None):
     """Delete an item that never moved. Refusals: item_has_stock, then item_has_history."""
     item = lock_item(db, item_id)
     if item is None:
@@ -117,7 +117,7 @@ def delete_item(db, clinic, item_id, origin_id=None):
         raise Problem("item_has_stock", "The item still has stock; record its movements out first.")
     if db.scalar(select(exists().where(StockMovement.item_id == item.id))):
         raise Problem("item_has_history", "The item has ledger movements; its history is kept.")
-    network.remove_item(db, clinic, item.id)
+    projection.remove_item(db, clinic, item.id)
     db.execute(delete(InventoryItem).where(InventoryItem.id == item.id))
     emit(db, clinic.id, ITEM_DELETED, item.id, {"id": str(item.id)}, origin_id=origin_id)
     return True

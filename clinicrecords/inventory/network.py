@@ -1,19 +1,21 @@
-"""What the inventory tells the network projection (the listings context's): its items with their stock
-band, kept in step inside each change, and read back whole for `listings reindex`."""
+"""What the inventory tells the network projection (the listings context's, an `INetworkProjection` the
+inventory's callers pass in): its items with their stock band, kept in step inside each change, and read
+back whole for `listings reindex`."""
 
 from sqlalchemy import select
 
 from clinicrecords.inventory import bands
+from clinicrecords.inventory.interfaces import INetworkProjection
 from clinicrecords.inventory.models import InventoryItem, TillState
-from clinicrecords.listings import services as listings
 
 
-def sync_item(db, clinic, item, till):
-    listings.sync_item(db, clinic, item, till, bands.stock_band(item.quantity, item.low_at))
+def network_projection(registry):
+    """The projection the listings context registered."""
+    return registry.getUtility(INetworkProjection)
 
 
-def remove_item(db, clinic, item_id):
-    listings.remove_item(db, clinic, item_id)
+def sync_item(db, projection, clinic, item, till):
+    projection.sync_item(db, clinic, item, till, bands.stock_band(item.quantity, item.low_at))
 
 
 def till_row(db):

@@ -30,12 +30,12 @@ def movement_id(key, n):
     return sandbox_id(f"stock-movement:{key}:{n}")
 
 
-def seed_inventory(db, clinic):
+def seed_inventory(db, projection, clinic):
     for key, name, generic, brand, gtin, regulator_numbers, _, low_at in SANDBOX_ITEMS:
-        item = services.create_item(db, clinic, name=name, generic_name=generic, brand_name=brand, gtin=gtin,
-                                    regulator_numbers=regulator_numbers, low_at=low_at,
+        item = services.create_item(db, projection, clinic, name=name, generic_name=generic, brand_name=brand,
+                                    gtin=gtin, regulator_numbers=regulator_numbers, low_at=low_at,
                                     linked=key not in SANDBOX_UNLINKED, item_id=SANDBOX_ITEM_IDS[key])
         for n, (kind, change, lot, expires_on, reason) in enumerate(SANDBOX_LEDGERS[key], 1):
-            ledger.record(db, clinic, ledger.lock_item(db, item.id), kind=kind, change=change, age=_AGE,
+            ledger.record(db, projection, clinic, ledger.lock_item(db, item.id), kind=kind, change=change, age=_AGE,
                           source="seed", lot=lot, expires_on=expires_on, reason=reason,
                           movement_id=movement_id(key, n))

@@ -1,8 +1,10 @@
 """The clinic's inventory and till: items, stock, freshness. Every change keeps the network projection
-(the listings context's, through `inventory.network`) and emits its events in the same transaction.
+(the listings context's, an `INetworkProjection` found with `network_projection(registry)`) and emits its
+events in the same transaction.
 
-Functions take the session already bound to the clinic (`open_clinic`) and the `Clinic`; `now` and `age`
-(the till's maximum silence, from `inventory.till_max_age_minutes`) are explicit so the rules are testable.
+Functions take the session already bound to the clinic (`open_clinic`), the projection and the `Clinic`; `now`
+and `age` (the till's maximum silence, from `inventory.till_max_age_minutes`) are explicit so the rules are
+testable.
 What other contexts read of the inventory is importable from here (`IInventory` for a clinic's items).
 """
 
@@ -27,7 +29,7 @@ from clinicrecords.inventory.product_codes import (
 )
 from clinicrecords.inventory.interfaces import IInventory
 from clinicrecords.inventory.models import InventoryItem, TillState
-from clinicrecords.inventory.network import linked_items_with_bands, till_row
+from clinicrecords.inventory.network import linked_items_with_bands, network_projection, till_row
 from clinicrecords.inventory.tills import (
     FRESHNESS_CHANGED,
     ensure_till,
@@ -39,8 +41,8 @@ from clinicrecords.inventory.tills import (
 
 __all__ = ["BANDS", "FRESHNESS_CHANGED", "InventoryError", "InventoryService", "create_item", "ensure_till",
            "get_item", "inventory_service_factory", "linked_items_with_bands", "mark_till_stale", "max_age",
-           "normalize_gtin", "normalize_regulator_number", "report_till", "set_linked", "set_stock",
-           "sweep_stale_tills", "till", "till_row"]
+           "network_projection", "normalize_gtin", "normalize_regulator_number", "report_till", "set_linked",
+           "set_stock", "sweep_stale_tills", "till", "till_row"]
 
 AVAILABILITY_CHANGED = "inventory.availability.changed"
 ITEM_CREATED = "inventory.item.created"
@@ -68,7 +70,7 @@ def _count(value, field):
     return value
 
 
-def create_item(db, clinic, *, name, generic_name=None, brand_name=None, gtin=None, regulator_numbers=(),
+def create_item(db, projection, clinic, *, name, generic_name=None, brand_name=None, gtin=None, regulator_numbers=(),
                 low_at=5, linked=False, item_id=None, now=None):
     item = InventoryItem(
         id=item_id or uuid.uuid4(), name=_text(name, "name", required=True),
@@ -80,7 +82,7 @@ def create_item(db, clinic, *, name, generic_name=None, brand_name=None, gtin=No
     db.add(item)
     db.flush()
     db.refresh(item)
-    network.sync_item(db, clinic, item, ensure_till(db))
+    network.sync_item(db, projection, clinic, item, ensure_till(db))
     emit(db, clinic.id, ITEM_CREATED, item.id, {"id": str(item.id)})
     return item
 
@@ -92,7 +94,7 @@ def get_item(db, item_id):
     return item
 
 
-def set_stock(db, clinic, item_id, quantity, age, now=None, source="staff"):
+def set_stock(db, projection, clinic, item_id, quantity, age, now=None, source="staff"):
     """Staff (`stock set`): the item's counted quantity. Recorded as the adjustment movement that brings
     the ledger to it (none when it already matches); bands, projection and events follow from the ledger.
     """
@@ -101,12 +103,12 @@ def set_stock(db, clinic, item_id, quantity, age, now=None, source="staff"):
     if item is None:
         raise InventoryError(f"no inventory item {item_id} in this clinic")
     if quantity != item.quantity:
-        ledger.record(db, clinic, item, kind="adjustment", change=quantity - item.quantity, age=age,
+        ledger.record(db, projection, clinic, item, kind="adjustment", change=quantity - item.quantity, age=age,
                       source=source, reason="stock count", now=now)
     return item
 
 
-def set_linked(db, clinic, item_id, linked):
+def set_linked(db, projection, clinic, item_id, linked):
     """List the item to the network, or take it off. Off means it never appears, by text or by code."""
     item = get_item(db, item_id)
     if item.linked != linked:
@@ -114,17 +116,19 @@ def set_linked(db, clinic, item_id, linked):
         db.flush()
         db.refresh(item)
         emit(db, clinic.id, ITEM_UPDATED, item.id, {"id": str(item.id)})
-    network.sync_item(db, clinic, item, ensure_till(db))
+    network.sync_item(db, projection, clinic, item, ensure_till(db))
     return item
 
 
 @implementer(IInventory)
 class InventoryService:
-    """The scope's clinic: reads, and the API's writes. `age` is the till's maximum silence, `shrink_rule` the
-    stock batches' check, `cursors` the request's list cursors (ListCursors)."""
+    """The scope's clinic: reads, and the API's writes. `projection` is the network projection the writes keep
+    in step, `age` the till's maximum silence, `shrink_rule` the stock batches' check, `cursors` the request's
+    list cursors (ListCursors)."""
 
-    def __init__(self, scope, age, shrink_rule, cursors, now=None):
+    def __init__(self, scope, projection, age, shrink_rule, cursors, now=None):
         self.db = scope.db
+        self.projection = projection
         self.clinic = scope.clinic
         self.owner_id = scope.identity.owner_id
         self.age = age
@@ -155,7 +159,7 @@ class InventoryService:
         return self.db.scalar(statement)
 
     def delete(self, item_id):
-        return ledger.delete_item(self.db, self.clinic, item_id, origin_id=self.owner_id)
+        return ledger.delete_item(self.db, self.projection, self.clinic, item_id, origin_id=self.owner_id)
 
     def movements(self, item_id, query):
         return keyset_page(self.cursors, self.db, ledger.movements_of(item_id), ledger.SORT, query)
@@ -164,13 +168,13 @@ class InventoryService:
         item = ledger.lock_item(self.db, item_id)
         if item is None:  # deleted since traversal found it
             raise Problem("not_found")
-        return ledger.record(self.db, self.clinic, item, kind=body["kind"],
+        return ledger.record(self.db, self.projection, self.clinic, item, kind=body["kind"],
                              change=ledger.signed_change(body["kind"], body["quantity"]), age=self.age,
                              source="api", lot=body.get("lot"), expires_on=body.get("expires_on"),
                              reason=body.get("reason"), reference=body.get("reference"), now=self.now)
 
     def accept_batch(self, body):
-        return batches.accept(self.db, self.clinic, body["items"], self.age, self.shrink_rule,
+        return batches.accept(self.db, self.projection, self.clinic, body["items"], self.age, self.shrink_rule,
                               reference=body.get("reference"), now=self.now)
 
     def list(self, query, linked_only=False):
@@ -184,26 +188,26 @@ class InventoryService:
 
 def inventory_service_factory(context, request):
     settings = request.registry.settings
-    return InventoryService(clinic_scope(context), max_age(settings), batches.ShrinkRule.from_settings(settings),
-                            list_cursors(request))
+    return InventoryService(clinic_scope(context), network_projection(request.registry), max_age(settings),
+                            batches.ShrinkRule.from_settings(settings), list_cursors(request))
 
 
 # The till's staff actions as the operator commands print them (`stock set`, `till report|stale`); the sandbox's
 # test helpers answer with the same.
 
-def set_stock_as_staff(db, clinic, item_id, quantity, settings):
+def set_stock_as_staff(db, projection, clinic, item_id, quantity, settings):
     age = bands.max_age(settings)
-    item = set_stock(db, clinic, item_id, quantity, age)
+    item = set_stock(db, projection, clinic, item_id, quantity, age)
     return {"item_id": str(item.id), "quantity": item.quantity,
             "band": bands.effective_band(item, till(db), clock.now(), age, clinic.is_sandbox)}
 
 
-def report_till_as_staff(db, clinic, settings):
-    current_till, changed = report_till(db, clinic, bands.max_age(settings))
+def report_till_as_staff(db, projection, clinic, settings):
+    current_till, changed = report_till(db, projection, clinic, bands.max_age(settings))
     return {"clinic_id": str(clinic.id), "stale": False, "changed": changed,
             "last_reported_at": current_till.last_reported_at.isoformat()}
 
 
-def mark_till_stale_as_staff(db, clinic, settings):
-    _, changed = mark_till_stale(db, clinic, bands.max_age(settings))
+def mark_till_stale_as_staff(db, projection, clinic, settings):
+    _, changed = mark_till_stale(db, projection, clinic, bands.max_age(settings))
     return {"clinic_id": str(clinic.id), "stale": True, "changed": changed}

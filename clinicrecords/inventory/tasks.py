@@ -3,10 +3,12 @@
 from huey import crontab
 
 from clinicrecords.inventory import bands
-from clinicrecords.inventory.services import sweep_stale_tills
+from clinicrecords.inventory.services import network_projection, sweep_stale_tills
 from clinicrecords.tasks import periodic_task
 
 
 @periodic_task(crontab(minute="*"))
 def sweep_tills(request):
-    return [str(clinic_id) for clinic_id in sweep_stale_tills(request.db, bands.max_age(request.registry.settings))]
+    announced = sweep_stale_tills(request.db, network_projection(request.registry),
+                                  bands.max_age(request.registry.settings))
+    return [str(clinic_id) for clinic_id in announced]

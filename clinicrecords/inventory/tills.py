@@ -1,5 +1,6 @@
 """The clinic's till: its freshness, announced once per change (listing.freshness.changed), and the sweep that
-announces tills that fell silent. Each change keeps the network projection in step in the same transaction."""
+announces tills that fell silent. Each change keeps the network projection (`projection`, an
+INetworkProjection) in step in the same transaction."""
 
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert
@@ -9,7 +10,6 @@ from clinicrecords.clinics.services import open_clinic
 from clinicrecords.events.services import emit
 from clinicrecords.inventory import bands
 from clinicrecords.inventory.models import TillState
-from clinicrecords.listings import services as listings
 
 FRESHNESS_CHANGED = "listing.freshness.changed"
 
@@ -39,16 +39,16 @@ def _announce_stale(db, clinic, current_till, now, age):
     return True
 
 
-def mark_till_stale(db, clinic, age, now=None):
+def mark_till_stale(db, projection, clinic, age, now=None):
     """Staff: the till stopped reporting. Returns (till, whether readers saw a change)."""
     current_till = ensure_till(db)
     changed = _announce_stale(db, clinic, current_till, now or clock.now(), age)
     db.flush()
-    listings.sync_clinic(db, clinic, current_till)
+    projection.sync_clinic(db, clinic, current_till)
     return current_till, changed
 
 
-def report_till(db, clinic, age, now=None):
+def report_till(db, projection, clinic, age, now=None):
     """The till reported: fresh again. A silence nobody announced yet is announced first, so every
     change of freshness has exactly one event, in order."""
     now = now or clock.now()
@@ -61,11 +61,11 @@ def report_till(db, clinic, age, now=None):
     if was_stale:
         emit(db, clinic.id, FRESHNESS_CHANGED, clinic.id, {"stale": False, "since": now.isoformat()})
     db.flush()
-    listings.sync_clinic(db, clinic, current_till)
+    projection.sync_clinic(db, clinic, current_till)
     return current_till, was_stale
 
 
-def sweep_stale_tills(db, age, now=None):
+def sweep_stale_tills(db, projection, age, now=None):
     """Announce every till that fell silent for longer than `age` (run every minute by the worker).
 
     Candidates come from the projection's clinic rows in the control schema: no clinic schema is opened
@@ -73,12 +73,12 @@ def sweep_stale_tills(db, age, now=None):
     """
     now = now or clock.now()
     announced = []
-    for clinic_id in listings.silent_tills(db, now - age):
+    for clinic_id in projection.silent_tills(db, now - age):
         clinic = open_clinic(db, clinic_id)
         current_till = ensure_till(db)
         if bands.is_stale(current_till, now, age) and _announce_stale(db, clinic, current_till, now, age):
             announced.append(clinic_id)
         db.flush()
-        listings.sync_clinic(db, clinic, current_till)
+        projection.sync_clinic(db, clinic, current_till)
         db.expunge(current_till)
     return announced

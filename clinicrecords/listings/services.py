@@ -1,15 +1,19 @@
 """What other contexts call of listings: keeping the network projection (this context's, in the control
 schema) in step with their records, inside their own transactions.
 
-Inventory calls these on every stock, link and till change; they take the records and the stock band as
+The inventory asks for it by its interface (`inventory.interfaces.INetworkProjection`, registered by this
+context's includeme) on every stock, link and till change; the calls take the records and the stock band as
 values and read no other context's tables."""
 
 from sqlalchemy import delete, select
+from zope.interface import implementer
 
+from clinicrecords.inventory.interfaces import INetworkProjection
+from clinicrecords.listings import projection
 from clinicrecords.listings.models import ListingClinic, ListingItem
-from clinicrecords.listings.projection import listable, remove_item, sync_clinic, sync_item
+from clinicrecords.listings.projection import listable
 
-__all__ = ["forget_items", "listable", "remove_item", "silent_tills", "sync_clinic", "sync_item"]
+__all__ = ["NetworkProjection", "forget_items", "listable", "silent_tills"]
 
 
 def silent_tills(db, reported_before):
@@ -23,3 +27,13 @@ def silent_tills(db, reported_before):
 def forget_items(db, clinic_id):
     """Drop the clinic's listed items from the projection (a sandbox reset seeds them again)."""
     db.execute(delete(ListingItem).where(ListingItem.clinic_id == clinic_id))
+
+
+@implementer(INetworkProjection)
+class NetworkProjection:
+    """The projection as the inventory sees it."""
+
+    sync_item = staticmethod(projection.sync_item)
+    remove_item = staticmethod(projection.remove_item)
+    sync_clinic = staticmethod(projection.sync_clinic)
+    silent_tills = staticmethod(silent_tills)

@@ -178,13 +178,15 @@ def test_postgres_restarted_under_load(own_postgres, served, consumer):
     world.webhook(clinic_id=clinic_id)  # events are recorded only while an address is registered
     auth = {"Authorization": f"Bearer {world.key(clinic_id=clinic_id)}"}
     base = f"/v1/clinics/{clinic_id}"
+    projection = inventory.network_projection(app.registry)
     with world.db() as db:
         clinic = open_clinic(db, clinic_id)
-        item_id = inventory.create_item(db, clinic, name="Amoxicillin 500 mg", low_at=5).id
+        item_id = inventory.create_item(db, projection, clinic, name="Amoxicillin 500 mg", low_at=5).id
     with world.db() as db:
         clinic = open_clinic(db, clinic_id)
-        inventory.report_till(db, clinic, inventory_age())  # a fresh till: bands are known, changes are events
-        inventory.set_stock(db, clinic, item_id, 6, inventory_age())
+        # A fresh till: bands are known, changes are events.
+        inventory.report_till(db, projection, clinic, inventory_age())
+        inventory.set_stock(db, projection, clinic, item_id, 6, inventory_age())
     status, _, _, body = _post(port, f"{base}/patients", PatientCreate.EXAMPLE,
                                {**auth, "Idempotency-Key": str(uuid.uuid4())})
     assert status == 201, body

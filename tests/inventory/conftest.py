@@ -17,28 +17,32 @@ class Till:
         self.world = world
         self.clinic_id = clinic_id
 
+    @property
+    def projection(self):
+        return services.network_projection(self.world.registry)
+
     def _run(self, action):
         with self.world.db() as db:
             return action(db, open_clinic(db, self.clinic_id))
 
     def item(self, name="Amoxicillin 500 mg capsules", quantity=None, linked=True, **kwargs):
-        item_id = self._run(lambda db, clinic: services.create_item(db, clinic, name=name, linked=linked,
-                                                                    **kwargs).id)
+        item_id = self._run(lambda db, clinic: services.create_item(db, self.projection, clinic, name=name,
+                                                                    linked=linked, **kwargs).id)
         if quantity is not None:
             self.stock(item_id, quantity)
         return item_id
 
     def stock(self, item_id, quantity, now=None):
-        self._run(lambda db, clinic: services.set_stock(db, clinic, item_id, quantity, AGE, now=now))
+        self._run(lambda db, clinic: services.set_stock(db, self.projection, clinic, item_id, quantity, AGE, now=now))
 
     def link(self, item_id, linked=True):
-        self._run(lambda db, clinic: services.set_linked(db, clinic, item_id, linked))
+        self._run(lambda db, clinic: services.set_linked(db, self.projection, clinic, item_id, linked))
 
     def report(self, now=None):
-        self._run(lambda db, clinic: services.report_till(db, clinic, AGE, now=now))
+        self._run(lambda db, clinic: services.report_till(db, self.projection, clinic, AGE, now=now))
 
     def stale(self, now=None):
-        self._run(lambda db, clinic: services.mark_till_stale(db, clinic, AGE, now=now))
+        self._run(lambda db, clinic: services.mark_till_stale(db, self.projection, clinic, AGE, now=now))
 
     def events(self, types=None):
         from sqlalchemy import select

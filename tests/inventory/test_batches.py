@@ -79,9 +79,10 @@ def test_a_batch_goes_stale_by_time_through_the_periodic_sweep(recording_pharmac
     long_ago = datetime.datetime.now(datetime.UTC) - AGE - datetime.timedelta(minutes=1)
     with world.db() as db:
         clinic = open_clinic(db, recording_pharmacy.clinic_id)
-        batches.accept(db, clinic, [{"item_id": item_id, "quantity": 2}], AGE, batches.ShrinkRule(), now=long_ago)
+        batches.accept(db, till.projection, clinic, [{"item_id": item_id, "quantity": 2}], AGE, batches.ShrinkRule(),
+                       now=long_ago)
     with world.db() as db:
-        assert recording_pharmacy.clinic_id in sweep_stale_tills(db, AGE)
+        assert recording_pharmacy.clinic_id in sweep_stale_tills(db, till.projection, AGE)
     assert till.events({"listing.freshness.changed"})[-1][2] == {
         "stale": True, "since": (long_ago + AGE).isoformat()}
 

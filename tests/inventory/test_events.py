@@ -65,7 +65,7 @@ def test_a_silent_till_is_announced_once_by_the_sweep(recording_pharmacy, world)
     now = datetime.datetime.now(datetime.UTC)
     for _ in range(2):
         with world.db() as db:
-            announced = sweep_stale_tills(db, AGE, now=now)
+            announced = sweep_stale_tills(db, till.projection, AGE, now=now)
     events = till.events({FRESHNESS})
     assert clinic_id not in announced  # the second sweep found nothing left to announce
     assert [data for _, _, data in events][-1] == {"stale": True, "since": (reported + AGE).isoformat()}

@@ -6,7 +6,7 @@ import pytest
 
 from clinicrecords.api.problems import Problem
 from clinicrecords.inventory.batches import ShrinkRule
-from clinicrecords.inventory.services import InventoryService
+from clinicrecords.inventory.services import InventoryService, network_projection
 from tests.common.scopes import clinic_session, plain_cursors, scope_over
 from tests.inventory.conftest import AGE, Till
 
@@ -19,7 +19,8 @@ def till(world):
 
 
 def _service(registry, db, clinic, now=None):
-    return InventoryService(scope_over(db, clinic), AGE, ShrinkRule(), plain_cursors(registry), now=now)
+    return InventoryService(scope_over(db, clinic), network_projection(registry), AGE, ShrinkRule(),
+                            plain_cursors(registry), now=now)
 
 
 def test_bands_follow_the_scope_s_till(world, registry, till):

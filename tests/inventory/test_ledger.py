@@ -148,7 +148,7 @@ def test_a_write_only_key_never_sees_exact_quantities(world, testapp):
         clinic = open_clinic(db, writer.clinic_id)
         from clinicrecords.inventory import services
 
-        item_id = services.create_item(db, clinic, name="Gauze").id
+        item_id = services.create_item(db, services.network_projection(world.registry), clinic, name="Gauze").id
     created = move(testapp, writer, item_id, kind="receipt", quantity=3)["data"]
     assert created["change"] == 3 and "quantity_after" not in created
     answer = move(testapp, writer, item_id, status=409, kind="dispense", quantity=4)

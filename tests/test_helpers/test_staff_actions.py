@@ -7,7 +7,8 @@ from clinicrecords.clinics.services import open_clinic
 from clinicrecords.encounters.services import EncounterStaff, staff_result
 from clinicrecords.errors import InvalidInput
 from clinicrecords.insurance.services import activate_coverage_as_staff, confirm_coverage_as_staff
-from clinicrecords.inventory.services import mark_till_stale_as_staff, report_till_as_staff, set_stock_as_staff
+from clinicrecords.inventory.services import (mark_till_stale_as_staff, network_projection, report_till_as_staff,
+                                              set_stock_as_staff)
 from clinicrecords.sandbox.interfaces import sandbox_id
 from tests.common.cli import ok
 
@@ -47,11 +48,11 @@ def test_staff_actions_run_on_a_plain_session_bound_to_the_clinic(world):
     clinic_id = _sandbox(world)
     with world.db() as db:
         clinic = open_clinic(db, clinic_id)
-        settings = world.registry.settings
-        assert set_stock_as_staff(db, clinic, PARACETAMOL, 3, settings)["quantity"] == 3
-        assert report_till_as_staff(db, clinic, settings)["stale"] is False
-        assert mark_till_stale_as_staff(db, clinic, settings) == {"clinic_id": str(clinic_id), "stale": True,
-                                                                   "changed": True}
+        settings, projection = world.registry.settings, network_projection(world.registry)
+        assert set_stock_as_staff(db, projection, clinic, PARACETAMOL, 3, settings)["quantity"] == 3
+        assert report_till_as_staff(db, projection, clinic, settings)["stale"] is False
+        assert mark_till_stale_as_staff(db, projection, clinic, settings) == {
+            "clinic_id": str(clinic_id), "stale": True, "changed": True}
         with pytest.raises(InvalidInput, match="only a confirmed coverage"):
             activate_coverage_as_staff(db, COVERAGE)
         assert confirm_coverage_as_staff(db, COVERAGE)["confirmation_status"] == "confirmed"
