@@ -6,10 +6,14 @@ import webtest
 from pyramid.paster import get_appsettings
 
 from tests.common.serving import serving
+from tests.common.workers import worker_ini
 from tests.common.world import World
 
 ROOT = Path(__file__).resolve().parents[1]
-TESTING_INI = str(ROOT / "testing.ini")
+# Under pytest-xdist each worker (gw0, gw1, ...) has a database of its own on the one embedded cluster, named
+# in an ini of its own that everything reading TESTING_INI gets (operator commands, consumers, subprocesses).
+XDIST_WORKER = os.environ.get("PYTEST_XDIST_WORKER")
+TESTING_INI = str(worker_ini(ROOT, XDIST_WORKER) if XDIST_WORKER else ROOT / "testing.ini")
 
 
 # Tests using these fixtures reach the database from other threads or processes: they commit for real.

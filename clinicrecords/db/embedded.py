@@ -11,6 +11,7 @@ import psycopg
 from psycopg import sql
 
 APP_ROLE = "clinicrecords"
+PREPARE_LOCK = 0x636C696E  # an advisory lock key of the cluster's own set-up
 
 _lock = threading.RLock()  # database_url holds it while _server takes it too
 _servers = {}
@@ -50,6 +51,9 @@ def _prepare(var_dir, database):
     admin_uri = server.get_uri()
     socket_dir = admin_uri.split("host=", 1)[1]
     with psycopg.connect(admin_uri, autocommit=True) as admin:
+        # Processes preparing at once (the test suite's xdist workers, each on its own database) take turns:
+        # the role and CREATE DATABASE from template1 do not bear concurrent creators. Released on close.
+        admin.execute("SELECT pg_advisory_lock(%s)", (PREPARE_LOCK,))
         role_exists = admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone()
         if not role_exists:
             admin.execute(sql.SQL("CREATE ROLE {} LOGIN").format(sql.Identifier(APP_ROLE)))
