@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import event
 
 from clinicrecords.access import security_policy
-from clinicrecords.access.identity import authenticate
+from clinicrecords.access.identity import read_identity
 from clinicrecords.clinics.interfaces import IReach
 from clinicrecords.access.permissions import Permission
 from clinicrecords.access.reach import ReachService
@@ -31,7 +31,7 @@ def _statements(engine):
 
 
 @pytest.mark.parametrize("kind", ["test", "live"])
-def test_the_key_and_its_reach_of_the_clinic_are_read_in_one_statement(world, testapp, engine, connected, kind,
+def test_the_key_and_its_reach_of_the_clinic_are_read_in_one_statement(world, app, testapp, engine, connected, kind,
                                                                        monkeypatch):
     if kind == "test":
         key, clinic_id = world.key(workspace_id=connected.workspace_id, mode="test"), connected.sandbox_clinic_id
@@ -41,13 +41,14 @@ def test_the_key_and_its_reach_of_the_clinic_are_read_in_one_statement(world, te
         url = f"/v1/clinics/{clinic_id}/allergies"
     headers = {"Authorization": f"Bearer {key}"}
     testapp.get(url, headers=headers)  # the key's first use of the window also touches last_used_at
+    app.registry["access.key_cache"].clear()  # a cold read (a warm one runs no key statement: test_key_cache)
     asked = []
 
-    def spy(db, pepper, authorization, now=None, clinic_id=None):
+    def spy(db, pepper, parsed, clinic_id, now, cache=None):
         asked.append(clinic_id)
-        return authenticate(db, pepper, authorization, now=now, clinic_id=clinic_id)
+        return read_identity(db, pepper, parsed, clinic_id, now, cache)
 
-    monkeypatch.setattr(security_policy, "authenticate", spy)
+    monkeypatch.setattr(security_policy, "read_identity", spy)
     with _statements(engine) as seen:
         testapp.get(url, headers=headers)
     assert asked == [clinic_id]
