@@ -3,7 +3,8 @@
 Revision ID: c22_reach_version
 Revises: c21_clinic_staff
 
-Expand only: a new one-row table, a function and statement-level triggers. The in-process key cache
+Expand only: a new one-row table, a function and triggers (per statement; per row for the updates of
+api_keys and clinics, which leave out the columns that decide nothing). The in-process key cache
 (clinicrecords.access.keycache) uses a cached key only while this counter is the one it was read with; the
 triggers make every writer (operator CLI, portal, onboarding, psql) invalidate it, so no code path can forget.
 The counter is a row, not a sequence: its new value becomes visible with the change's commit, never before.
@@ -17,11 +18,11 @@ down_revision = 'c21_clinic_staff'
 branch_labels = None
 depends_on = None
 
-# api_keys.last_used_at/last_used_address are written by the request path itself (once a minute per key)
-# and decide nothing: updating only them must not empty every process's cache.
-_API_KEY_COLUMNS = ('id', 'key_id', 'mode', 'clinic_id', 'workspace_id', 'secret_hash', 'scopes', 'ip_allow',
-                    'rate_limit', 'expires_at', 'revoked_at')
-_WHOLE_ROW_TABLES = ('workspaces', 'connections', 'clinics')
+# Columns written that decide nothing about reach: the request path's own once-a-minute stamp of a key's last
+# use, and the tenant migrations' record of a clinic's schema revision. An UPDATE that changes only those must
+# not empty every process's cache; any other column, including ones added later, moves the version.
+_IGNORED = {'api_keys': ('last_used_at', 'last_used_address'), 'clinics': ('schema_revision',)}
+_TABLES = ('api_keys', 'workspaces', 'connections', 'clinics')
 
 
 def upgrade():
@@ -40,22 +41,24 @@ BEGIN
     RETURN NULL;
 END
 $$""")
-    op.execute(f"""
-CREATE TRIGGER bump_reach_version AFTER INSERT OR DELETE OR UPDATE OF {', '.join(_API_KEY_COLUMNS)}
-ON control.api_keys FOR EACH STATEMENT EXECUTE FUNCTION control.bump_reach_version()""")
-    for table in _WHOLE_ROW_TABLES:
+    for table in _TABLES:
+        changes = 'INSERT OR DELETE OR TRUNCATE' if table in _IGNORED else 'INSERT OR DELETE OR UPDATE OR TRUNCATE'
         op.execute(f"""
-CREATE TRIGGER bump_reach_version AFTER INSERT OR DELETE OR UPDATE
+CREATE TRIGGER bump_reach_version AFTER {changes}
 ON control.{table} FOR EACH STATEMENT EXECUTE FUNCTION control.bump_reach_version()""")
-    for table in ('api_keys',) + _WHOLE_ROW_TABLES:
+    for table, columns in _IGNORED.items():
+        kept = ' - '.join(["to_jsonb(OLD)", *(f"'{column}'" for column in columns)])
+        kept_new = kept.replace('OLD', 'NEW')
         op.execute(f"""
-CREATE TRIGGER bump_reach_version_truncate AFTER TRUNCATE
-ON control.{table} FOR EACH STATEMENT EXECUTE FUNCTION control.bump_reach_version()""")
+CREATE TRIGGER bump_reach_version_on_update AFTER UPDATE
+ON control.{table} FOR EACH ROW WHEN (({kept}) IS DISTINCT FROM ({kept_new}))
+EXECUTE FUNCTION control.bump_reach_version()""")
 
 
 def downgrade():
-    for table in ('api_keys',) + _WHOLE_ROW_TABLES:
-        op.execute(f"DROP TRIGGER bump_reach_version_truncate ON control.{table}")
+    for table in _IGNORED:
+        op.execute(f"DROP TRIGGER bump_reach_version_on_update ON control.{table}")
+    for table in _TABLES:
         op.execute(f"DROP TRIGGER bump_reach_version ON control.{table}")
     op.execute("DROP FUNCTION control.bump_reach_version()")
     op.drop_table('reach_version', schema='control')
