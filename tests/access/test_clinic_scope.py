@@ -1,12 +1,10 @@
 """Traversal builds the clinic scope once, with the key read together with its reach of the clinic the path
 names (one statement, before the request's transaction), and the gate runs once whatever the path."""
 
-import contextlib
 import types
 import uuid
 
 import pytest
-from sqlalchemy import event
 
 from clinicrecords.access import security_policy
 from clinicrecords.access.identity import read_identity
@@ -14,20 +12,7 @@ from clinicrecords.clinics.interfaces import IReach
 from clinicrecords.access.permissions import Permission
 from clinicrecords.access.reach import ReachService
 from clinicrecords.clinical.schemas import SANDBOX_ALLERGY_ID
-
-
-@contextlib.contextmanager
-def _statements(engine):
-    seen = []
-
-    def record(conn, cursor, statement, *args):
-        seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
+from tests.common.statements import statements
 
 
 @pytest.mark.parametrize("kind", ["test", "live"])
@@ -49,7 +34,7 @@ def test_the_key_and_its_reach_of_the_clinic_are_read_in_one_statement(world, ap
         return read_identity(db, pepper, parsed, clinic_id, now, cache)
 
     monkeypatch.setattr(security_policy, "read_identity", spy)
-    with _statements(engine) as seen:
+    with statements(engine) as seen:
         testapp.get(url, headers=headers)
     assert asked == [clinic_id]
     reach = [s for s in seen if "api_keys" in s or "control.clinics" in s or "control.connections" in s]

@@ -1,13 +1,12 @@
 """The in-process key cache (issue 22 item 1): what it lets through on its own, the version that decides
 whether an entry is still true, the triggers that move it, and what a warm request no longer sends."""
 
-import contextlib
 import datetime
 import uuid
 
 import pytest
 import redis
-from sqlalchemy import event, text, update
+from sqlalchemy import text, update
 
 from clinicrecords.access.identity import KeyIdentity, Prefetched
 from clinicrecords.access.keycache import KeyCache
@@ -16,6 +15,7 @@ from clinicrecords.access.models import ApiKey, Workspace
 from clinicrecords.access.ratelimit import RateLimiter
 from clinicrecords.access.ratelimit_stores import PostgresStore, RedisStore
 from clinicrecords.clinics.models import Clinic
+from tests.common.statements import statements
 
 PEPPER = "pepper"
 NOW = datetime.datetime(2031, 1, 1, tzinfo=datetime.UTC)
@@ -126,19 +126,8 @@ def test_the_request_paths_own_last_use_stamp_moves_nothing(world, engine):
     assert _version(engine) > before
 
 
-@contextlib.contextmanager
-def _key_statements(engine):
-    seen = []
-
-    def record(conn, cursor, statement, *args):
-        if "control.api_keys" in statement and "SELECT" in statement.split("\n", 1)[0].upper():
-            seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
+def _key_statements(seen):
+    return [s for s in seen if "control.api_keys" in s and s.lstrip().upper().startswith("SELECT")]
 
 
 def _one_allergy(world, connected):
@@ -151,11 +140,11 @@ def _one_allergy(world, connected):
 
 def test_a_warm_get_one_runs_no_key_statement(world, testapp, engine, connected):
     url, headers = _one_allergy(world, connected)
-    with _key_statements(engine) as cold:
+    with statements(engine) as cold:
         testapp.get(url, headers=headers, status=200)
-    with _key_statements(engine) as warm:
+    with statements(engine) as warm:
         answer = testapp.get(url, headers=headers, status=200)
-    assert len(cold) == 1 and warm == []
+    assert len(_key_statements(cold)) == 1 and _key_statements(warm) == []
     assert answer.headers["RateLimit-Remaining"] == "3"  # the warm request was counted, once
 
 
@@ -163,12 +152,12 @@ def test_a_moved_version_reads_the_key_again_and_counts_once(world, testapp, eng
     url, headers = _one_allergy(world, connected)
     testapp.get(url, headers=headers, status=200)
     world.clinic()  # any change moves the version: the cached entry is no longer trusted
-    with _key_statements(engine) as read:
+    with statements(engine) as read:
         answer = testapp.get(url, headers=headers, status=200)
-    assert len(read) == 1 and answer.headers["RateLimit-Remaining"] == "3"
-    with _key_statements(engine) as warm:
+    assert len(_key_statements(read)) == 1 and answer.headers["RateLimit-Remaining"] == "3"
+    with statements(engine) as warm:
         testapp.get(url, headers=headers, status=200)
-    assert warm == []
+    assert _key_statements(warm) == []
 
 
 def test_a_revoked_cached_key_hears_invalid_key_before_rate_limited(world, testapp, engine):
