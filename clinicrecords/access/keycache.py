@@ -65,7 +65,9 @@ class KeyCache:
         if self.size <= 0:
             return
         with self._lock:
-            self._entries.pop((key_id, clinic_id), None)
+            held = self._entries.pop((key_id, clinic_id), None)
+            if held is not None and held.identity.cached_at_version > identity.cached_at_version:
+                identity, secret_hash = held.identity, held.secret_hash  # a slower thread's older read
             while len(self._entries) >= self.size:
                 self._entries.pop(next(iter(self._entries)))
             self._entries[(key_id, clinic_id)] = CachedKey(secret_hash, identity)

@@ -13,6 +13,7 @@ from clinicrecords.access.keycache import KeyCache
 from clinicrecords.access.keys import bearer_token, parse_key
 from clinicrecords.access.permission_map import refusal
 from clinicrecords.access.permissions import refusal_name
+from clinicrecords.access.ratelimit import current_decision
 from clinicrecords.api.request_log import Caller
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now as clock_now
@@ -42,12 +43,13 @@ class KeySecurityPolicy:
         if parsed is None:
             return None
         now = clock_now()
-        if use_cache:
+        if not use_cache:
+            self.key_cache.drop(parsed.key_id, clinic_id)
+        # A request retried by pyramid_retry was counted already, so its version would not be checked again.
+        elif current_decision(request) is None:
             cached = self.key_cache.usable(self.pepper, parsed, clinic_id, now, request.client_addr)
             if cached is not None:
                 return cached
-        else:
-            self.key_cache.drop(parsed.key_id, clinic_id)
         # Before the request's transaction, on a connection released at once (clinicrecords.db).
         with autocommit_session(request.registry["db.engine"]) as db:
             return read_identity(db, self.pepper, parsed, clinic_id, now, cache=self.key_cache)

@@ -60,6 +60,15 @@ def test_the_cache_is_bounded_oldest_out_first():
     assert len(off) == 0
 
 
+def test_an_older_read_never_replaces_a_newer_entry():
+    cache = KeyCache()
+    cache.put(PARSED.key_id, None, b"new", _key(cached_at_version=8))
+    cache.put(PARSED.key_id, None, b"old", _key(cached_at_version=7))
+    assert cache._entries[(PARSED.key_id, None)].identity.cached_at_version == 8
+    cache.put(PARSED.key_id, None, b"newer", _key(cached_at_version=9))
+    assert cache._entries[(PARSED.key_id, None)].secret_hash == b"newer"
+
+
 def _version(engine):
     with engine.connect() as connection:
         return connection.execute(text("SELECT version FROM control.reach_version")).scalar_one()
