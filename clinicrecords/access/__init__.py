@@ -4,6 +4,7 @@ from pyramid.events import ContextFound
 
 from clinicrecords.access.gate import add_gate_check, gate_where_traversal_stopped, key_gate
 from clinicrecords.access.identity import record_last_use
+from clinicrecords.access.keycache import DEFAULT_SIZE, KeyCache
 from clinicrecords.access.permissions import ALL_PERMISSIONS
 from clinicrecords.clinics.interfaces import IReach
 from clinicrecords.access.permission_map import look_refusal
@@ -20,7 +21,9 @@ def includeme(config):
     # pyramid_tm would name the transaction's user by reading the key before traversal names the clinic, so
     # the key and its reach of the clinic would no longer be one statement (docs/decisions.md, hot path).
     settings.setdefault("tm.annotate_user", "false")
-    policy = KeySecurityPolicy(settings["secrets.key_pepper"])
+    key_cache = KeyCache(int(settings.get("access.key_cache_size", DEFAULT_SIZE)))
+    config.registry["access.key_cache"] = key_cache
+    policy = KeySecurityPolicy(settings["secrets.key_pepper"], key_cache)
     config.set_security_policy(policy)
     config.set_request_caller(policy.caller)
     config.set_look_guard(look_refusal)

@@ -2,6 +2,7 @@
 from an allowed address. Runs once, when traversal leaves /v1 for a non-public child (the clinics collection:
 when it is asked for a clinic, so the key and its reach of that clinic are read together)."""
 
+from clinicrecords.access.keycache import StaleKey
 from clinicrecords.api.problems import Problem
 
 _KEY_PARAMETERS = frozenset({"api_key", "apikey", "key", "access_token", "token"})
@@ -32,17 +33,26 @@ def key_gate(policy):
         refuse_browsers(request)
         if _key_in_query(request):
             raise Problem("invalid_key", "Send the key in the Authorization header, never in the URL.")
-        identity = policy.identify(request, clinic_id)
-        if identity is None:
-            raise Problem("invalid_key")
-        if not identity.ip_allowed(request.client_addr):
-            raise Problem("ip_not_allowed")
-        for check in request.registry.get("access.gate_checks", ()):
-            check(request, identity)
+        try:
+            identity = _checked(request, policy.identify(request, clinic_id))
+        except StaleKey:
+            # The key came from the cache and the reach version has moved: nothing was counted yet, so the
+            # statement decides as if there were no cache, in the same order.
+            identity = _checked(request, policy.reidentify(request, clinic_id))
         request.key_gate_passed = identity
         return identity
 
     return require_key
+
+
+def _checked(request, identity):
+    if identity is None:
+        raise Problem("invalid_key")
+    if not identity.ip_allowed(request.client_addr):
+        raise Problem("ip_not_allowed")
+    for check in request.registry.get("access.gate_checks", ()):
+        check(request, identity)
+    return identity
 
 
 def gate_where_traversal_stopped(event):

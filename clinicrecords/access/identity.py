@@ -3,15 +3,15 @@
 import datetime
 import ipaddress
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sqlalchemy import DateTime, String, Uuid, bindparam, select, text
 
 from clinicrecords.access.keys import bearer_token, masked, parse_key, secret_matches
-from clinicrecords.access.models import ApiKey, Connection, Workspace
+from clinicrecords.access.models import ApiKey, Connection, ReachVersion, Workspace
 from clinicrecords.access.permissions import ALL_PERMISSIONS
 from clinicrecords.access.ratelimit import current_decision
-from clinicrecords.clinics.models import Clinic
+from clinicrecords.clinics.services import with_clinic
 from clinicrecords.clock import now as clock_now
 
 
@@ -32,6 +32,9 @@ class KeyIdentity:
     workspace_terms_accepted: bool = False
     sandbox_clinic_id: uuid.UUID | None = None
     prefetched: object = field(default=None, compare=False, repr=False)
+    # The reach version this identity was cached with (clinicrecords.access.keycache); None when the key was
+    # read on this request. The rate limiter counts a cached identity only while the version is unchanged.
+    cached_at_version: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def masked_key_id(self):
@@ -63,23 +66,27 @@ class Prefetched:
     clinic_id: uuid.UUID
     clinic: object  # the Clinic, or None when no such clinic exists
     connection_scopes: tuple | None  # the workspace's active connection to it, or None
+    connection_expires_at: datetime.datetime | None = None
 
 
 _CLINIC_ID = bindparam("clinic_id", type_=Uuid())
 _NOW = bindparam("now", type_=DateTime(timezone=True))
 
-# Built once: columns, not ORM entities, for the key and its workspace; the clinic is an entity because the
-# request keeps using it (the clinic scope's clinic). A null :clinic_id joins nothing.
-_KEY_AND_REACH = (
+# Built once: columns, not ORM entities, for the key and its workspace; the clinic (clinics.services adds it)
+# is an entity because the request keeps using it (the clinic scope's clinic). A null :clinic_id joins nothing.
+# The reach version is read in the same snapshot, so a cached copy is never newer-labelled than its data.
+_KEY_AND_REACH = with_clinic(
     select(ApiKey.id, ApiKey.key_id, ApiKey.mode, ApiKey.clinic_id, ApiKey.workspace_id, ApiKey.secret_hash,
            ApiKey.scopes, ApiKey.ip_allow, ApiKey.rate_limit, ApiKey.created_at, ApiKey.expires_at,
            ApiKey.revoked_at, Workspace.verified, Workspace.plan, Workspace.terms_accepted,
-           Workspace.sandbox_clinic_id, Connection.scopes.label("connection_scopes"), Clinic)
+           Workspace.sandbox_clinic_id, Connection.scopes.label("connection_scopes"),
+           Connection.expires_at.label("connection_expires_at"),
+           select(ReachVersion.version).scalar_subquery().label("reach_version"))
     .outerjoin(Workspace, Workspace.id == ApiKey.workspace_id)
-    .outerjoin(Clinic, Clinic.id == _CLINIC_ID)
     .outerjoin(Connection, (Connection.workspace_id == ApiKey.workspace_id) & (Connection.clinic_id == _CLINIC_ID)
                & Connection.revoked_at.is_(None) & (Connection.expires_at.is_(None) | (Connection.expires_at > _NOW)))
-    .where(ApiKey.key_id == bindparam("key_id", type_=String()))
+    .where(ApiKey.key_id == bindparam("key_id", type_=String())),
+    _CLINIC_ID, outer=True,
 )
 
 
@@ -91,8 +98,20 @@ def authenticate(db, pepper, authorization, now=None, clinic_id=None):
     parsed = parse_key(bearer_token(authorization))
     if parsed is None:
         return None
-    now = now or clock_now()
+    return read_identity(db, pepper, parsed, clinic_id, now or clock_now())
+
+
+def read_identity(db, pepper, parsed, clinic_id, now, cache=None):
+    """The identity (or None) by the statement; a valid one goes into `cache` (a KeyCache) labelled with the
+    reach version it was read at."""
     row = db.execute(_KEY_AND_REACH, {"key_id": parsed.key_id, "clinic_id": clinic_id, "now": now}).first()
+    identity = _identity(pepper, parsed, clinic_id, now, row)
+    if identity is not None and cache is not None:
+        cache.put(parsed.key_id, clinic_id, row.secret_hash, replace(identity, cached_at_version=row.reach_version))
+    return identity
+
+
+def _identity(pepper, parsed, clinic_id, now, row):
     if not secret_matches(pepper, parsed.secret, row.secret_hash if row else None):
         return None
     if row.mode != parsed.mode or row.revoked_at is not None or (row.expires_at and row.expires_at <= now):
@@ -114,7 +133,8 @@ def authenticate(db, pepper, authorization, now=None, clinic_id=None):
         workspace_terms_accepted=bool(has_workspace and row.terms_accepted),
         sandbox_clinic_id=row.sandbox_clinic_id if has_workspace else None,
         prefetched=Prefetched(clinic_id, row.Clinic,
-                              tuple(row.connection_scopes) if row.connection_scopes is not None else None)
+                              tuple(row.connection_scopes) if row.connection_scopes is not None else None,
+                              row.connection_expires_at)
         if clinic_id is not None else None,
     )
 

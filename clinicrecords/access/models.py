@@ -1,7 +1,8 @@
 import datetime
 import uuid
 
-from sqlalchemy import ARRAY, BigInteger, CheckConstraint, ForeignKey, LargeBinary, String, UniqueConstraint, func
+from sqlalchemy import (ARRAY, BigInteger, CheckConstraint, ForeignKey, LargeBinary, String, UniqueConstraint, func,
+                        text, true)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import ControlBase
@@ -103,3 +104,15 @@ class WorkspaceDailyUsage(ControlBase):
     day: Mapped[datetime.date] = mapped_column(primary_key=True)
     mode: Mapped[str] = mapped_column(String(4), primary_key=True)
     requests: Mapped[int] = mapped_column(BigInteger)
+
+
+class ReachVersion(ControlBase):
+    """One row: a counter the triggers of revision c22_reach_version increment on every change to api keys,
+    workspaces, connections and clinics. A cached key is used only while this is the version it was read with
+    (clinicrecords.access.keycache)."""
+
+    __tablename__ = "reach_version"
+    __table_args__ = (CheckConstraint("id", name="one_row"),)
+
+    id: Mapped[bool] = mapped_column(primary_key=True, server_default=true())
+    version: Mapped[int] = mapped_column(BigInteger, server_default=text("1"))

@@ -10,6 +10,7 @@ import datetime
 import math
 from dataclasses import dataclass
 
+from clinicrecords.access.keycache import StaleKey
 from clinicrecords.access.ratelimit_stores import PostgresStore, RedisStore
 from clinicrecords.api.problems import Problem
 from clinicrecords.clock import now as clock_now
@@ -64,12 +65,17 @@ class RateLimiter:
         return identity.rate_limit or self.defaults[identity.mode]
 
     def hit(self, identity, now=None):
-        """Count one request of this key (and of its workspace's month) and decide."""
+        """Count one request of this key (and of its workspace's month) and decide. For an identity from the
+        key cache, only while the reach version is still the one it was cached with: else nothing is counted
+        and the answer is None."""
         now = now or self.clock()
         limit = self.limit_for(identity)
         start = window_start(now)
         count, counted_start = self.store.hit(
-            identity.id, start, limit, workspace_id=identity.workspace_id, month=month_of(now), mode=identity.mode)
+            identity.id, start, limit, workspace_id=identity.workspace_id, month=month_of(now), mode=identity.mode,
+            expected_version=getattr(identity, "cached_at_version", None))
+        if count is None:
+            return None
         return Decision(limit=limit, count=count, reset_seconds=seconds_until_reset(now, counted_start))
 
     def usage(self, workspace_id, month):
@@ -97,6 +103,8 @@ def rate_limit_check(request, identity):
     if decision is None:
         # pyramid_retry reuses the environ for a retry: a retried request is not counted twice.
         decision = request.registry["access.rate_limiter"].hit(identity)
+        if decision is None:
+            raise StaleKey()
         request.environ[_COUNTED] = decision
     request.add_response_callback(lambda request, response: response.headers.update(decision.headers))
     if not decision.allowed:
@@ -114,7 +122,7 @@ def make_store(settings, engine):
         url = settings.get("ratelimit.redis_url")
         if not url:
             raise ValueError("ratelimit.backend = redis needs ratelimit.redis_url")
-        return RedisStore.from_url(url)
+        return RedisStore.from_url(url, engine)
     raise ValueError(f"ratelimit.backend must be postgres or redis, not {backend!r}")
 
 

@@ -5,18 +5,21 @@ import uuid
 
 from sqlalchemy import bindparam, func, select, text
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.types import Date, DateTime, Integer, String, Uuid
+from sqlalchemy.types import BigInteger, Date, DateTime, Integer, String, Uuid
 
 from clinicrecords.access.models import WorkspaceDailyUsage, WorkspaceUsage
 
 # One statement, one round trip: count the key's minute and, when the request is allowed and belongs to a
 # workspace, its month and its UTC day (the portal's per-day chart). The window only moves forward
 # (GREATEST), so a process whose clock lags at the minute's edge adds to the current window instead of
-# resetting it.
+# resetting it. With :expected_version (the key came from the in-process key cache), nothing at all is counted
+# unless the reach version is still that one: the statement then returns no row, and the gate reads the key.
 _HIT = text("""
 WITH minute AS (
     INSERT INTO control.rate_limit_counters AS c (api_key_id, window_start, count)
-    VALUES (CAST(:api_key_id AS uuid), CAST(:window_start AS timestamptz), 1)
+    SELECT CAST(:api_key_id AS uuid), CAST(:window_start AS timestamptz), 1
+    WHERE CAST(:expected_version AS bigint) IS NULL
+       OR CAST(:expected_version AS bigint) = (SELECT version FROM control.reach_version)
     ON CONFLICT (api_key_id) DO UPDATE SET
         count = CASE WHEN excluded.window_start > c.window_start THEN 1 ELSE c.count + 1 END,
         window_start = GREATEST(c.window_start, excluded.window_start)
@@ -37,8 +40,27 @@ SELECT count, window_start FROM minute
 """).bindparams(
     bindparam("api_key_id", type_=Uuid()), bindparam("window_start", type_=DateTime(timezone=True)),
     bindparam("workspace_id", type_=Uuid()), bindparam("month", type_=Date()), bindparam("mode", type_=String()),
-    bindparam("limit", type_=Integer()),
+    bindparam("limit", type_=Integer()), bindparam("expected_version", type_=BigInteger()),
 )
+_VERSION = "SELECT version FROM control.reach_version"
+
+
+def _on_driver(engine, sql, params):
+    """The first row of `sql` run on a pooled connection's psycopg connection in autocommit; driver errors
+    raised as SQLAlchemy's, so the exception views answer exactly as for any statement (503 when unavailable)."""
+    pooled = engine.raw_connection()
+    try:
+        driver = pooled.driver_connection
+        driver.autocommit = True
+        try:
+            return driver.execute(sql, params).fetchone()
+        finally:
+            driver.autocommit = False
+    except engine.dialect.loaded_dbapi.Error as exc:
+        pooled.invalidate(exc)
+        raise DBAPIError.instance(sql, params, exc, engine.dialect.loaded_dbapi.Error) from exc
+    finally:
+        pooled.close()
 
 
 class PostgresStore:
@@ -53,23 +75,12 @@ class PostgresStore:
         self.engine = engine
         self._sql = str(_HIT.compile(dialect=engine.dialect))
 
-    def hit(self, api_key_id, window_start, limit, *, workspace_id, month, mode):
+    def hit(self, api_key_id, window_start, limit, *, workspace_id, month, mode, expected_version=None):
+        """(count, window start), or (None, None) when `expected_version` is no longer the reach version."""
         params = {"api_key_id": api_key_id, "window_start": window_start, "workspace_id": workspace_id,
-                  "month": month, "mode": mode, "limit": limit}
-        pooled = self.engine.raw_connection()
-        try:
-            driver = pooled.driver_connection
-            driver.autocommit = True
-            try:
-                count, counted_start = driver.execute(self._sql, params).fetchone()
-            finally:
-                driver.autocommit = False
-        except self.engine.dialect.loaded_dbapi.Error as exc:
-            pooled.invalidate(exc)
-            raise DBAPIError.instance(self._sql, params, exc, self.engine.dialect.loaded_dbapi.Error) from exc
-        finally:
-            pooled.close()
-        return count, counted_start
+                  "month": month, "mode": mode, "limit": limit, "expected_version": expected_version}
+        row = _on_driver(self.engine, self._sql, params)
+        return (None, None) if row is None else tuple(row)
 
     def usage(self, workspace_id, month):
         return self._read(month, workspace_id).get(workspace_id, _counts({}))
@@ -102,20 +113,26 @@ class PostgresStore:
 
 
 class RedisStore:
-    """For production: counters in Redis (persistent, AOF, since the monthly counter is billing data)."""
+    """For production: counters in Redis (persistent, AOF, since the monthly counter is billing data).
+
+    The reach version lives in PostgreSQL with the data it versions: for a key from the key cache, one small
+    SELECT of it on `engine` comes first (docs/decisions.md), and nothing is counted when it moved."""
 
     MINUTE_TTL = 120
 
-    def __init__(self, client):
+    def __init__(self, client, engine=None):
         self.client = client
+        self.engine = engine
 
     @classmethod
-    def from_url(cls, url):
+    def from_url(cls, url, engine=None):
         import redis
 
-        return cls(redis.Redis.from_url(url))
+        return cls(redis.Redis.from_url(url), engine)
 
-    def hit(self, api_key_id, window_start, limit, *, workspace_id, month, mode):
+    def hit(self, api_key_id, window_start, limit, *, workspace_id, month, mode, expected_version=None):
+        if expected_version is not None and _on_driver(self.engine, _VERSION, {})[0] != expected_version:
+            return None, None
         minute_key = f"clinicrecords:ratelimit:{api_key_id}:{int(window_start.timestamp())}"
         pipe = self.client.pipeline()
         pipe.incr(minute_key)

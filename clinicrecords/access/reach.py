@@ -14,13 +14,13 @@ from zope.interface import implementer
 from clinicrecords.clinics.interfaces import IReach
 from clinicrecords.access.models import Connection, Workspace
 from clinicrecords.api.problems import Problem
-from clinicrecords.clinics.models import Clinic
+from clinicrecords.clinics.services import find_clinic, with_clinic
 from clinicrecords.clock import now as clock_now
 
 
 @dataclass(frozen=True)
 class Reached:
-    clinic: Clinic
+    clinic: object  # the clinic's control row
     granted: frozenset
     connection: Connection | None
 
@@ -77,10 +77,9 @@ class ReachService:
             return self._attached(clinic), identity.scopes & frozenset(prefetched.connection_scopes)
         now = now or clock_now()
         row = self.db.execute(
-            select(Clinic, Connection.scopes)
-            .join(Connection, Connection.clinic_id == Clinic.id)
-            .where(Clinic.id == clinic_id, Clinic.sandbox_of_workspace_id.is_(None),
-                   Connection.workspace_id == identity.workspace_id, _active_connection(now))
+            with_clinic(select(Connection.scopes), Connection.clinic_id, real_only=True)
+            .where(Connection.clinic_id == clinic_id, Connection.workspace_id == identity.workspace_id,
+                   _active_connection(now))
         ).first()
         if row is None:
             raise KeyError(clinic_id)
@@ -88,7 +87,7 @@ class ReachService:
 
     def _clinic(self, prefetched, clinic_id):
         if prefetched is None:
-            return self.db.get(Clinic, clinic_id)
+            return find_clinic(self.db, clinic_id)
         return self._attached(prefetched.clinic) if prefetched.clinic is not None else None
 
     def _attached(self, clinic):
@@ -97,7 +96,7 @@ class ReachService:
         return self.db.merge(clinic, load=False)
 
     def calling_key(self, identity):
-        owner = self.db.get(Clinic, identity.clinic_id) if identity.clinic_id else self.db.get(
+        owner = find_clinic(self.db, identity.clinic_id) if identity.clinic_id else self.db.get(
             Workspace, identity.workspace_id)
         return CallingKey(identity, owner.name)
 
@@ -105,18 +104,16 @@ class ReachService:
         """Every clinic the key reaches now (`Reached`), for GET /v1/connections: none while its live access
         is blocked (`live_access_blocked`), whatever connections its workspace holds."""
         if identity.clinic_id is not None:
-            return [Reached(self.db.get(Clinic, identity.clinic_id), identity.scopes, None)]
+            return [Reached(find_clinic(self.db, identity.clinic_id), identity.scopes, None)]
         if identity.is_test:
-            return [Reached(self.db.get(Clinic, identity.sandbox_clinic_id), identity.scopes, None)]
+            return [Reached(find_clinic(self.db, identity.sandbox_clinic_id), identity.scopes, None)]
         if live_access_blocked(identity) is not None:
             return []
         now = now or clock_now()
         rows = self.db.execute(
-            select(Clinic, Connection)
-            .join(Connection, Connection.clinic_id == Clinic.id)
-            .where(Connection.workspace_id == identity.workspace_id, Clinic.sandbox_of_workspace_id.is_(None),
-                   _active_connection(now))
-            .order_by(Connection.connected_at, Clinic.id)
+            with_clinic(select(Connection), Connection.clinic_id, real_only=True)
+            .where(Connection.workspace_id == identity.workspace_id, _active_connection(now))
+            .order_by(Connection.connected_at, Connection.clinic_id)
         ).all()
         return [Reached(row.Clinic, identity.scopes & frozenset(row.Connection.scopes), row.Connection)
                 for row in rows]

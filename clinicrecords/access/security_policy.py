@@ -8,11 +8,15 @@ gate), and the same statement reads the key's reach of it (clinicrecords.access.
 from pyramid.request import RequestLocalCache
 from pyramid.security import Allowed, Denied
 
-from clinicrecords.access.identity import authenticate
+from clinicrecords.access.identity import read_identity
+from clinicrecords.access.keycache import KeyCache
+from clinicrecords.access.keys import bearer_token, parse_key
 from clinicrecords.access.permission_map import refusal
 from clinicrecords.access.permissions import refusal_name
+from clinicrecords.access.ratelimit import current_decision
 from clinicrecords.api.request_log import Caller
 from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.clock import now as clock_now
 from clinicrecords.db import autocommit_session
 
 
@@ -29,14 +33,26 @@ _ALLOWED = Allowed("permitted by the permission map")
 
 
 class KeySecurityPolicy:
-    def __init__(self, pepper):
+    def __init__(self, pepper, key_cache=None):
         self.pepper = pepper
+        self.key_cache = key_cache if key_cache is not None else KeyCache()
         self._identity_cache = RequestLocalCache(self._load_identity)
 
-    def _load_identity(self, request, clinic_id=None):
+    def _load_identity(self, request, clinic_id=None, use_cache=True):
+        parsed = parse_key(bearer_token(request.headers.get("Authorization")))
+        if parsed is None:
+            return None
+        now = clock_now()
+        if not use_cache:
+            self.key_cache.drop(parsed.key_id, clinic_id)
+        # A request retried by pyramid_retry was counted already, so its version would not be checked again.
+        elif current_decision(request) is None:
+            cached = self.key_cache.usable(self.pepper, parsed, clinic_id, now, request.client_addr)
+            if cached is not None:
+                return cached
         # Before the request's transaction, on a connection released at once (clinicrecords.db).
         with autocommit_session(request.registry["db.engine"]) as db:
-            return authenticate(db, self.pepper, request.headers.get("Authorization"), clinic_id=clinic_id)
+            return read_identity(db, self.pepper, parsed, clinic_id, now, cache=self.key_cache)
 
     def identity(self, request):
         return self._identity_cache.get_or_create(request)
@@ -44,6 +60,12 @@ class KeySecurityPolicy:
     def identify(self, request, clinic_id=None):
         """The identity, read with the key's reach of `clinic_id` in one statement if not read yet."""
         return self._identity_cache.get_or_create(request, lambda r: self._load_identity(r, clinic_id))
+
+    def reidentify(self, request, clinic_id=None):
+        """The identity read again by the statement, past the key cache: the gate's answer to `StaleKey`."""
+        identity = self._load_identity(request, clinic_id, use_cache=False)
+        self._identity_cache.set(request, identity)
+        return identity
 
     def known_identity(self, request):
         """The identity if this request read one already, else None: never reads the key."""

@@ -90,6 +90,18 @@ def find_clinic(db, clinic_id):
     return db.get(Clinic, clinic_id)
 
 
+def with_clinic(statement, clinic_id, *, outer=False, real_only=False):
+    """`statement` also reading the clinic whose id is the expression `clinic_id` (a bind parameter or a
+    column), as the entity `Clinic` of each row: how access reads a key's reach of a clinic in the same
+    statement as the key without knowing this context's models. `outer`: a row without such a clinic still
+    comes (its `Clinic` None); `real_only`: sandbox clinics are left out."""
+    on = Clinic.id == clinic_id
+    if real_only:
+        on = on & Clinic.sandbox_of_workspace_id.is_(None)
+    statement = statement.add_columns(Clinic)
+    return statement.outerjoin(Clinic, on) if outer else statement.join(Clinic, on)
+
+
 def clinic_names(db, clinic_ids):
     """{clinic id: name} of those of `clinic_ids` that exist."""
     if not clinic_ids:

@@ -1,0 +1,81 @@
+"""The in-process key cache (issue 22): what the key-and-reach statement returned for (key id, clinic), kept
+per application and used only while it is still true.
+
+An entry is trusted on a request only when all of these hold on that request:
+- the secret sent matches the cached hash (checked every time: "valid" is never cached without it);
+- the key and the connection have not expired by now (compared with the clock every time);
+- the address is allowed by the cached IP list;
+- the reach version the rate limiter reads in its own round trip equals the version the entry was read with
+  (the triggers of alembic/control c22_reach_version increment it on every change to keys, workspaces,
+  connections and clinics). A different version makes the gate drop the entry and read the key again.
+Anything else (a wrong secret, a revoked or expired key, a refused address) is decided by the statement, never
+by the cache: the cache can only ever let through what the database would let through at the same version.
+"""
+
+import threading
+from dataclasses import dataclass
+
+from clinicrecords.access.keys import secret_matches
+
+DEFAULT_SIZE = 10_000
+
+
+class StaleKey(Exception):
+    """The reach version moved since the cached identity was read: nothing was counted, read the key again."""
+
+
+@dataclass(frozen=True)
+class CachedKey:
+    secret_hash: bytes
+    identity: object  # KeyIdentity with `cached_at_version` set
+
+
+class KeyCache:
+    """Bounded (oldest entry out first) and safe for waitress's threads: writers hold a lock; a read is one
+    dict lookup, atomic in CPython."""
+
+    def __init__(self, size=DEFAULT_SIZE):
+        self.size = size
+        self._entries = {}
+        self._lock = threading.Lock()
+
+    def __len__(self):
+        return len(self._entries)
+
+    def usable(self, pepper, parsed, clinic_id, now, address):
+        """The cached identity for this key and clinic if every per-request check passes, else None (then
+        the statement decides). The version is checked afterwards, by the rate limiter's round trip."""
+        entry = self._entries.get((parsed.key_id, clinic_id))
+        if entry is None:
+            return None
+        identity = entry.identity
+        if not secret_matches(pepper, parsed.secret, entry.secret_hash) or identity.mode != parsed.mode:
+            return None
+        if identity.expires_at is not None and identity.expires_at <= now:
+            return None
+        prefetched = identity.prefetched
+        if prefetched is not None and prefetched.connection_expires_at is not None \
+                and prefetched.connection_expires_at <= now:
+            return None
+        if not identity.ip_allowed(address):
+            return None
+        return identity
+
+    def put(self, key_id, clinic_id, secret_hash, identity):
+        if self.size <= 0:
+            return
+        with self._lock:
+            held = self._entries.pop((key_id, clinic_id), None)
+            if held is not None and held.identity.cached_at_version > identity.cached_at_version:
+                identity, secret_hash = held.identity, held.secret_hash  # a slower thread's older read
+            while len(self._entries) >= self.size:
+                self._entries.pop(next(iter(self._entries)))
+            self._entries[(key_id, clinic_id)] = CachedKey(secret_hash, identity)
+
+    def clear(self):
+        with self._lock:
+            self._entries.clear()
+
+    def drop(self, key_id, clinic_id):
+        with self._lock:
+            self._entries.pop((key_id, clinic_id), None)
