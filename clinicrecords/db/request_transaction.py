@@ -15,6 +15,7 @@ the transaction aborts with everything it wrote.
 
 import psycopg
 from sqlalchemy import event
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from clinicrecords.db import joined
@@ -79,10 +80,20 @@ class SessionJoin:
     def sortKey(self):
         return f"~clinicrecords.db:{id(self)}"
 
+    def should_retry(self, error):
+        """pyramid_tm asks: a serialization failure or deadlock (SQLSTATE class 40) is worth another attempt
+        (pyramid_retry's `retry.attempts`), as zope.sqlalchemy answered."""
+        return is_transaction_rollback(error)
+
     def _close(self):
         self.session.info.pop(_JOINED, None)
         self.session.info.pop(_WITH_COMMIT, None)
         self.session.close()  # rolls back whatever was not committed
+
+
+def is_transaction_rollback(error):
+    orig = getattr(error, "orig", None) if isinstance(error, DBAPIError) else None
+    return isinstance(orig, psycopg.errors.OperationalError) and (orig.sqlstate or "").startswith("40")
 
 
 def _commit_with(session, statements):

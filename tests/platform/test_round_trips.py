@@ -5,6 +5,7 @@ and shares one connection, which is not the path production takes.
 """
 
 import datetime
+import statistics
 import uuid
 
 import pytest
@@ -44,13 +45,17 @@ def counted(make_app):
         yield client, trips, connected, patient_id
 
 
-def per_request(client, trips, call, requests=5):
+def per_request(client, trips, call, requests=7):
+    """The count most requests take: an occasional statement (a key's last use, written at most once a
+    minute) adds a round trip to one request, not to the path."""
     for _ in range(6):  # outside the count: the pool's connection, psycopg preparing statements on their 6th run
         call()
-    trips.reset()
+    counts = []
     for _ in range(requests):
+        trips.reset()
         call()
-    return trips.count / requests
+        counts.append(trips.count)
+    return statistics.mode(counts)
 
 
 def test_get_one_takes_five_round_trips_and_its_audit_row_commits(counted):
@@ -60,7 +65,7 @@ def test_get_one_takes_five_round_trips_and_its_audit_row_commits(counted):
     status, result, err = admin("audit", "list", "--clinic", str(connected.clinic_id))
     assert status == 0, err
     reads = [entry for entry in result["data"] if entry["method"] == "GET"]
-    assert len(reads) == 11 and {tuple(entry["record_ids"]) for entry in reads} == {(str(patient_id),)}
+    assert len(reads) == 13 and {tuple(entry["record_ids"]) for entry in reads} == {(str(patient_id),)}
 
 
 def test_post_with_an_idempotency_key_takes_nine_round_trips(counted):
@@ -91,3 +96,17 @@ def test_a_statement_sent_with_commit_that_fails_takes_the_whole_transaction_wit
     with world.db() as db:
         bind_to_clinic(db, clinic_id)
         assert db.scalar(select(Patient).where(Patient.id == patient.id)) is None
+
+
+def test_a_serialization_failure_or_deadlock_is_retried_and_other_errors_are_not(make_app):
+    registry = make_app().registry
+    manager = transaction.TransactionManager(explicit=True)
+    manager.begin()
+    session = for_request(registry["db.session_factory"], manager)
+    session.execute(select(1))  # begins: the session joins the transaction
+    try:
+        for sqlstate, retried in (("40001", True), ("40P01", True), ("22012", False)):
+            error = DBAPIError("COMMIT", {}, errors.lookup(sqlstate)())
+            assert manager._retryable(type(error), error) is retried
+    finally:
+        manager.abort()
