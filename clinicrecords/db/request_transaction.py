@@ -36,7 +36,8 @@ def for_request(session_factory, transaction_manager):
 
 
 def send_with_commit(session, query, params):
-    """Run `query` (psycopg SQL, bound client-side) in the same message as this session's COMMIT."""
+    """Run `query` (text with %(name)s placeholders, or psycopg.sql), its `params` bound client-side by psycopg,
+    in the same message as this session's COMMIT."""
     session.info.setdefault(_WITH_COMMIT, []).append((query, params))
 
 
