@@ -14,14 +14,21 @@ def _is_text(raw):
     return True
 
 
+def _plain(raw):
+    """ASCII with nothing escaped: text as it stands (almost every request), nothing to decode."""
+    return raw.isascii() and "%" not in raw
+
+
 def request_text_tween_factory(handler, registry):
     def request_text_tween(request):
         environ = request.environ
-        path = unquote_to_bytes(environ.get("PATH_INFO", "").encode("latin-1"))
-        if not _is_text(path) or b"\x00" in path:
-            return problem_response(request, Problem("not_found", "The path is not valid UTF-8 text."))
-        query = environ.get("QUERY_STRING", "").replace("+", " ")
-        if not _is_text(unquote_to_bytes(query.encode("latin-1"))):
+        raw_path = environ.get("PATH_INFO", "")
+        if not (_plain(raw_path) and "\x00" not in raw_path):
+            path = unquote_to_bytes(raw_path.encode("latin-1"))
+            if not _is_text(path) or b"\x00" in path:
+                return problem_response(request, Problem("not_found", "The path is not valid UTF-8 text."))
+        query = environ.get("QUERY_STRING", "")
+        if not _plain(query) and not _is_text(unquote_to_bytes(query.replace("+", " ").encode("latin-1"))):
             return problem_response(request, invalid(
                 [{"pointer": "", "location": "query", "message": "The query string is not valid UTF-8 text."}],
                 "The query is not valid."))

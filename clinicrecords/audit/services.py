@@ -4,11 +4,14 @@ An entry names who (key id, its workspace or clinic), what (method, route templa
 (HTTP status), the request id and the time: never a record's content.
 """
 
+import functools
 import json
 import logging
 import re
 import uuid
 
+from psycopg import sql
+from psycopg.types.json import Jsonb
 from pyramid.location import lineage
 from sqlalchemy import String, cast, insert, select
 from sqlalchemy.dialects.postgresql import ARRAY
@@ -17,7 +20,9 @@ from clinicrecords.api.representations import shown_ids
 from clinicrecords.api.request_log import route_template
 from clinicrecords.audit.models import AuditEntry
 from clinicrecords.clinics.interfaces import clinic_scope
-from clinicrecords.db.tenancy import translate_map
+from clinicrecords.clock import now as clock_now
+from clinicrecords.db.request_transaction import send_with_commit
+from clinicrecords.db.tenancy import schema_name, translate_map
 
 log = logging.getLogger(__name__)
 
@@ -100,6 +105,24 @@ _INSERT = insert(AuditEntry.__table__)
 
 def append(connection, values):
     connection.execute(_INSERT, values)
+
+
+_COLUMNS = [column.name for column in AuditEntry.__table__.columns]
+
+
+@functools.lru_cache(maxsize=1024)
+def _insert_into(schema):
+    """As text: psycopg binds values into a string in a third of the time it takes to a composed query."""
+    return sql.SQL("INSERT INTO {schema}.{table} ({columns}) VALUES ({values})").format(
+        schema=sql.Identifier(schema), table=sql.Identifier(AuditEntry.__tablename__),
+        columns=sql.SQL(", ").join(map(sql.Identifier, _COLUMNS)),
+        values=sql.SQL(", ").join(map(sql.Placeholder, _COLUMNS))).as_string()
+
+
+def append_with_commit(session, clinic_id, values):
+    """In the request's transaction, sent in one message with its COMMIT (one round trip less)."""
+    send_with_commit(session, _insert_into(schema_name(clinic_id)),
+                     {"at": clock_now(), **values, "record_ids": Jsonb(values["record_ids"])})
 
 
 def append_apart(engine, clinic_id, values):

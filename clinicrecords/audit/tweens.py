@@ -7,8 +7,6 @@ committed (a refusal, a failure, an aborted commit) it appends one in a short tr
 
 import logging
 
-from zope.sqlalchemy import mark_changed
-
 from clinicrecords.api.errorviews import is_unavailable
 from clinicrecords.audit import services
 
@@ -21,10 +19,8 @@ def audit_in_transaction_tween_factory(handler, registry):
         if response.status_int < 400 and getattr(request, "exception", None) is None:
             scope = services.audited_scope(request)
             if scope is not None:
-                services.append(request.db.connection(),
-                                services.entry_values(request, scope, response.status_int, response))
-                # zope.sqlalchemy rolls back a session it did not see change: a read's entry must commit too.
-                mark_changed(request.db)
+                services.append_with_commit(request.db, scope.clinic_id,
+                                            services.entry_values(request, scope, response.status_int, response))
                 request.tm.get().addAfterCommitHook(lambda ok: _committed(request, ok))
         return response
 

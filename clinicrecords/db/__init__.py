@@ -4,11 +4,10 @@ import os
 from contextlib import contextmanager
 
 import orjson
-import zope.sqlalchemy
 from sqlalchemy import create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
 
-from clinicrecords.db import embedded, joined
+from clinicrecords.db import embedded, joined, request_transaction
 from clinicrecords.db.session_settings import startup_options, verify_timeouts
 from clinicrecords.settings import as_bool, var_dir
 
@@ -117,8 +116,7 @@ def autocommit_session(engine):
 
 
 def _request_db(request):
-    session = request.registry["db.session_factory"]()
-    zope.sqlalchemy.register(session, transaction_manager=request.tm)
+    session = request_transaction.for_request(request.registry["db.session_factory"], request.tm)
 
     @request.add_finished_callback
     def close(request):
@@ -132,5 +130,6 @@ def includeme(config):
     engine = make_engine(settings)
     joined.follow(engine)  # the test suite's rolled-back transaction; nothing unless the suite armed it
     config.registry["db.engine"] = engine
-    config.registry["db.session_factory"] = sessionmaker(bind=engine, expire_on_commit=False)
+    config.registry["db.session_factory"] = sessionmaker(
+        bind=engine, class_=request_transaction.RequestSession, expire_on_commit=False)
     config.add_request_method(_request_db, "db", reify=True)

@@ -56,6 +56,11 @@ def leave():
     _state["outer"] = _state["thread"] = None
 
 
+def is_joined(connection):
+    """True for a connection inside the test's transaction (its commit is a savepoint's release)."""
+    return isinstance(connection, JoinedConnection)
+
+
 def release(outer):
     """Before `outer` closes: joined connections a test left open no longer hold its pool checkout."""
     outer.connection._counter = 1

@@ -1,0 +1,112 @@
+"""Round trips to PostgreSQL per request, counted on the wire, and the audit row sent with the COMMIT.
+
+Committed for real: the test suite's rolled-back transaction turns each COMMIT into a savepoint's release
+and shares one connection, which is not the path production takes.
+"""
+
+import datetime
+import statistics
+import uuid
+
+import pytest
+import transaction
+import webtest
+from psycopg import errors, sql
+from sqlalchemy import select
+from sqlalchemy.exc import DBAPIError
+
+from clinicrecords.db.request_transaction import for_request, send_with_commit
+from clinicrecords.db.round_trips import RoundTrips
+from clinicrecords.db.tenancy import bind_to_clinic
+from clinicrecords.patients.models import Patient
+from clinicrecords.patients.schemas import PatientCreate
+from tests.common.cli import admin
+from tests.common.clinical import add_patient
+from tests.common.world import World
+
+pytestmark = pytest.mark.commits
+
+# The rate-limit counter (autocommit), the key and its reach (autocommit), then the request's transaction:
+# BEGIN, the read, and the audit row sent with COMMIT.
+GET_ONE = 5
+# The same two before the transaction; in it BEGIN, the idempotency lock and lookup, the patient INSERT and what
+# it sends, the stored answer, and the audit row sent with COMMIT.
+POST_WITH_IDEMPOTENCY_KEY = 9
+
+
+@pytest.fixture
+def counted(make_app):
+    app = make_app(**{"database.pool_max_uses": "0"})
+    world = World(app.registry)
+    connected = world.connected()
+    patient_id = add_patient(world, connected.clinic_id)
+    client = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+    with RoundTrips(app.registry["db.engine"]) as trips:
+        yield client, trips, connected, patient_id
+
+
+def per_request(client, trips, call, requests=7):
+    """The count most requests take: an occasional statement (a key's last use, written at most once a
+    minute) adds a round trip to one request, not to the path."""
+    for _ in range(6):  # outside the count: the pool's connection, psycopg preparing statements on their 6th run
+        call()
+    counts = []
+    for _ in range(requests):
+        trips.reset()
+        call()
+        counts.append(trips.count)
+    return statistics.mode(counts)
+
+
+def test_get_one_takes_five_round_trips_and_its_audit_row_commits(counted):
+    client, trips, connected, patient_id = counted
+    url = f"/v1/clinics/{connected.clinic_id}/patients/{patient_id}"
+    assert per_request(client, trips, lambda: client.get(url, headers=connected.headers)) == GET_ONE
+    status, result, err = admin("audit", "list", "--clinic", str(connected.clinic_id))
+    assert status == 0, err
+    reads = [entry for entry in result["data"] if entry["method"] == "GET"]
+    assert len(reads) == 13 and {tuple(entry["record_ids"]) for entry in reads} == {(str(patient_id),)}
+
+
+def test_post_with_an_idempotency_key_takes_nine_round_trips(counted):
+    client, trips, connected, _ = counted
+
+    def post():
+        client.post_json(f"/v1/clinics/{connected.clinic_id}/patients", PatientCreate.EXAMPLE, status=201,
+                         headers={**connected.headers, "Idempotency-Key": str(uuid.uuid4())})
+
+    assert per_request(client, trips, post) == POST_WITH_IDEMPOTENCY_KEY
+
+
+def test_a_statement_sent_with_commit_that_fails_takes_the_whole_transaction_with_it(make_app):
+    registry = make_app().registry
+    world = World(registry)
+    clinic_id = world.clinic()
+    manager = transaction.TransactionManager(explicit=True)
+    manager.begin()
+    session = for_request(registry["db.session_factory"], manager)
+    bind_to_clinic(session, clinic_id)
+    patient = Patient(id=uuid.uuid4(), given_name="Half", family_name="Written", birth_date=datetime.date(1990, 1, 1))
+    session.add(patient)
+    session.flush()
+    send_with_commit(session, sql.SQL("SELECT 1 / {}").format(sql.Placeholder("zero")), {"zero": 0})
+    with pytest.raises(DBAPIError) as failed:
+        manager.commit()
+    assert isinstance(failed.value.orig, errors.DivisionByZero)
+    with world.db() as db:
+        bind_to_clinic(db, clinic_id)
+        assert db.scalar(select(Patient).where(Patient.id == patient.id)) is None
+
+
+def test_a_serialization_failure_or_deadlock_is_retried_and_other_errors_are_not(make_app):
+    registry = make_app().registry
+    manager = transaction.TransactionManager(explicit=True)
+    manager.begin()
+    session = for_request(registry["db.session_factory"], manager)
+    session.execute(select(1))  # begins: the session joins the transaction
+    try:
+        for sqlstate, retried in (("40001", True), ("40P01", True), ("22012", False)):
+            error = DBAPIError("COMMIT", {}, errors.lookup(sqlstate)())
+            assert manager._retryable(type(error), error) is retried
+    finally:
+        manager.abort()
