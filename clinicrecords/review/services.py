@@ -9,7 +9,8 @@ import hashlib
 import json
 import uuid
 
-from sqlalchemy import String, Uuid, bindparam, func, select
+from sqlalchemy import String, Uuid, bindparam, func, insert, select
+from sqlalchemy.orm import make_transient_to_detached
 
 from clinicrecords.access.services import current_connection_at, key_by_key_id
 from clinicrecords.api.pagination import keyset_page
@@ -113,6 +114,9 @@ _BY_REFERENCE = select(Submission).where(Submission.sender_owner_id == bindparam
                                          Submission.client_reference == bindparam("client_reference", type_=String()))
 
 
+_INSERT_SUBMISSION = insert(Submission.__table__).returning(Submission.__table__.c.submitted_at)
+
+
 class SubmissionService:
     """The API side: what the calling key (the scope's identity) sends to the scope's clinic and may follow.
     `registry` holds the review kinds and the automatic-acceptance settings."""
@@ -142,18 +146,25 @@ class SubmissionService:
                                   errors=[{"pointer": "/client_reference",
                                            "message": "Already used for different content."}])
                 return existing
-        submission = Submission(
+        submission = self._insert(dict(
             id=uuid.uuid4(), patient_id=patient_id, resource_type=resource_type, action=action,
             review_status="pending", target_id=target_id, accepted_automatically=False, source="api",
+            decided_at=None, decision_reason=None, decided_by_staff_id=None, result_record_id=None,
             client_reference=client_reference, origin_assistant_name=origin_assistant_name, payload=payload,
             content_hash=digest, api_key_id=identity.id, workspace_id=identity.workspace_id,
             sender_owner_id=identity.owner_id,
-        )
-        self.db.add(submission)
-        self.db.flush()
-        # submitted_at comes back from the INSERT (eager_defaults); only a decision changes the row again.
+        ))
         if AutoAcceptance(self.db, self.registry, self.clinic).consider(submission, identity):
             self.db.refresh(submission)
+        return submission
+
+    def _insert(self, values):
+        """One prebuilt INSERT that reads back submitted_at, instead of the unit of work's flush of one new
+        object; the submission then joins the session as if loaded, so a decision updates it as before."""
+        values["submitted_at"] = self.db.execute(_INSERT_SUBMISSION, values).scalar_one()
+        submission = Submission(**values)
+        make_transient_to_detached(submission)
+        self.db.add(submission)
         return submission
 
     def _by_reference(self, owner_id, client_reference):
