@@ -5,7 +5,8 @@
   the header `Idempotent-Replayed: true`); the same key with another request is 409
   idempotency_key_conflict. A JSON body is compared as parsed, not as sent (`canonical_body`).
 - While the first request runs, it holds a transaction-scoped advisory lock on the key: a concurrent
-  retry gets 409 idempotency_key_reused at once instead of waiting.
+  retry gets 409 idempotency_key_reused at once instead of waiting. The lock and the lookup of the stored
+  answer are one round trip (the database function `control.idempotency_claim`, migration c22).
 - A success is stored in the request's own transaction, so the effect and its record commit together.
   A 4xx is stored in a transaction of its own once the request's transaction has ended (it was aborted and
   wrote nothing; storing it meanwhile would take a second pooled connection). It never replaces a stored
@@ -20,8 +21,9 @@ import json
 import re
 
 from pyramid.response import Response
-from sqlalchemy import String, Uuid, bindparam, delete, func, select
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy import (Boolean, LargeBinary, SmallInteger, String, Uuid, bindparam, column, delete, func, literal,
+                        select)
+from sqlalchemy.dialects.postgresql import JSONB, insert
 
 from clinicrecords.api.models import IdempotencyRecord
 from clinicrecords.api.problems import Problem, invalid, problem_response
@@ -129,13 +131,12 @@ def idempotency_deriver(view, info):
             return view(context, request)
         owner_id = request.identity.owner_id
         connection = request.db.connection()
-        # Two statements, not one: the lookup's snapshot must be taken after the lock is held, or a first
-        # request committing in between would be missed and run twice.
-        if not connection.scalar(_TRY_LOCK, {"lock_name": f"idempotency:{owner_id}:{key}"}):
+        claim = connection.execute(_CLAIM, {"owner_id": owner_id, "key": key}).one()
+        if not claim.claimed:
             raise Problem("idempotency_key_reused", "A request with this Idempotency-Key is still running; "
                           "retry when it has finished.")
         digest = fingerprint(request)
-        record = connection.execute(_STORED, {"owner_id": owner_id, "key": key}).first()
+        record = claim if claim.status is not None else None
         if record is not None:
             if not _same_request(record, digest, request):
                 raise Problem("idempotency_key_conflict", "This Idempotency-Key was used for a different "
@@ -162,11 +163,12 @@ idempotency_deriver.options = ("idempotency", "idempotent_replay_field")
 
 
 # Built once: every write with an Idempotency-Key runs these (constructing them showed in POST's profile).
-_TRY_LOCK = select(func.pg_try_advisory_xact_lock(func.hashtextextended(bindparam("lock_name", type_=String()), 0)))
-_STORED = select(*IdempotencyRecord.__table__.columns).where(
-    IdempotencyRecord.owner_id == bindparam("owner_id", type_=Uuid()),
-    IdempotencyRecord.key == bindparam("key", type_=String()),
-    IdempotencyRecord.created_at > func.now() - RETENTION)
+# One statement, not a lock then a SELECT: the function's lookup is a statement of its own inside it, so its
+# snapshot is taken after the lock is held and a first request committing in between is not missed.
+_CLAIM = select(*func.control.idempotency_claim(
+    bindparam("owner_id", type_=Uuid()), bindparam("key", type_=String()), literal(RETENTION)).table_valued(
+    column("claimed", Boolean()), column("fingerprint", LargeBinary()), column("status", SmallInteger()),
+    column("headers", JSONB()), column("body", LargeBinary())).columns)
 _INSERT = insert(IdempotencyRecord).values(created_at=func.now())
 _REPLACED = {name: _INSERT.excluded[name] for name in ("fingerprint", "status", "headers", "body", "created_at")}
 _UPSERT = _INSERT.on_conflict_do_update(index_elements=[IdempotencyRecord.owner_id, IdempotencyRecord.key],

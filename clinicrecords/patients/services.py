@@ -2,7 +2,7 @@
 
 import uuid
 
-from sqlalchemy import select
+from sqlalchemy import Uuid, bindparam, select
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.clinics.interfaces import clinic_scope
@@ -20,9 +20,14 @@ def visible_patients():
     return select(Patient).where(Patient.restricted.is_(False))
 
 
+# Built once: every send runs it (building it showed in POST's profile).
+_VISIBLE_PATIENT = select(Patient.id).where(Patient.id == bindparam("patient_id", type_=Uuid()),
+                                            Patient.restricted.is_(False))
+
+
 def is_visible_patient(db, patient_id):
     """Whether the clinic has this patient and the API may see them (what a send naming a patient checks)."""
-    return db.scalar(select(Patient.id).where(Patient.id == patient_id, Patient.restricted.is_(False))) is not None
+    return db.scalar(_VISIBLE_PATIENT, {"patient_id": patient_id}) is not None
 
 
 def patient_exists(db, patient_id):

@@ -9,7 +9,8 @@ import hashlib
 import json
 import uuid
 
-from sqlalchemy import func, select
+from sqlalchemy import String, Uuid, bindparam, func, insert, select
+from sqlalchemy.orm import make_transient_to_detached
 
 from clinicrecords.access.services import current_connection_at, key_by_key_id
 from clinicrecords.api.pagination import keyset_page
@@ -108,6 +109,14 @@ class Decisions:
               "review_status": submission.review_status})
 
 
+_REFERENCE_LOCK = select(func.pg_advisory_xact_lock(func.hashtextextended(bindparam("lock_name", type_=String()), 0)))
+_BY_REFERENCE = select(Submission).where(Submission.sender_owner_id == bindparam("owner_id", type_=Uuid()),
+                                         Submission.client_reference == bindparam("client_reference", type_=String()))
+
+
+_INSERT_SUBMISSION = insert(Submission.__table__).returning(Submission.__table__.c.submitted_at)
+
+
 class SubmissionService:
     """The API side: what the calling key (the scope's identity) sends to the scope's clinic and may follow.
     `registry` holds the review kinds and the automatic-acceptance settings."""
@@ -137,26 +146,31 @@ class SubmissionService:
                                   errors=[{"pointer": "/client_reference",
                                            "message": "Already used for different content."}])
                 return existing
-        submission = Submission(
+        submission = self._insert(dict(
             id=uuid.uuid4(), patient_id=patient_id, resource_type=resource_type, action=action,
             review_status="pending", target_id=target_id, accepted_automatically=False, source="api",
+            decided_at=None, decision_reason=None, decided_by_staff_id=None, result_record_id=None,
             client_reference=client_reference, origin_assistant_name=origin_assistant_name, payload=payload,
             content_hash=digest, api_key_id=identity.id, workspace_id=identity.workspace_id,
             sender_owner_id=identity.owner_id,
-        )
-        self.db.add(submission)
-        self.db.flush()
-        # submitted_at comes back from the INSERT (eager_defaults); only a decision changes the row again.
+        ))
         if AutoAcceptance(self.db, self.registry, self.clinic).consider(submission, identity):
             self.db.refresh(submission)
         return submission
 
+    def _insert(self, values):
+        """One prebuilt INSERT that reads back submitted_at, instead of the unit of work's flush of one new
+        object; the submission then joins the session as if loaded, so a decision updates it as before."""
+        values["submitted_at"] = self.db.execute(_INSERT_SUBMISSION, values).scalar_one()
+        submission = Submission(**values)
+        make_transient_to_detached(submission)
+        self.db.add(submission)
+        return submission
+
     def _by_reference(self, owner_id, client_reference):
         # Two sends with one reference at once: the second waits for the first, then sees it.
-        self.db.execute(select(func.pg_advisory_xact_lock(
-            func.hashtextextended(f"client_reference:{owner_id}:{client_reference}", 0))))
-        return self.db.scalar(select(Submission).where(Submission.sender_owner_id == owner_id,
-                                                       Submission.client_reference == client_reference))
+        self.db.execute(_REFERENCE_LOCK, {"lock_name": f"client_reference:{owner_id}:{client_reference}"})
+        return self.db.scalar(_BY_REFERENCE, {"owner_id": owner_id, "client_reference": client_reference})
 
     # Following
 
@@ -186,6 +200,14 @@ class SubmissionService:
         return submission
 
 
+# Built once: every send asks. A key without a workspace binds workspace_id NULL, which matches no row.
+_ENABLED_SETTINGS = select(AutoAcceptSetting).where(
+    ((AutoAcceptSetting.sender_type == "key") & (AutoAcceptSetting.sender_id == bindparam("key_id", type_=Uuid())))
+    | ((AutoAcceptSetting.sender_type == "workspace")
+       & (AutoAcceptSetting.sender_id == bindparam("workspace_id", type_=Uuid()))),
+    AutoAcceptSetting.kind == bindparam("kind", type_=String()), AutoAcceptSetting.enabled.is_(True))
+
+
 class AutoAcceptance:
     """Per clinic, per sender (a key, or a workspace's current connection) and kind; off by default."""
 
@@ -202,12 +224,8 @@ class AutoAcceptance:
     def setting_for(self, identity, kind):
         """The setting that switches automatic acceptance on for this caller and kind, or None. The key's own
         setting wins over its workspace's; both are read in one statement (every send asks)."""
-        senders = (AutoAcceptSetting.sender_type == "key") & (AutoAcceptSetting.sender_id == identity.id)
-        if identity.workspace_id is not None:
-            senders |= (AutoAcceptSetting.sender_type == "workspace") & (
-                AutoAcceptSetting.sender_id == identity.workspace_id)
-        found = {setting.sender_type: setting for setting in self.db.scalars(select(AutoAcceptSetting).where(
-            senders, AutoAcceptSetting.kind == kind, AutoAcceptSetting.enabled.is_(True)))}
+        found = {setting.sender_type: setting for setting in self.db.scalars(_ENABLED_SETTINGS, {
+            "key_id": identity.id, "workspace_id": identity.workspace_id, "kind": kind})}
         setting = found.get("key")
         if setting is None and "workspace" in found:
             setting = found["workspace"]
