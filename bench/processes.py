@@ -1,10 +1,13 @@
-"""`python -m bench.processes [--smoke]`: GET one allergy against one and two waitress processes.
+"""`python -m bench.processes [--smoke]`: GET one allergy against one, two and (with 4 cores or more) four
+waitress processes.
 
 The deployment shape of docs/deployment.md for several web processes on one host: each process is waitress
 with 8 threads on the embedded defaults, and the processes share one listening port through SO_REUSEPORT
-(the kernel spreads new connections over them; no balancer process in between). One process and two
-processes are measured in alternating pairs with the same wrk load (16 connections); CPU per request is the
-user+system time of all server processes over the requests answered. Prints one JSON object on stdout.
+(the kernel spreads new connections over them; no balancer process in between). The process counts are
+measured in alternating rounds with the same wrk load (16 connections); CPU per request is the user+system
+time of all server processes over the requests answered. While each run lasts, pg_stat_activity is sampled
+for the database connections each process holds (by its own `database.application_name`), so the peak per
+process is the pool size plus the overflow the load really used. Prints one JSON object on stdout.
 """
 
 import argparse
@@ -12,10 +15,14 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 from bench.__main__ import ROOT, _free_port, bench_settings, bench_var, measure, seed, summarise
+from bench.server import WAITRESS
+
+WAITRESS_THREADS = WAITRESS["threads"]
 
 DATABASE = "clinicrecords_bench_processes"
 
@@ -26,10 +33,12 @@ class Group:
     def __init__(self, count, settings, var, label="processes"):
         self.port = _free_port()
         self.processes = []
-        for n in range(count):
+        self.application_names = [f"bench-{label}-{count}-{n}" for n in range(count)]
+        for n, application_name in enumerate(self.application_names):
             log = var / f"bench-{label}-{count}-{n}.log"
+            own = {**settings, "database.application_name": application_name}
             process = subprocess.Popen([sys.executable, "-m", "bench.server", "app", str(self.port),
-                                        json.dumps(settings), str(log), "reuseport"],
+                                        json.dumps(own), str(log), "reuseport"],
                                        cwd=ROOT, stdout=subprocess.PIPE, text=True)
             self.processes.append(process)
             if process.stdout.readline().strip() != "ready":
@@ -68,10 +77,72 @@ class Group:
                 process.kill()
 
 
+class ConnectionPeaks:
+    """Samples pg_stat_activity while a run lasts: the most connections each application name held at once."""
+
+    def __init__(self, settings, interval=0.1):
+        from sqlalchemy import create_engine
+        from sqlalchemy.pool import NullPool
+
+        from clinicrecords.db import database_url
+
+        self.engine = create_engine(database_url(settings), poolclass=NullPool)
+        self.database = settings["database.name"]
+        self.interval = interval
+        self.peaks = {}
+        self._stop = threading.Event()
+        self._thread = None
+
+    def __enter__(self):
+        self.peaks = {}
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _sample(self):
+        from sqlalchemy import text
+
+        statement = text("SELECT application_name, count(*) FROM pg_stat_activity WHERE datname = :database "
+                         "AND pid <> pg_backend_pid() GROUP BY application_name")
+        with self.engine.connect() as connection:
+            while not self._stop.is_set():
+                for name, count in connection.execute(statement, {"database": self.database}):
+                    self.peaks[name] = max(self.peaks.get(name, 0), count)
+                connection.rollback()
+                self._stop.wait(self.interval)
+
+
+def process_counts(cores):
+    return [1, 2, 4] if cores >= 4 else [1, 2]
+
+
+def measure_group(group, spec, seconds, peaks):
+    with peaks:
+        result = measure(group, spec, seconds)
+    held = [peaks.peaks.get(name, 0) for name in group.application_names]
+    result["connections_per_process"] = held
+    result["connections_peak_max"] = max(held)
+    # The request log's writer (its own connection per process, one name for all) and anything else.
+    result["other_connections"] = {name: count for name, count in peaks.peaks.items()
+                                   if name not in group.application_names}
+    return result
+
+
+def summarise_group(runs):
+    summary = summarise(runs)
+    summary["connections_per_process_peak"] = max(run["connections_peak_max"] for run in runs)
+    return summary
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.processes", description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true", help="short runs; fails on errors only")
-    parser.add_argument("--pairs", type=int, help="alternating (one process, two processes) pairs (default 3)")
+    parser.add_argument("--pairs", type=int, help="alternating rounds over the process counts (default 3)")
     parser.add_argument("--seconds", type=int, help="seconds of load per run (default 10)")
     args = parser.parse_args(argv)
     pairs = args.pairs or (1 if args.smoke else 3)
@@ -86,25 +157,36 @@ def main(argv=None):
         embedded.drop_database(var_dir(settings), DATABASE)
     seeded = seed(settings, 1)
     path = f"/v1/clinics/{seeded['clinic_id']}/allergies/{seeded['allergy_id']}"
-    groups = {"one": Group(1, settings, var), "two": Group(2, settings, var)}
+    counts = process_counts(os.cpu_count() or 1)
+    groups = {}
+    peaks = ConnectionPeaks(settings)
     try:
-        specs = {name: {"url": group.url(path), "connections": 16,
-                        "headers": {"Authorization": f"Bearer {seeded['key']}"}} for name, group in groups.items()}
-        for name, group in groups.items():
-            measure(group, specs[name], 1 if args.smoke else 3)  # warm-up
-        runs = {"one": [], "two": []}
-        for _ in range(pairs):
-            for name, group in groups.items():
-                runs[name].append(measure(group, specs[name], seconds))
+        for count in counts:
+            groups[count] = Group(count, settings, var)
+        specs = {count: {"url": group.url(path), "connections": 16,
+                         "headers": {"Authorization": f"Bearer {seeded['key']}"}} for count, group in groups.items()}
+        for count, group in groups.items():
+            measure(group, specs[count], 1 if args.smoke else 3)  # warm-up
+        runs = {count: [] for count in counts}
+        for round_ in range(pairs):  # the order turns each round, so drift on a shared machine hits all alike
+            for count in counts if round_ % 2 == 0 else reversed(counts):
+                runs[count].append(measure_group(groups[count], specs[count], seconds, peaks))
     finally:
         for group in groups.values():
             group.stop()
-    one, two = summarise(runs["one"]), summarise(runs["two"])
+        peaks.engine.dispose()
+    summaries = {count: summarise_group(runs[count]) for count in counts}
+    settings_used = {"pool_size": int(settings.get("database.pool_size", 10)),
+                     "max_overflow": int(settings.get("database.max_overflow", 0))}
     result = {"scenario": "get_one_allergy", "connections": 16, "pairs": pairs, "seconds_per_run": seconds,
-              "one_process": one, "two_processes": two, "rps_scaling": round(two["rps"] / one["rps"], 3),
-              "cores": os.cpu_count(), "load_average": os.getloadavg(), "runs": runs}
+              "process_counts": counts, "threads_per_process": WAITRESS_THREADS, "pool": settings_used,
+              "by_processes": {str(count): summary for count, summary in summaries.items()},
+              "rps_scaling": {str(count): round(summaries[count]["rps"] / summaries[1]["rps"], 3)
+                              for count in counts},
+              "cores": os.cpu_count(), "load_average": os.getloadavg(),
+              "runs": {str(count): count_runs for count, count_runs in runs.items()}}
     print(json.dumps(result))
-    return 1 if one["errors"] or two["errors"] else 0
+    return 1 if any(summary["errors"] for summary in summaries.values()) else 0
 
 
 if __name__ == "__main__":

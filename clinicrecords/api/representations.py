@@ -97,15 +97,14 @@ def searchset_bundle(request, resources, next_cursor=None):
     bundle = {"resourceType": "Bundle", "type": "searchset", "link": links}
     if resources:  # FHIR JSON has no empty arrays: an empty page has no `entry`
         collection_url = f"{request.application_url}{request.path}"
-        bundle["entry"] = [_entry(collection_url, resource) for resource in resources]
+        bundle["entry"] = [{"fullUrl": f"{collection_url}/{resource['id']}", "resource": resource, "search": _MATCH}
+                           if resource.get("id") else {"resource": resource, "search": _MATCH}
+                           # FHIR JSON has no nulls: an entry without an id has no fullUrl at all
+                           for resource in resources]
     return bundle
 
 
-def _entry(collection_url, resource):
-    entry = {"resource": resource, "search": {"mode": "match"}}
-    if resource.get("id"):  # FHIR JSON has no nulls: an entry without an id has no fullUrl at all
-        entry = {"fullUrl": f"{collection_url}/{resource['id']}", **entry}
-    return entry
+_MATCH = {"mode": "match"}  # shared by every entry: the bundle is serialized as built
 
 
 def _add_representation(config, kind, plain, fhir=None, schema=None):

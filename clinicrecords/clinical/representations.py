@@ -4,6 +4,8 @@ FHIR extensions carry `valueString`. An item accepted automatically reads verifi
 until a clinician reviews it, and carries the accepted-by extension.
 """
 
+import functools
+
 from clinicrecords.api.render import iso
 
 ACCEPTED_BY_URL = "urn:clinicrecords:fhir:extension:accepted-by"
@@ -70,6 +72,18 @@ def referral_json(referral, request):
 
 
 # FHIR R4
+#
+# A page renders up to 100 of these per request, so each resource is one dict built in its final key order
+# (no clean-up pass, no helper per field), and the codings that depend only on a status are built once and
+# shared: the documents are serialized as built and never changed afterwards.
+
+_EMPTY = (None, [], {})  # what FHIR JSON leaves out (R4 §2.6.2); an empty string is kept as it was
+
+
+@functools.cache
+def _concept(system, code):
+    """The CodeableConcept of one status code in one code system, shared by every resource that carries it."""
+    return {"coding": [{"system": system, "code": code}]}
 
 
 def _coding(system, code, display=None):
@@ -79,56 +93,61 @@ def _coding(system, code, display=None):
     return coding
 
 
-def _fhir_base(resource_type, record):
-    resource = {"resourceType": resource_type}
-    if not (resource_type == "AllergyIntolerance" and record.entry == "legacy_text"):
-        resource["id"] = str(record.id)
+def _base(resource_type, record, with_id=True):
+    resource = {"resourceType": resource_type, "id": str(record.id)} if with_id else {"resourceType": resource_type}
     resource["meta"] = {"lastUpdated": iso(record.updated_at)}
     if record.accepted_by:
         resource["extension"] = [{"url": ACCEPTED_BY_URL, "valueString": record.accepted_by}]
     return resource
 
 
-def _verification(system, status):
-    return {"coding": [_coding(system, status.replace("_", "-"))]}
-
-
-def _notes(record):
-    return [{"text": record.note}] if record.note else None
-
-
-def _clean(resource):
-    return {name: value for name, value in resource.items() if value not in (None, [], {})}
+def _set_dates_and_note(resource, record, *dates):
+    """`dates`: (FHIR name, value) in the resource's order, each left out when absent; the note follows them."""
+    for name, value in dates:
+        if value is not None:
+            resource[name] = value.isoformat()
+    if record.note:
+        resource["note"] = [{"text": record.note}]
 
 
 _ALLERGY_CLINICAL = "http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical"
 _ALLERGY_VERIFICATION = "http://terminology.hl7.org/CodeSystem/allergyintolerance-verification"
+_NO_KNOWN_ALLERGY = {"coding": [_coding(SNOMED, "716186003", "No known allergy")], "text": "No known allergies"}
+
+
+def _substance(allergy):
+    code = {"coding": [{"system": RXNORM, "code": allergy.substance_rxnorm}]} if allergy.substance_rxnorm else {}
+    if allergy.substance_text is not None:
+        code["text"] = allergy.substance_text
+    return code
+
+
+def _reaction(reaction):
+    shown = {"manifestation": [{"text": m} for m in reaction["manifestation"]],
+             "description": reaction.get("description")}
+    return {name: value for name, value in shown.items() if value not in _EMPTY}
 
 
 def allergy_fhir(allergy, request):
-    resource = _fhir_base("AllergyIntolerance", allergy)
-    if allergy.entry == "no_known_allergies":
-        code = {"coding": [_coding(SNOMED, "716186003", "No known allergy")], "text": "No known allergies"}
-    else:
-        codings = [_coding(RXNORM, allergy.substance_rxnorm)] if allergy.substance_rxnorm else []
-        code = {"coding": codings, "text": allergy.substance_text}
+    entry = allergy.entry
+    resource = _base("AllergyIntolerance", allergy, with_id=entry != "legacy_text")
     status = allergy.clinical_status
-    verification = allergy.verification_status if allergy.entry != "legacy_text" else "unconfirmed"
-    resource.update(_clean({
-        # FHIR carries no clinical status on an entered-in-error record.
-        "clinicalStatus": {"coding": [_coding(_ALLERGY_CLINICAL, status)]} if status != "entered_in_error" else None,
-        "verificationStatus": _verification(_ALLERGY_VERIFICATION, verification),
-        "type": allergy.type,
-        "category": allergy.category,
-        "criticality": allergy.criticality.replace("_", "-") if allergy.criticality else None,
-        "code": _clean(code),
-        "patient": {"reference": f"Patient/{allergy.patient_id}"},
-        "onsetDateTime": iso(allergy.onset_date),
-        "recordedDate": iso(allergy.created_at),
-        "note": _notes(allergy),
-        "reaction": [_clean({"manifestation": [{"text": m} for m in reaction["manifestation"]],
-                             "description": reaction.get("description")}) for reaction in allergy.reactions],
-    }))
+    if status != "entered_in_error":  # FHIR carries no clinical status on an entered-in-error record.
+        resource["clinicalStatus"] = _concept(_ALLERGY_CLINICAL, status)
+    verification = allergy.verification_status if entry != "legacy_text" else "unconfirmed"
+    resource["verificationStatus"] = _concept(_ALLERGY_VERIFICATION, verification.replace("_", "-"))
+    for name, value in (("type", allergy.type), ("category", allergy.category)):
+        if value not in _EMPTY:
+            resource[name] = value
+    if allergy.criticality:
+        resource["criticality"] = allergy.criticality.replace("_", "-")
+    code = _NO_KNOWN_ALLERGY if entry == "no_known_allergies" else _substance(allergy)
+    if code:
+        resource["code"] = code
+    resource["patient"] = {"reference": f"Patient/{allergy.patient_id}"}
+    _set_dates_and_note(resource, allergy, ("onsetDateTime", allergy.onset_date), ("recordedDate", allergy.created_at))
+    if allergy.reactions:
+        resource["reaction"] = [_reaction(reaction) for reaction in allergy.reactions]
     return resource
 
 
@@ -137,42 +156,48 @@ _CONDITION_VERIFICATION = "http://terminology.hl7.org/CodeSystem/condition-ver-s
 
 
 def condition_fhir(condition, request):
-    resource = _fhir_base("Condition", condition)
+    resource = _base("Condition", condition)
     status = condition.clinical_status
-    resource.update(_clean({
-        "clinicalStatus": {"coding": [_coding(_CONDITION_CLINICAL, status)]} if status != "entered_in_error" else None,
-        "verificationStatus": _verification(_CONDITION_VERIFICATION, condition.verification_status),
-        "code": {"coding": [_coding(ICD10CM, condition.icd10_code, condition.display)], "text": condition.display},
-        "subject": {"reference": f"Patient/{condition.patient_id}"},
-        "onsetDateTime": iso(condition.onset_date),
-        "abatementDateTime": iso(condition.abatement_date),
-        "recordedDate": iso(condition.created_at),
-        "note": _notes(condition),
-    }))
+    if status != "entered_in_error":
+        resource["clinicalStatus"] = _concept(_CONDITION_CLINICAL, status)
+    resource["verificationStatus"] = _concept(_CONDITION_VERIFICATION,
+                                              condition.verification_status.replace("_", "-"))
+    resource["code"] = {"coding": [_coding(ICD10CM, condition.icd10_code, condition.display)],
+                        "text": condition.display}
+    resource["subject"] = {"reference": f"Patient/{condition.patient_id}"}
+    _set_dates_and_note(resource, condition, ("onsetDateTime", condition.onset_date),
+                        ("abatementDateTime", condition.abatement_date), ("recordedDate", condition.created_at))
     return resource
 
 
 _MEDICATION_STATUS = {"active": "active", "completed": "completed", "stopped": "stopped", "intended": "intended",
                       "on_hold": "on-hold", "not_taken": "not-taken", "entered_in_error": "entered-in-error"}
+_UNCONFIRMED = {"url": "urn:clinicrecords:fhir:extension:verification-status", "valueString": "unconfirmed"}
 
 
 def medication_statement_fhir(statement, request):
-    resource = _fhir_base("MedicationStatement", statement)
-    codings = [_coding(RXNORM, statement.medication_rxnorm)] if statement.medication_rxnorm else []
-    period = _clean({"start": iso(statement.effective_start), "end": iso(statement.effective_end)})
+    resource = _base("MedicationStatement", statement)
     if statement.verification_status == "unconfirmed":
-        resource.setdefault("extension", []).append(
-            {"url": "urn:clinicrecords:fhir:extension:verification-status", "valueString": "unconfirmed"})
-    resource.update(_clean({
-        "status": _MEDICATION_STATUS[statement.status],
-        "medicationCodeableConcept": _clean({"coding": codings, "text": statement.medication_text}),
-        "subject": {"reference": f"Patient/{statement.patient_id}"},
-        "effectivePeriod": period or None,
-        "dateAsserted": iso(statement.created_at),
-        "informationSource": {"reference": f"Patient/{statement.patient_id}"},
-        "dosage": [{"text": statement.dosage_text}] if statement.dosage_text else None,
-        "note": _notes(statement),
-    }))
+        resource.setdefault("extension", []).append(_UNCONFIRMED)
+    resource["status"] = _MEDICATION_STATUS[statement.status]
+    medication = ({"coding": [{"system": RXNORM, "code": statement.medication_rxnorm}]}
+                  if statement.medication_rxnorm else {})
+    if statement.medication_text is not None:
+        medication["text"] = statement.medication_text
+    if medication:
+        resource["medicationCodeableConcept"] = medication
+    patient = {"reference": f"Patient/{statement.patient_id}"}
+    resource["subject"] = patient
+    period = {name: value.isoformat() for name, value in (("start", statement.effective_start),
+                                                           ("end", statement.effective_end)) if value is not None}
+    if period:
+        resource["effectivePeriod"] = period
+    if statement.created_at is not None:
+        resource["dateAsserted"] = statement.created_at.isoformat()
+    resource["informationSource"] = dict(patient)
+    if statement.dosage_text:
+        resource["dosage"] = [{"text": statement.dosage_text}]
+    _set_dates_and_note(resource, statement)
     return resource
 
 
@@ -181,23 +206,24 @@ _REQUEST_STATUS = {"received": "active", "accepted": "active", "scheduled": "act
 
 
 def referral_fhir(referral, request):
-    resource = _fhir_base("ServiceRequest", referral)
+    resource = _base("ServiceRequest", referral)
     extensions = resource.setdefault("extension", [])
     extensions.append({"url": REFERRAL_STATUS_URL, "valueString": referral.status})
     if referral.verification_status == "unconfirmed":
-        extensions.append({"url": "urn:clinicrecords:fhir:extension:verification-status",
-                           "valueString": "unconfirmed"})
+        extensions.append(_UNCONFIRMED)
     if referral.status_reason and sees_status_reason(referral, request):
         extensions.append({"url": STATUS_REASON_URL, "valueString": referral.status_reason})
-    resource.update(_clean({
-        "status": _REQUEST_STATUS[referral.status],
-        "intent": "order",
-        "priority": referral.priority,
-        "code": {"text": f"Referral to {referral.specialty}"},
-        "subject": {"reference": f"Patient/{referral.patient_id}"},
-        "authoredOn": iso(referral.created_at),
-        "reasonCode": [{"coding": [_coding(ICD10CM, referral.reason_code)], "text": referral.reason_text}
-                       if referral.reason_text else {"coding": [_coding(ICD10CM, referral.reason_code)]}],
-        "note": _notes(referral),
-    }))
+    resource["status"] = _REQUEST_STATUS[referral.status]
+    resource["intent"] = "order"
+    if referral.priority not in _EMPTY:
+        resource["priority"] = referral.priority
+    resource["code"] = {"text": f"Referral to {referral.specialty}"}
+    resource["subject"] = {"reference": f"Patient/{referral.patient_id}"}
+    if referral.created_at is not None:
+        resource["authoredOn"] = referral.created_at.isoformat()
+    reason = {"coding": [_coding(ICD10CM, referral.reason_code)]}
+    if referral.reason_text:
+        reason["text"] = referral.reason_text
+    resource["reasonCode"] = [reason]
+    _set_dates_and_note(resource, referral)
     return resource
