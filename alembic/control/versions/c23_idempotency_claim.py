@@ -1,7 +1,7 @@
 """idempotency claim: the advisory lock on an Idempotency-Key and the lookup of its stored answer in one call
 
-Revision ID: c22_idempotency_claim
-Revises: c21_clinic_staff
+Revision ID: c23_idempotency_claim
+Revises: c22_reach_version
 
 Expand only: a new function (clinicrecords/api/idempotency.py calls it; the lock name is the one the previous
 code took, so processes on either version exclude each other during a rollout).
@@ -9,8 +9,8 @@ code took, so processes on either version exclude each other during a rollout).
 
 from alembic import op
 
-revision = 'c22_idempotency_claim'
-down_revision = 'c21_clinic_staff'
+revision = 'c23_idempotency_claim'
+down_revision = 'c22_reach_version'
 branch_labels = None
 depends_on = None
 
