@@ -1,12 +1,12 @@
 """A request's session joined to pyramid_tm's transaction, and statements sent together with its COMMIT.
 
 zope.sqlalchemy's `register` adds seven event listeners to every new session, and a request builds one
-session: here one listener, registered once on the class, joins a small data manager when the session
-begins a transaction. pyramid_tm still decides: commit unless the request failed. The session commits in
-`tpc_vote`, sorted last, so a failed COMMIT aborts the whole transaction and no after-commit hook (task
-enqueueing) runs; an abort rolls back. A session that began a transaction always commits it (zope.sqlalchemy
-rolled back one it had not seen write, which cost the audit trail a `mark_changed`): COMMIT and ROLLBACK
-cost the same round trip, and a write is never lost for want of being noticed.
+session: here two listeners, registered once on the class, join a small data manager when the session begins a
+transaction or is given an object to write. pyramid_tm still decides: commit unless the request failed. The
+session commits in `tpc_vote`, sorted last, so a failed COMMIT aborts the whole transaction and no after-
+commit hook (task enqueueing) runs; an abort rolls back. A session that began a transaction always commits it
+(zope.sqlalchemy rolled back one it had not seen write, which cost the audit trail a `mark_changed`): COMMIT
+and ROLLBACK cost the same round trip, and a write is never lost for want of being noticed.
 
 `send_with_commit` queues a statement to go in the same network message as the COMMIT (one round trip
 instead of two): the audit row of a request is written this way. If it fails, the COMMIT is not run and
@@ -42,7 +42,18 @@ def send_with_commit(session, query, params):
 
 
 @event.listens_for(RequestSession, "after_begin")
-def _join(session, transaction, connection):
+def _join_on_begin(session, transaction, connection):
+    _join(session)
+
+
+@event.listens_for(RequestSession, "after_attach")
+def _join_on_attach(session, instance):
+    # An object added before any statement ran has begun no transaction yet: it must still be flushed and
+    # committed with the request's transaction.
+    _join(session)
+
+
+def _join(session):
     manager = session.info.get(_TRANSACTION_MANAGER)
     if manager is not None and _JOINED not in session.info:
         session.info[_JOINED] = SessionJoin(session, manager)

@@ -110,3 +110,19 @@ def test_a_serialization_failure_or_deadlock_is_retried_and_other_errors_are_not
             assert manager._retryable(type(error), error) is retried
     finally:
         manager.abort()
+
+
+def test_an_object_added_before_any_statement_is_committed_with_the_transaction(make_app):
+    registry = make_app().registry
+    world = World(registry)
+    clinic_id = world.clinic()
+    manager = transaction.TransactionManager(explicit=True)
+    manager.begin()
+    session = for_request(registry["db.session_factory"], manager)
+    bind_to_clinic(session, clinic_id)
+    patient = Patient(id=uuid.uuid4(), given_name="Only", family_name="Added", birth_date=datetime.date(1990, 1, 1))
+    session.add(patient)  # no flush, no statement: the session has begun no transaction of its own yet
+    manager.commit()
+    with world.db() as db:
+        bind_to_clinic(db, clinic_id)
+        assert db.scalar(select(Patient.family_name).where(Patient.id == patient.id)) == "Added"
