@@ -48,7 +48,10 @@ _VERSION = "SELECT version FROM control.reach_version"
 def _on_driver(engine, sql, params):
     """The first row of `sql` run on a pooled connection's psycopg connection in autocommit; driver errors
     raised as SQLAlchemy's, so the exception views answer exactly as for any statement (503 when unavailable)."""
-    pooled = engine.raw_connection()
+    try:
+        pooled = engine.raw_connection()
+    except engine.dialect.loaded_dbapi.Error as exc:  # with the key cached, this can be the request's first connect
+        raise DBAPIError.instance(sql, params, exc, engine.dialect.loaded_dbapi.Error) from exc
     try:
         driver = pooled.driver_connection
         driver.autocommit = True
