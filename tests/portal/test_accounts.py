@@ -5,11 +5,15 @@ import secrets
 
 import pytest
 import webtest
-from sqlalchemy import func, select
+from argon2 import PasswordHasher
+from pyramid.paster import get_appsettings
+from sqlalchemy import func, select, update
 
 from clinicrecords.portal.accounts.models import Account
+from clinicrecords.portal.accounts.passwords import Passwords
 from clinicrecords.portal.web.models import PortalSession
 from clinicrecords.portal.web.sessions import SessionService
+from tests.conftest import ROOT
 from tests.portal.helpers import PASSWORD, browser, error_summary, signed_up, submit, unique_email
 
 
@@ -30,6 +34,28 @@ def test_sign_up_signs_in_and_stores_only_an_argon2id_hash(app, engine):
     with engine.connect() as connection:
         stored = connection.scalar(select(Account.password_hash).where(Account.email == email))
     assert stored.startswith("$argon2id$") and PASSWORD not in stored
+
+
+def test_argon2_parameters_are_the_librarys_defaults_unless_the_settings_lighten_them(settings):
+    assert Passwords.from_settings({}).parameters == (3, 65536, 4)  # argon2-cffi's RFC 9106 low-memory profile
+    for shipped in ("production.ini", "development.ini"):
+        assert not [name for name in get_appsettings(str(ROOT / shipped), "main") if name.startswith("portal.argon2")]
+    light = Passwords.from_settings(settings)
+    assert light.parameters == (1, 64, 1)
+    stored = light.hash(PASSWORD)
+    assert "m=64,t=1,p=1" in stored and light.verify(stored, PASSWORD) and not light.verify(stored, PASSWORD + "x")
+    assert not light.verify(None, PASSWORD)
+
+
+def test_a_hash_made_with_other_parameters_is_replaced_at_the_next_log_in(app, engine):
+    _, email = signed_up(app)
+    with engine.begin() as connection:
+        connection.execute(update(Account).where(Account.email == email).values(
+            password_hash=PasswordHasher().hash(PASSWORD)))
+    _log_in(browser(app), email, PASSWORD)
+    with engine.connect() as connection:
+        stored = connection.scalar(select(Account.password_hash).where(Account.email == email))
+    assert "m=64,t=1,p=1" in stored and Passwords.from_settings({}).verify(stored, PASSWORD)
 
 
 @pytest.mark.parametrize("email, password, field, message", [

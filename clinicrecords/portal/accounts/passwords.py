@@ -1,4 +1,5 @@
-"""Password rules and hashing (argon2id, argon2-cffi's defaults: RFC 9106's low-memory profile).
+"""Password rules and hashing (argon2id; argon2-cffi's defaults, RFC 9106's low-memory profile, unless the
+settings name lighter parameters: the test suite's, never production's).
 
 Rules (NIST SP 800-63B): 12 to 128 characters, any characters; refused when it is one of the commonly used
 passwords shipped with the package, contains the email or its name part, or is one character repeated.
@@ -12,9 +13,42 @@ from argon2.exceptions import InvalidHashError, VerificationError
 MIN_LENGTH = 12
 MAX_LENGTH = 128
 
-_hasher = PasswordHasher()
-# Verified when no account has the email, so an unknown email costs the same time as a wrong password.
-_DUMMY_HASH = _hasher.hash("not a password anyone has: unknown account")
+# The `portal.argon2.*` settings and the PasswordHasher arguments they set. Left out, argon2-cffi's defaults
+# apply (time cost 3, 64 MiB, 4 lanes: about 0.2 s of CPU per hash, the point of it).
+_PARAMETERS = {"time_cost": "time_cost", "memory_cost_kib": "memory_cost", "parallelism": "parallelism"}
+
+
+class Passwords:
+    """Hashes and verifies portal passwords with one set of argon2id parameters."""
+
+    def __init__(self, hasher=None):
+        self._hasher = hasher or PasswordHasher()
+        # Verified when no account has the email, so an unknown email costs the same time as a wrong password.
+        self._dummy_hash = self._hasher.hash("not a password anyone has: unknown account")
+
+    @classmethod
+    def from_settings(cls, settings):
+        chosen = {argument: int(settings[f"portal.argon2.{name}"]) for name, argument in _PARAMETERS.items()
+                  if settings.get(f"portal.argon2.{name}")}
+        return cls(PasswordHasher(**chosen))
+
+    @property
+    def parameters(self):
+        return self._hasher.time_cost, self._hasher.memory_cost, self._hasher.parallelism
+
+    def hash(self, password):
+        return self._hasher.hash(password)
+
+    def verify(self, stored_hash, password):
+        """True when it matches. With no stored hash (unknown email) it does the same work and answers False."""
+        try:
+            return self._hasher.verify(stored_hash or self._dummy_hash, password) and stored_hash is not None
+        except (VerificationError, InvalidHashError):
+            return False
+
+    def needs_rehash(self, stored_hash):
+        """True when the hash was made with other parameters than these (it is replaced at the next log-in)."""
+        return self._hasher.check_needs_rehash(stored_hash)
 
 
 def _common():
@@ -41,19 +75,3 @@ def password_problem(password, email):
     if len(set(password)) <= 2:
         return "Choose a password that is not one or two characters repeated"
     return None
-
-
-def hash_password(password):
-    return _hasher.hash(password)
-
-
-def verify_password(stored_hash, password):
-    """True when it matches. With no stored hash (unknown email) it does the same work and answers False."""
-    try:
-        return _hasher.verify(stored_hash or _DUMMY_HASH, password) and stored_hash is not None
-    except (VerificationError, InvalidHashError):
-        return False
-
-
-def needs_rehash(stored_hash):
-    return _hasher.check_needs_rehash(stored_hash)

@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 
 from clinicrecords.clock import now
 from clinicrecords.portal.accounts.models import Account
-from clinicrecords.portal.accounts.passwords import hash_password, needs_rehash, password_problem, verify_password
+from clinicrecords.portal.accounts.passwords import Passwords, password_problem
 from clinicrecords.portal.accounts.throttle import LoginThrottle, ThrottleRules
 from clinicrecords.portal.web.forms import FormError
 
@@ -30,8 +30,9 @@ def email_problem(email):
 
 
 class AccountService:
-    def __init__(self, db, throttle_rules=ThrottleRules(), clock=now):
+    def __init__(self, db, passwords, throttle_rules=ThrottleRules(), clock=now):
         self.db = db
+        self.passwords = passwords
         self.clock = clock
         self.throttle = LoginThrottle(db, throttle_rules, clock)
 
@@ -50,7 +51,7 @@ class AccountService:
         problems = {field: message for field, message in problems.items() if message}
         if problems:
             raise FormError(errors=problems)
-        account = Account(email=email, password_hash=hash_password(password))
+        account = Account(email=email, password_hash=self.passwords.hash(password))
         self.db.add(account)
         self.db.flush()
         return account
@@ -63,32 +64,33 @@ class AccountService:
         if self.throttle.blocked(email, address):
             raise FormError("email", THROTTLED)
         account = self.by_email(email)
-        if not verify_password(account.password_hash if account else None, password):
+        if not self.passwords.verify(account.password_hash if account else None, password):
             self.throttle.fail(email, address)
             raise FormError("email", LOGIN_REFUSED)
         self.throttle.succeed(email)
-        if needs_rehash(account.password_hash):
-            account.password_hash = hash_password(password)
+        if self.passwords.needs_rehash(account.password_hash):
+            account.password_hash = self.passwords.hash(password)
         return account
 
     def change_password(self, account_id, current, new):
         account = self.get(account_id)
-        if not verify_password(account.password_hash, current or ""):
+        if not self.passwords.verify(account.password_hash, current or ""):
             raise FormError("current_password", "Your current password is not right")
         problem = password_problem(new, account.email)
         if problem:
             raise FormError("new_password", problem)
-        if verify_password(account.password_hash, new):
+        if self.passwords.verify(account.password_hash, new):
             raise FormError("new_password", "Choose a password different from your current one")
-        account.password_hash = hash_password(new)
+        account.password_hash = self.passwords.hash(new)
         account.password_changed_at = self.clock()
         return account
 
 
 def account_service_factory(settings):
     rules = ThrottleRules.from_settings(settings)
+    passwords = Passwords.from_settings(settings)
 
     def factory(context, request):
-        return AccountService(request.db, rules)
+        return AccountService(request.db, passwords, rules)
 
     return factory
