@@ -6,8 +6,10 @@ reference (bench/server.py: a bare Pyramid view, same pool, BEGIN; SELECT by pri
 Load comes from another process (`wrk`, else bench/load.py's threaded client). Each scenario runs in
 alternating pairs (scenario, reference); medians are quoted with their ratios. Server CPU per request is the
 server process's user+system time (/proc/PID/stat) over the requests it answered (PostgreSQL's own CPU is
-not in it). Then the existing bench modules (events, imports, listings) run as they are. The table goes to
-stdout, everything to bench/results/<timestamp>.json. `--smoke` (about a minute) fails on errors only.
+not in it). Round trips to PostgreSQL per request of each scenario and its reference are counted on the wire
+in this process after the timed runs. Then the existing bench modules (events, imports, listings) run as they
+are. The table goes to stdout, everything to bench/results/<timestamp>.json. `--smoke` (about a minute) fails
+on errors only.
 """
 
 import argparse
@@ -211,6 +213,37 @@ def run_scenarios(seeded, service, reference, pairs, seconds, warmup):
     return report
 
 
+# bench.profile's in-process request for each scenario, and the reference path each is compared with.
+ROUND_TRIP_SCENARIOS = {"get_one_allergy": ("one", "one"), "list_100_plain": ("list", "page"),
+                        "list_100_fhir": ("fhir", "page"), "post_allergy_32c": ("post", "one")}
+
+
+def count_round_trips(settings, seeded):
+    """Round trips to PostgreSQL per request of each scenario and of its reference, counted on the wire in
+    this process (clinicrecords.db.round_trips; BEGIN and COMMIT included), apart from the timed runs."""
+    import webtest  # here rather than at the top: bench.profile imports this module
+
+    from bench.profile import round_trips_per_request, scenario_call
+    from bench.server import reference_app, service_app
+    from clinicrecords.db import make_engine
+
+    service = webtest.TestApp(service_app(settings), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+    reference_engine = make_engine(settings)
+    reference = webtest.TestApp(reference_app(settings, reference_engine))
+    clinic, allergy = seeded["clinic_id"], seeded["allergy_id"]
+    reference_calls = {"one": lambda client: client.get(f"/ref/{clinic}/allergies/{allergy}"),
+                       "page": lambda client: client.get(f"/ref/{clinic}/allergies?limit=100")}
+    counted = {}
+    for name, (scenario, reference_path) in ROUND_TRIP_SCENARIOS.items():
+        counted[name] = {
+            "service": round(round_trips_per_request(service, scenario_call(seeded, scenario)), 2),
+            "reference": round(round_trips_per_request(reference, reference_calls[reference_path],
+                                                       engine=reference_engine), 2)}
+    service.app.registry["db.engine"].dispose()
+    reference_engine.dispose()
+    return counted
+
+
 MODULES = {  # the existing bench modules, called as they are: (full arguments, smoke arguments)
     "events": (["--deliveries", "500", "--events", "20000"], ["--deliveries", "10", "--events", "400"]),
     "imports": (["--runs", "3", "--rows", "100"], ["--runs", "1", "--rows", "10"]),
@@ -248,12 +281,13 @@ def machine():
 
 def table(report):
     lines = [f"{'scenario':<18} {'rps':>8} {'ref rps':>8} {'ratio':>6} {'p50 ms':>7} {'p99 ms':>7} {'ref p99':>7} "
-             f"{'cpu ms/req':>10} {'ref cpu':>8} {'cpu x':>6} {'errors':>6}"]
+             f"{'cpu ms/req':>10} {'ref cpu':>8} {'cpu x':>6} {'errors':>6} {'trips':>5} {'ref trips':>9}"]
     for name, row in report.items():
         s, r, x = row["service"], row["reference"], row["ratios"]
         lines.append(f"{name:<18} {s['rps']:>8.0f} {r['rps']:>8.0f} {x['rps']:>6.2f} {s['p50_ms']:>7.2f} "
                      f"{s['p99_ms']:>7.2f} {r['p99_ms']:>7.2f} {s['cpu_ms_per_request']:>10.3f} "
-                     f"{r['cpu_ms_per_request']:>8.3f} {x['cpu']:>6.2f} {s['errors']:>6}")
+                     f"{r['cpu_ms_per_request']:>8.3f} {x['cpu']:>6.2f} {s['errors']:>6} "
+                     f"{row['round_trips']['service']:>5.1f} {row['round_trips']['reference']:>9.1f}")
     return "\n".join(lines)
 
 
@@ -282,6 +316,8 @@ def main(argv=None):
     finally:
         service.stop()
         reference.stop()
+    for name, trips in count_round_trips(settings, seeded).items():
+        report[name]["round_trips"] = trips
     modules = {} if args.no_modules else run_modules(args.smoke, dict(os.environ))
     result = {"started": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"), "smoke": args.smoke,
               "pairs": pairs, "seconds_per_run": seconds, "machine": machine(), "scenarios": report,

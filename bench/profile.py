@@ -19,7 +19,7 @@ from pathlib import Path
 from bench.__main__ import ROOT, bench_settings, seed
 
 
-def _requests(seeded, scenario):
+def scenario_call(seeded, scenario):
     clinic, allergy = seeded["clinic_id"], seeded["allergy_id"]
     auth = {"Authorization": f"Bearer {seeded['key']}"}
     if scenario == "one":
@@ -54,7 +54,7 @@ def main(argv=None):
     seeded = seed(settings, 100)
     settings.update(item.split("=", 1) for item in args.set)
     client = webtest.TestApp(make_config(settings).make_wsgi_app(), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
-    call = _requests(seeded, args.scenario)
+    call = scenario_call(seeded, args.scenario)
     for _ in range(100):
         call(client)
     cpu, wall = time.process_time(), time.perf_counter()
@@ -79,11 +79,12 @@ def main(argv=None):
     print(profiler.output_text(unicode=True, color=False, show_all=False))
 
 
-def round_trips_per_request(client, call, requests=50):
-    """Measured on the wire (clinicrecords.db.round_trips), after the CPU timing: the relay costs CPU."""
+def round_trips_per_request(client, call, requests=50, engine=None):
+    """Measured on the wire (clinicrecords.db.round_trips), after the CPU timing: the relay costs CPU. `engine`:
+    the one the app behind `client` uses (the service's own by default)."""
     from clinicrecords.db.round_trips import RoundTrips
 
-    with RoundTrips(client.app.registry["db.engine"]) as trips:
+    with RoundTrips(engine or client.app.registry["db.engine"]) as trips:
         for _ in range(10):  # outside the count: the pool's connections, psycopg preparing on a 6th run
             call(client)
         trips.reset()

@@ -37,11 +37,11 @@ def _rows(result):
     return [{column: _plain(value) for column, value in row.items()} for row in result.mappings()]
 
 
-def reference_app(settings):
+def reference_app(settings, engine=None):
     from clinicrecords.db import make_engine
     from clinicrecords.db.tenancy import schema_name
 
-    engine = make_engine(settings)
+    engine = engine or make_engine(settings)
 
     def one(request):
         schema = schema_name(uuid.UUID(request.matchdict["clinic"]))
