@@ -95,19 +95,18 @@ def round_trips_per_request(client, call, requests=50, engine=None):
 
 # The parts of the request path docs/performance.md accounts for, by the function that does each.
 PHASES = (
-    ("key and reach statement", r"access/identity.py:\d+\(authenticate\)"),
-    ("rate-limit counter", r"access/ratelimit.py:\d+\(rate_limit_check\)"),
+    ("key gate (cache or statement, rate limit)", r"access/gate.py:\d+\(require_key\)"),
+    ("...key statement (cold or stale cache)", r"access/identity.py:\d+\(read_identity\)"),
+    ("...rate-limit counter and reach version", r"access/ratelimit.py:\d+\(rate_limit_check\)"),
     ("item read", r"clinical/services.py:\d+\(get\)"),
     ("page read", r"clinical/services.py:\d+\(list\)"),
-    ("idempotency (lookup, the view, record)", r"api/idempotency.py:\d+\(idempotent_view\)"),
+    ("idempotency (claim, the view, record)", r"api/idempotency.py:\d+\(idempotent_view\)"),
     ("body parsed and validated", r"api/validation.py:\d+\(parse_body\)"),
     ("send: submission and outbox", r"clinical/views.py:\d+\(send_allergy\)"),
     ("representation and JSON", r"api/representations.py:\d+\(render_(one|page)\)"),
     ("audit entry: build", r"audit/services.py:\d+\(entry_values\)"),
-    ("audit entry: INSERT", r"audit/services.py:\d+\(append\)"),
-    ("COMMIT", r"pyramid_tm/__init__.py:\d+\(_finish\)"),
+    ("COMMIT (with the audit INSERT)", r"db/request_transaction.py:\d+\(tpc_vote\)"),
     ("pyramid_services container", r"pyramid_services/__init__.py:\d+\(find_service\)"),
-    ("zope.sqlalchemy join", r"zope/sqlalchemy/datamanager.py:\d+\(register\)"),
     ("request log line", r"api/request_log.py:\d+\(log_request\)"),
 )
 
