@@ -78,7 +78,9 @@ def test_post_with_an_idempotency_key_takes_seven_round_trips(counted):
     assert per_request(client, trips, post) == POST_WITH_IDEMPOTENCY_KEY
 
 
-def test_a_statement_sent_with_commit_that_fails_takes_the_whole_transaction_with_it(make_app):
+def _request_session_with_a_patient(make_app, family_name):
+    """A request's session in a transaction of its own, bound to a new clinic, with a new patient added (not
+    flushed). Returns (world, clinic id, the transaction manager, the session, the patient)."""
     registry = make_app().registry
     world = World(registry)
     clinic_id = world.clinic()
@@ -86,8 +88,13 @@ def test_a_statement_sent_with_commit_that_fails_takes_the_whole_transaction_wit
     manager.begin()
     session = for_request(registry["db.session_factory"], manager)
     bind_to_clinic(session, clinic_id)
-    patient = Patient(id=uuid.uuid4(), given_name="Half", family_name="Written", birth_date=datetime.date(1990, 1, 1))
+    patient = Patient(id=uuid.uuid4(), given_name="Pat", family_name=family_name, birth_date=datetime.date(1990, 1, 1))
     session.add(patient)
+    return world, clinic_id, manager, session, patient
+
+
+def test_a_statement_sent_with_commit_that_fails_takes_the_whole_transaction_with_it(make_app):
+    world, clinic_id, manager, session, patient = _request_session_with_a_patient(make_app, "Written")
     session.flush()
     send_with_commit(session, sql.SQL("SELECT 1 / {}").format(sql.Placeholder("zero")), {"zero": 0})
     with pytest.raises(DBAPIError) as failed:
@@ -113,15 +120,8 @@ def test_a_serialization_failure_or_deadlock_is_retried_and_other_errors_are_not
 
 
 def test_an_object_added_before_any_statement_is_committed_with_the_transaction(make_app):
-    registry = make_app().registry
-    world = World(registry)
-    clinic_id = world.clinic()
-    manager = transaction.TransactionManager(explicit=True)
-    manager.begin()
-    session = for_request(registry["db.session_factory"], manager)
-    bind_to_clinic(session, clinic_id)
-    patient = Patient(id=uuid.uuid4(), given_name="Only", family_name="Added", birth_date=datetime.date(1990, 1, 1))
-    session.add(patient)  # no flush, no statement: the session has begun no transaction of its own yet
+    # No flush, no statement: the session has begun no transaction of its own when the manager commits.
+    world, clinic_id, manager, _, patient = _request_session_with_a_patient(make_app, "Added")
     manager.commit()
     with world.db() as db:
         bind_to_clinic(db, clinic_id)
