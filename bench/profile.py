@@ -106,7 +106,7 @@ PHASES = (
     ("representation and JSON", r"api/representations.py:\d+\(render_(one|page)\)"),
     ("audit entry: build", r"audit/services.py:\d+\(entry_values\)"),
     ("COMMIT (with the audit INSERT)", r"db/request_transaction.py:\d+\(tpc_vote\)"),
-    ("pyramid_services container", r"pyramid_services/__init__.py:\d+\(find_service\)"),
+    ("service lookup (find_service)", r"clinicrecords/services.py:\d+\(find_service\)"),
     ("request log line", r"api/request_log.py:\d+\(log_request\)"),
 )
 

@@ -20,7 +20,7 @@ class ClinicRecordsRequest(PublicUrls, Request):
 
 def make_config(settings):
     config = Configurator(settings=resolve(settings), request_factory=ClinicRecordsRequest)
-    config.include("pyramid_services")
+    config.include("clinicrecords.services")
     config.include("pyramid_retry")
     config.include("pyramid_tm")
     config.registry.settings.setdefault("tm.manager_hook", "pyramid_tm.explicit_manager")

@@ -1,4 +1,4 @@
-"""The web foundation's services, looked up by interface (pyramid_services)."""
+"""The web foundation's services, looked up by interface (clinicrecords.services)."""
 
 from zope.interface import Interface
 
