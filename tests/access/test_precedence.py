@@ -56,10 +56,13 @@ def test_rate_limit_beats_reach_refusals(world, testapp, kind):
     flags = {"unverified": {"verified": False}, "sandbox_plan": {"paid": False}}.get(kind, {})
     workspace_id, _ = world.workspace(**flags)
     key = world.key(workspace_id=workspace_id, mode="test" if kind == "test" else "live", rate_limit=1)
-    first = testapp.get(f"/v1/clinics/{world.clinic()}/patients", headers=bearer(key), status=403)
+    # Both clinics built first: the two requests go back to back, inside one minute's window (a clinic built
+    # between them, slow on a loaded machine, once let the second request open the next minute).
+    first_clinic, second_clinic = world.clinic(), world.clinic()
+    first = testapp.get(f"/v1/clinics/{first_clinic}/patients", headers=bearer(key), status=403)
     assert first.json["code"] in ("sandbox_only", "not_verified", "workspace_plan_required")
     assert first.headers["RateLimit-Remaining"] == "0"
-    assert testapp.get(f"/v1/clinics/{world.clinic()}/patients", headers=bearer(key), status=429).json[
+    assert testapp.get(f"/v1/clinics/{second_clinic}/patients", headers=bearer(key), status=429).json[
         "code"] == "rate_limited"
 
 
