@@ -40,6 +40,12 @@ def pytest_configure(config):
     from clinicrecords.db import joined
 
     joined.arm()  # before any application is built: their engines follow the tests' transaction
+    if not os.environ.get("DATABASE_URL") and not hasattr(config, "workerinput"):
+        # In the one process that runs first (xdist's controller, or the only one), before any test connects.
+        from clinicrecords.settings import var_dir
+        from tests.common.cluster import ensure_test_settings
+
+        ensure_test_settings(var_dir(dict(get_appsettings(TESTING_INI, "main"))))
 
 
 # Packages whose modules build `connected` once and run each test in a savepoint of the module's transaction

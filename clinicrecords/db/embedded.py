@@ -17,6 +17,21 @@ _lock = threading.RLock()  # database_url holds it while _server takes it too
 _servers = {}
 
 
+def server(data_dir):
+    """The embedded server of `data_dir`, started (or joined)."""
+    return _server(data_dir)
+
+
+def restart(server):
+    """Restart the server with the options it was started with (a setting PostgreSQL reads only at start).
+    Connections open elsewhere are cut: for set-up before anything else connects."""
+    from pgserver._commands import pg_ctl
+
+    with _lock:
+        pg_ctl(["-w", "restart"], pgdata=server.pgdata, user=server.system_user)
+        server.ensure_postgres_running()  # reads the new postmaster's pid, so the last process out still stops it
+
+
 def _server(data_dir):
     with warnings.catch_warnings():
         # platformdirs warns when XDG_RUNTIME_DIR is unset (CI, containers); /tmp is the right fallback here.
