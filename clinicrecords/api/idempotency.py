@@ -6,7 +6,7 @@
   idempotency_key_conflict. A JSON body is compared as parsed, not as sent (`canonical_body`).
 - While the first request runs, it holds a transaction-scoped advisory lock on the key: a concurrent
   retry gets 409 idempotency_key_reused at once instead of waiting. The lock and the lookup of the stored
-  answer are one round trip (the database function `control.idempotency_claim`, migration c22).
+  answer are one round trip (the database function `control.idempotency_claim`, migration c23).
 - A success is stored in the request's own transaction, so the effect and its record commit together.
   A 4xx is stored in a transaction of its own once the request's transaction has ended (it was aborted and
   wrote nothing; storing it meanwhile would take a second pooled connection). It never replaces a stored
