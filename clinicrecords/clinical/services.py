@@ -15,6 +15,7 @@ from clinicrecords.clinical import representations, staff, terminology
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.db.prebuilt_reads import PrebuiltRead
 from clinicrecords.patients.services import is_visible_patient, visible
 from clinicrecords.review.interfaces import ISubmissionService
 
@@ -39,8 +40,9 @@ class ItemService:
         self.model = model
 
     def get(self, item_id):
-        """The item, or None when absent or its patient is restricted. Legacy allergy names have no id."""
-        return self.db.scalar(_GET[self.model], {"item_id": item_id})
+        """The item as a read-only row (its views render it or read its ids), or None when absent or its
+        patient is restricted. Legacy allergy names have no id."""
+        return _GET[self.model].first(self.db, item_id=item_id)
 
     def list(self, query, cursors):
         """A page of rows (not entities): the representations read columns only
@@ -127,8 +129,9 @@ def referral_of(db, referral_id):
 
 
 def _get_item(model):
-    statement = visible(select(model), model.patient_id).where(model.id == bindparam("item_id", type_=Uuid()))
-    return statement.where(Allergy.entry != "legacy_text") if model is Allergy else statement
+    statement = visible(select(*model.__table__.columns), model.patient_id).where(
+        model.id == bindparam("item_id", type_=Uuid()))
+    return PrebuiltRead(statement.where(Allergy.entry != "legacy_text") if model is Allergy else statement)
 
 
 MODELS = {"allergy": Allergy, "condition": Condition, "medication_statement": MedicationStatement,

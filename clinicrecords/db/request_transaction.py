@@ -19,6 +19,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from clinicrecords.db import joined
+from clinicrecords.db.prebuilt_reads import as_sqlalchemy_error
 
 _TRANSACTION_MANAGER = "clinicrecords.transaction_manager"
 _JOINED = "clinicrecords.joined"
@@ -116,5 +117,10 @@ def _commit_with(session, statements):
         texts.append("COMMIT")
     # Without parameters psycopg uses the simple query protocol, which runs several statements from one
     # message, and reads no placeholders into the bound values.
-    connection.exec_driver_sql("; ".join(texts), execution_options={"no_parameters": True})
+    message = "; ".join(texts)
+    driver = connection.connection.driver_connection
+    try:
+        driver.execute(message)
+    except connection.dialect.loaded_dbapi.Error as exc:
+        raise as_sqlalchemy_error(connection, driver, message, None, exc) from exc
     session.commit()  # after the COMMIT above the driver is idle: SQLAlchemy's commit sends nothing

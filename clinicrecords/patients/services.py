@@ -6,6 +6,7 @@ from sqlalchemy import Uuid, bindparam, select
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.db.prebuilt_reads import PrebuiltRead
 from clinicrecords.patients.models import Patient
 
 
@@ -21,13 +22,13 @@ def visible_patients():
 
 
 # Built once: every send runs it (building it showed in POST's profile).
-_VISIBLE_PATIENT = select(Patient.id).where(Patient.id == bindparam("patient_id", type_=Uuid()),
-                                            Patient.restricted.is_(False))
+_VISIBLE_PATIENT = PrebuiltRead(select(Patient.id).where(Patient.id == bindparam("patient_id", type_=Uuid()),
+                                                         Patient.restricted.is_(False)))
 
 
 def is_visible_patient(db, patient_id):
     """Whether the clinic has this patient and the API may see them (what a send naming a patient checks)."""
-    return db.scalar(_VISIBLE_PATIENT, {"patient_id": patient_id}) is not None
+    return _VISIBLE_PATIENT.first(db, patient_id=patient_id) is not None
 
 
 def patient_exists(db, patient_id):

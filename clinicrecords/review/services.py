@@ -18,6 +18,7 @@ from clinicrecords.api.problems import Problem
 from clinicrecords.api.render import iso
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now
+from clinicrecords.db.prebuilt_reads import PrebuiltRead
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events.services import emit
 from clinicrecords.patients.services import visible
@@ -201,11 +202,14 @@ class SubmissionService:
 
 
 # Built once: every send asks. A key without a workspace binds workspace_id NULL, which matches no row.
-_ENABLED_SETTINGS = select(AutoAcceptSetting).where(
+_ENABLED = (
     ((AutoAcceptSetting.sender_type == "key") & (AutoAcceptSetting.sender_id == bindparam("key_id", type_=Uuid())))
     | ((AutoAcceptSetting.sender_type == "workspace")
        & (AutoAcceptSetting.sender_id == bindparam("workspace_id", type_=Uuid()))),
     AutoAcceptSetting.kind == bindparam("kind", type_=String()), AutoAcceptSetting.enabled.is_(True))
+_ENABLED_SETTINGS = select(AutoAcceptSetting).where(*_ENABLED)
+# Off is the common case: a cheap read settles it without loading a setting as an entity.
+_ANY_ENABLED = PrebuiltRead(select(AutoAcceptSetting.id).where(*_ENABLED).limit(1))
 
 
 class AutoAcceptance:
@@ -224,8 +228,10 @@ class AutoAcceptance:
     def setting_for(self, identity, kind):
         """The setting that switches automatic acceptance on for this caller and kind, or None. The key's own
         setting wins over its workspace's; both are read in one statement (every send asks)."""
-        found = {setting.sender_type: setting for setting in self.db.scalars(_ENABLED_SETTINGS, {
-            "key_id": identity.id, "workspace_id": identity.workspace_id, "kind": kind})}
+        asked = {"key_id": identity.id, "workspace_id": identity.workspace_id, "kind": kind}
+        if _ANY_ENABLED.first(self.db, **asked) is None:
+            return None
+        found = {setting.sender_type: setting for setting in self.db.scalars(_ENABLED_SETTINGS, asked)}
         setting = found.get("key")
         if setting is None and "workspace" in found:
             setting = found["workspace"]
