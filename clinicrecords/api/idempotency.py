@@ -7,7 +7,8 @@
 - While the first request runs, it holds a transaction-scoped advisory lock on the key: a concurrent
   retry gets 409 idempotency_key_reused at once instead of waiting. The lock and the lookup of the stored
   answer are one round trip (the database function `control.idempotency_claim`, migration c23).
-- A success is stored in the request's own transaction, so the effect and its record commit together.
+- A success is stored in the request's own transaction, so the effect and its record commit together: the
+  record's upsert travels in the message that carries the COMMIT (`send_with_commit`).
   A 4xx is stored in a transaction of its own once the request's transaction has ended (it was aborted and
   wrote nothing; storing it meanwhile would take a second pooled connection). It never replaces a stored
   answer still within retention: a retry that ran in between keeps its own.
@@ -23,10 +24,14 @@ import re
 from pyramid.response import Response
 from sqlalchemy import (Boolean, LargeBinary, SmallInteger, String, Uuid, bindparam, column, delete, func, literal,
                         select)
+from psycopg.types.json import Jsonb
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import JSONB, insert
 
 from clinicrecords.api.models import IdempotencyRecord
 from clinicrecords.api.problems import Problem, invalid, problem_response
+from clinicrecords.db.prebuilt_reads import PrebuiltRead
+from clinicrecords.db.request_transaction import send_with_commit
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -130,8 +135,7 @@ def idempotency_deriver(view, info):
         if key is None:
             return view(context, request)
         owner_id = request.identity.owner_id
-        connection = request.db.connection()
-        claim = connection.execute(_CLAIM, {"owner_id": owner_id, "key": key}).one()
+        claim = _CLAIM.first(request.db, owner_id=owner_id, key=key)
         if not claim.claimed:
             raise Problem("idempotency_key_reused", "A request with this Idempotency-Key is still running; "
                           "retry when it has finished.")
@@ -153,7 +157,7 @@ def idempotency_deriver(view, info):
                     _record_values(owner_id, key, digest, problem_response(request, problem)))
             raise
         if response.status_int < 500:
-            _upsert(connection, _record_values(owner_id, key, digest, response))
+            _record_with_commit(request.db, _record_values(owner_id, key, digest, response))
         return response
 
     return idempotent_view
@@ -165,10 +169,10 @@ idempotency_deriver.options = ("idempotency", "idempotent_replay_field")
 # Built once: every write with an Idempotency-Key runs these (constructing them showed in POST's profile).
 # One statement, not a lock then a SELECT: the function's lookup is a statement of its own inside it, so its
 # snapshot is taken after the lock is held and a first request committing in between is not missed.
-_CLAIM = select(*func.control.idempotency_claim(
+_CLAIM = PrebuiltRead(select(*func.control.idempotency_claim(
     bindparam("owner_id", type_=Uuid()), bindparam("key", type_=String()), literal(RETENTION)).table_valued(
     column("claimed", Boolean()), column("fingerprint", LargeBinary()), column("status", SmallInteger()),
-    column("headers", JSONB()), column("body", LargeBinary())).columns)
+    column("headers", JSONB()), column("body", LargeBinary())).columns), tenant=False)
 _INSERT = insert(IdempotencyRecord).values(created_at=func.now())
 _REPLACED = {name: _INSERT.excluded[name] for name in ("fingerprint", "status", "headers", "body", "created_at")}
 _UPSERT = _INSERT.on_conflict_do_update(index_elements=[IdempotencyRecord.owner_id, IdempotencyRecord.key],
@@ -178,9 +182,14 @@ _INSERT_UNLESS_KEPT = _INSERT.on_conflict_do_update(
     where=IdempotencyRecord.created_at <= func.now() - RETENTION)
 
 
-def _upsert(connection, values):
-    """Insert, or replace an expired record with the same key."""
-    connection.execute(_UPSERT, values)
+_UPSERT_TEXT = _UPSERT.compile(dialect=postgresql.psycopg.dialect(), column_keys=[
+    "owner_id", "key", "fingerprint", "status", "headers", "body"]).string
+
+
+def _record_with_commit(session, values):
+    """Insert, or replace an expired record with the same key, in the message that carries the request's
+    COMMIT (one round trip less): the answer is stored with everything the request wrote, or neither is."""
+    send_with_commit(session, _UPSERT_TEXT, {**values, "headers": Jsonb(values["headers"])})
 
 
 def refusals_apart_tween_factory(handler, registry):

@@ -78,12 +78,12 @@ def test_a_key_held_by_another_transaction_is_not_claimed(engine):
         holder.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:name, 0))"),
                        {"name": f"idempotency:{owner_id}:{key}"})
         with engine.connect() as other, other.begin():
-            claim = other.execute(_CLAIM, {"owner_id": owner_id, "key": key}).one()
+            claim = other.execute(_CLAIM.statement, {"owner_id": owner_id, "key": key}).one()
     assert not claim.claimed and claim.status is None
 
 
 @pytest.mark.commits
 def test_a_free_key_without_an_answer_is_claimed_with_none(engine):
     with engine.connect() as connection, connection.begin():
-        claim = connection.execute(_CLAIM, {"owner_id": uuid.uuid4(), "key": "free"}).one()
+        claim = connection.execute(_CLAIM.statement, {"owner_id": uuid.uuid4(), "key": "free"}).one()
     assert claim.claimed and claim.fingerprint is None and claim.status is None
