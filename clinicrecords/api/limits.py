@@ -85,8 +85,9 @@ class LimitedExecutionPolicy:
                 log_request(request, response.status_int, started)
         else:
             response = self.inner(environ, router)
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
+        present = {name.lower() for name, _ in response.headerlist}  # one pass, not one per header
+        response.headerlist.extend((name, value) for name, value in SECURITY_HEADERS.items()
+                                   if name.lower() not in present)
         return response
 
 
