@@ -30,7 +30,7 @@ from sqlalchemy.dialects.postgresql import JSONB, insert
 
 from clinicrecords.api.models import IdempotencyRecord
 from clinicrecords.api.problems import Problem, invalid, problem_response
-from clinicrecords.db.prebuilt_reads import PrebuiltRead
+from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.db.request_transaction import send_with_commit
 
 HEADER = "Idempotency-Key"
@@ -169,7 +169,7 @@ idempotency_deriver.options = ("idempotency", "idempotent_replay_field")
 # Built once: every write with an Idempotency-Key runs these (constructing them showed in POST's profile).
 # One statement, not a lock then a SELECT: the function's lookup is a statement of its own inside it, so its
 # snapshot is taken after the lock is held and a first request committing in between is not missed.
-_CLAIM = PrebuiltRead(select(*func.control.idempotency_claim(
+_CLAIM = Prebuilt(select(*func.control.idempotency_claim(
     bindparam("owner_id", type_=Uuid()), bindparam("key", type_=String()), literal(RETENTION)).table_valued(
     column("claimed", Boolean()), column("fingerprint", LargeBinary()), column("status", SmallInteger()),
     column("headers", JSONB()), column("body", LargeBinary())).columns), tenant=False)

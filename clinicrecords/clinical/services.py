@@ -15,7 +15,7 @@ from clinicrecords.clinical import representations, staff, terminology
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.clinics.interfaces import clinic_scope
-from clinicrecords.db.prebuilt_reads import PrebuiltRead
+from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.patients.services import is_visible_patient, visible
 from clinicrecords.review.interfaces import ISubmissionService
 
@@ -131,7 +131,7 @@ def referral_of(db, referral_id):
 def _get_item(model):
     statement = visible(select(*model.__table__.columns), model.patient_id).where(
         model.id == bindparam("item_id", type_=Uuid()))
-    return PrebuiltRead(statement.where(Allergy.entry != "legacy_text") if model is Allergy else statement)
+    return Prebuilt(statement.where(Allergy.entry != "legacy_text") if model is Allergy else statement)
 
 
 MODELS = {"allergy": Allergy, "condition": Condition, "medication_statement": MedicationStatement,

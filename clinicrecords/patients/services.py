@@ -6,7 +6,7 @@ from sqlalchemy import Uuid, bindparam, select
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.clinics.interfaces import clinic_scope
-from clinicrecords.db.prebuilt_reads import PrebuiltRead
+from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.patients.models import Patient
 
 
@@ -22,7 +22,7 @@ def visible_patients():
 
 
 # Built once: every send runs it (building it showed in POST's profile).
-_VISIBLE_PATIENT = PrebuiltRead(select(Patient.id).where(Patient.id == bindparam("patient_id", type_=Uuid()),
+_VISIBLE_PATIENT = Prebuilt(select(Patient.id).where(Patient.id == bindparam("patient_id", type_=Uuid()),
                                                          Patient.restricted.is_(False)))
 
 

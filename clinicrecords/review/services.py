@@ -4,6 +4,7 @@ API callers send (`submit`), follow and withdraw their own submissions; clinic s
 clinic's own screens) accept, decline, review automatically accepted items and switch automatic acceptance.
 """
 
+import collections
 import datetime
 import hashlib
 import json
@@ -18,7 +19,7 @@ from clinicrecords.api.problems import Problem
 from clinicrecords.api.render import iso
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now
-from clinicrecords.db.prebuilt_reads import PrebuiltRead
+from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events.services import emit
 from clinicrecords.patients.services import visible
@@ -115,7 +116,14 @@ _BY_REFERENCE = select(Submission).where(Submission.sender_owner_id == bindparam
                                          Submission.client_reference == bindparam("client_reference", type_=String()))
 
 
-_INSERT_SUBMISSION = insert(Submission.__table__).returning(Submission.__table__.c.submitted_at)
+_SENT_COLUMNS = (
+    "id", "patient_id", "resource_type", "action", "review_status", "target_id", "accepted_automatically", "source",
+    "decided_at", "decision_reason", "decided_by_staff_id", "result_record_id", "client_reference",
+    "origin_assistant_name", "payload", "content_hash", "api_key_id", "workspace_id", "sender_owner_id")
+_INSERT_SUBMISSION = Prebuilt(insert(Submission.__table__).returning(Submission.__table__.c.submitted_at),
+                              column_keys=_SENT_COLUMNS, json=("payload",))
+# What a send answers when nothing decides it at once (the common case): the row as written, no entity.
+SentSubmission = collections.namedtuple("SentSubmission", _SENT_COLUMNS + ("submitted_at",))
 
 
 class SubmissionService:
@@ -147,25 +155,26 @@ class SubmissionService:
                                   errors=[{"pointer": "/client_reference",
                                            "message": "Already used for different content."}])
                 return existing
-        submission = self._insert(dict(
+        values = dict(
             id=uuid.uuid4(), patient_id=patient_id, resource_type=resource_type, action=action,
             review_status="pending", target_id=target_id, accepted_automatically=False, source="api",
             decided_at=None, decision_reason=None, decided_by_staff_id=None, result_record_id=None,
             client_reference=client_reference, origin_assistant_name=origin_assistant_name, payload=payload,
             content_hash=digest, api_key_id=identity.id, workspace_id=identity.workspace_id,
             sender_owner_id=identity.owner_id,
-        ))
-        if AutoAcceptance(self.db, self.registry, self.clinic).consider(submission, identity):
-            self.db.refresh(submission)
-        return submission
-
-    def _insert(self, values):
-        """One prebuilt INSERT that reads back submitted_at, instead of the unit of work's flush of one new
-        object; the submission then joins the session as if loaded, so a decision updates it as before."""
-        values["submitted_at"] = self.db.execute(_INSERT_SUBMISSION, values).scalar_one()
+        )
+        # One prebuilt INSERT that reads back submitted_at, instead of the unit of work's flush of a new object.
+        values["submitted_at"] = _INSERT_SUBMISSION.first(self.db, **values).submitted_at
+        acceptance = AutoAcceptance(self.db, self.registry, self.clinic)
+        setting = acceptance.setting_in_force(action, resource_type, identity)
+        if setting is None:
+            return SentSubmission(**values)
+        # A decision updates the submission through the ORM: it joins the session as if loaded.
         submission = Submission(**values)
         make_transient_to_detached(submission)
         self.db.add(submission)
+        if acceptance.consider(submission, setting):
+            self.db.refresh(submission)
         return submission
 
     def _by_reference(self, owner_id, client_reference):
@@ -209,7 +218,7 @@ _ENABLED = (
     AutoAcceptSetting.kind == bindparam("kind", type_=String()), AutoAcceptSetting.enabled.is_(True))
 _ENABLED_SETTINGS = select(AutoAcceptSetting).where(*_ENABLED)
 # Off is the common case: a cheap read settles it without loading a setting as an entity.
-_ANY_ENABLED = PrebuiltRead(select(AutoAcceptSetting.id).where(*_ENABLED).limit(1))
+_ANY_ENABLED = Prebuilt(select(AutoAcceptSetting.id).where(*_ENABLED).limit(1))
 
 
 class AutoAcceptance:
@@ -241,12 +250,16 @@ class AutoAcceptance:
                 return None  # a key created (or rolled) after it was switched on starts with it off
         return setting
 
-    def consider(self, submission, identity):
-        if submission.action in NEVER_AUTOMATIC_ACTIONS:
-            return
-        setting = self.setting_for(identity, submission.resource_type)
-        if setting is None or setting.paused_at is not None:
-            return
+    def setting_in_force(self, action, kind, identity):
+        """The setting that may accept this send automatically (switched on, not paused), or None."""
+        if action in NEVER_AUTOMATIC_ACTIONS:
+            return None
+        setting = self.setting_for(identity, kind)
+        return None if setting is None or setting.paused_at is not None else setting
+
+    def consider(self, submission, setting):
+        """Accept the submission automatically under `setting` (in force), unless it duplicates a record or
+        the sender's volume is unusual (which pauses the setting). True when it was accepted."""
         decisions = Decisions(self.db, self.registry, self.clinic.id)
         if decisions.kind(submission.resource_type).duplicate_of(self.db, submission) is not None:
             return

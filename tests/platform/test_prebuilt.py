@@ -3,16 +3,17 @@
 import uuid
 
 import pytest
-from sqlalchemy import Numeric, bindparam, cast, literal, select
+from sqlalchemy import Numeric, bindparam, cast, insert, literal, select
 from sqlalchemy.exc import DataError, DBAPIError
 from sqlalchemy.types import Uuid
 
-from clinicrecords.db.prebuilt_reads import PrebuiltRead
+from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.patients.models import Patient
+from clinicrecords.review.models import Submission
 from tests.common.clinical import add_patient
 
-_PATIENT = PrebuiltRead(select(Patient.id, Patient.family_name).where(
+_PATIENT = Prebuilt(select(Patient.id, Patient.family_name).where(
     Patient.id == bindparam("patient_id", type_=Uuid())))
 
 
@@ -36,19 +37,26 @@ def test_a_tenant_read_on_a_session_bound_to_no_clinic_is_refused(world):
 
 
 def test_a_control_read_needs_no_clinic(world):
-    read = PrebuiltRead(select(literal(1).label("one")), tenant=False)
+    read = Prebuilt(select(literal(1).label("one")), tenant=False)
     with world.db() as db:
         assert read.first(db).one == 1
 
 
-def test_a_column_that_needs_result_processing_is_refused_when_the_read_is_built():
+def test_a_value_that_needs_sqlalchemys_processing_is_refused_when_the_statement_is_built():
     # Numeric(asdecimal=False) converts the driver's Decimal to float: the driver alone would answer otherwise.
-    with pytest.raises(TypeError, match="result processing"):
-        PrebuiltRead(select(cast(literal(1), Numeric(asdecimal=False)).label("amount")), tenant=False)
+    with pytest.raises(TypeError, match="need SQLAlchemy's processing"):
+        Prebuilt(select(cast(literal(1), Numeric(asdecimal=False)).label("amount")), tenant=False)
 
 
 def test_a_driver_error_is_raised_as_sqlalchemys(world):
-    read = PrebuiltRead(select(cast(bindparam("text"), Uuid()).label("id")), tenant=False)
+    read = Prebuilt(select(cast(bindparam("text"), Uuid()).label("id")), tenant=False)
     with world.db() as db, pytest.raises(DataError) as raised:
         read.first(db, text="not a uuid")
     assert isinstance(raised.value, DBAPIError) and raised.value.orig.sqlstate == "22P02"
+
+
+def test_a_json_parameter_is_refused_unless_named_to_be_wrapped_for_the_driver():
+    statement = insert(Submission.__table__).returning(Submission.__table__.c.submitted_at)
+    with pytest.raises(TypeError, match="payload"):
+        Prebuilt(statement, column_keys=["id", "payload"])
+    assert Prebuilt(statement, column_keys=["id", "payload"], json=["payload"]).row._fields == ("submitted_at",)
