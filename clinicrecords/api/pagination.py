@@ -3,12 +3,14 @@ and, where a list has it, `updated_since`. Keyset pagination over (sort key, id)
 per page however deep, stable under inserts.
 """
 
+import itertools
 from dataclasses import dataclass
 
 from marshmallow import fields, validate
-from sqlalchemy import tuple_
+from sqlalchemy import Integer, bindparam, tuple_
 
 from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.db.prebuilt import Prebuilt
 
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
@@ -50,7 +52,8 @@ def list_cursors(request):
 
 
 def keyset_page(cursors, db, statement, sort_columns, query, rows=False):
-    """One page of `statement` (a select of one entity) ordered by `sort_columns`, the last one unique.
+    """One page of `statement` (a select of one entity) ordered by `sort_columns`, the last one unique; or
+    of a `PrebuiltPages`'s statement for this request (`bound(filters)`: rows, on the driver).
 
     The cursor carries the sort values of the page's last item, signed for this list and caller. With
     `rows=True` the statement selects columns and the items are rows (attribute access like an entity,
@@ -58,18 +61,59 @@ def keyset_page(cursors, db, statement, sort_columns, query, rows=False):
     `cursors` is the list's ListCursors (`list_cursors(request)` in a view or a service factory).
     """
     signer, scope = cursors.signer, cursors.scope
-    if query.get("starting_after"):
-        position = signer.verify(query["starting_after"], scope)
-        statement = statement.where(tuple_(*sort_columns) > tuple_(*position))
+    position = signer.verify(query["starting_after"], scope) if query.get("starting_after") else None
     limit = query["limit"]
-    statement = statement.order_by(*sort_columns).limit(limit + 1)
-    items = db.execute(statement).all() if rows else db.scalars(statement).all()
+    if isinstance(statement, BoundPages):
+        items = statement.fetch(db, position, limit + 1)
+    else:
+        if position is not None:
+            statement = statement.where(tuple_(*sort_columns) > tuple_(*position))
+        statement = statement.order_by(*sort_columns).limit(limit + 1)
+        items = db.execute(statement).all() if rows else db.scalars(statement).all()
     has_more = len(items) > limit
     items = items[:limit]
     next_cursor = None
     if has_more:
         next_cursor = signer.sign(scope, [getattr(items[-1], column.key) for column in sort_columns])
     return Page(items, has_more, next_cursor)
+
+
+class PrebuiltPages:
+    """A hot list's page statements built once, as `Prebuilt` rows, for every combination of its optional
+    filters and of a cursor; `keyset_page` runs the one a request needs when given `bound(filters)`.
+
+    `filters` maps a query field to (column, comparison): the value is always a bind parameter, never part of
+    the built statement, so one request's values cannot reach another's."""
+
+    def __init__(self, statement, sort_columns, filters):
+        self._variants = {}
+        for chosen in itertools.chain.from_iterable(
+                itertools.combinations(filters, size) for size in range(len(filters) + 1)):
+            for after in (False, True):
+                variant = statement
+                for name in chosen:
+                    column, compare = filters[name]
+                    variant = variant.where(compare(column, bindparam(name, type_=column.type)))
+                if after:
+                    variant = variant.where(tuple_(*sort_columns) > tuple_(*(
+                        bindparam(f"after_{index}", type_=column.type) for index, column in enumerate(sort_columns))))
+                variant = variant.order_by(*sort_columns).limit(bindparam("page_size", type_=Integer()))
+                self._variants[frozenset(chosen), after] = Prebuilt(variant)
+
+    def bound(self, filters):
+        """This request's pages: `filters` the values of the query fields it gives (absent ones left out)."""
+        return BoundPages(self, {name: value for name, value in filters.items() if value is not None})
+
+
+@dataclass(frozen=True)
+class BoundPages:
+    pages: PrebuiltPages
+    filters: dict
+
+    def fetch(self, db, position, size):
+        after = {f"after_{index}": value for index, value in enumerate(position or ())}
+        statement = self.pages._variants[frozenset(self.filters), position is not None]
+        return statement.all(db, **self.filters, **after, page_size=size)
 
 
 def envelope(page, render):

@@ -5,11 +5,12 @@ and a send naming the patient is refused like one naming no patient (docs/decisi
 """
 
 import datetime
+import operator
 import uuid
 
 from sqlalchemy import Uuid, bindparam, select
 
-from clinicrecords.api.pagination import keyset_page
+from clinicrecords.api.pagination import PrebuiltPages, keyset_page
 from clinicrecords.api.problems import invalid
 from clinicrecords.clinical import representations, staff, terminology
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
@@ -47,13 +48,9 @@ class ItemService:
     def list(self, query, cursors):
         """A page of rows (not entities): the representations read columns only
         (tests/clinical/test_rows_render_alike.py proves plain and FHIR identical)."""
-        statement = _VISIBLE_ROWS[self.model]
-        if query.get("patient_id"):
-            statement = statement.where(self.model.patient_id == query["patient_id"])
-        if query.get("updated_since"):
-            statement = statement.where(self.model.updated_at >= query["updated_since"])
-        return keyset_page(cursors, self.db, statement, (self.model.created_at, self.model.id), query,
-                           rows=True)
+        pages = _PAGES[self.model].bound({"patient_id": query.get("patient_id"),
+                                           "updated_since": query.get("updated_since")})
+        return keyset_page(cursors, self.db, pages, (self.model.created_at, self.model.id), query, rows=True)
 
 
 class ProposalService:
@@ -140,7 +137,11 @@ MODELS = {"allergy": Allergy, "condition": Condition, "medication_statement": Me
 
 # Built once: constructing these showed in the profile of every read.
 _GET = {model: _get_item(model) for model in MODELS.values()}
-_VISIBLE_ROWS = {model: visible(select(*model.__table__.columns), model.patient_id) for model in MODELS.values()}
+_PAGES = {model: PrebuiltPages(visible(select(*model.__table__.columns), model.patient_id),
+                                (model.created_at, model.id),
+                                {"patient_id": (model.patient_id, operator.eq),
+                                 "updated_since": (model.updated_at, operator.ge)})
+          for model in MODELS.values()}
 
 
 def item_service_factory(resource_type):

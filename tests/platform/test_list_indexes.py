@@ -36,7 +36,7 @@ ALWAYS_FILTERED_BY = {
 # Call sites whose sort columns name `self`: what `self` stands for, one value per listed model.
 SELF_STANDS_FOR = {
     "clinicrecords.clinical.services": [types.SimpleNamespace(model=model)
-                                        for model in clinical_services._VISIBLE_ROWS],
+                                        for model in clinical_services.MODELS.values()],
 }
 
 
