@@ -14,6 +14,10 @@ exactly what SQLAlchemy would have: returned columns that need none (psycopg its
 date, bytes and, with the loaders SQLAlchemy set on the connection, decoded JSON), and parameters that need
 none but booleans and the JSON ones named in `json=` (wrapped in psycopg's `Jsonb` here). The constructor
 refuses any other.
+
+Build one once, at import: a value written into the statement (`Allergy.entry != "legacy_text"`) is compiled
+with it and sent on every execution, so request values must only ever be bind parameters left empty
+(`bindparam("item_id")`), given to `first` or `all`.
 """
 
 import collections
