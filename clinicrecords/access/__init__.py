@@ -5,7 +5,7 @@ from pyramid.events import ContextFound
 from clinicrecords.access.gate import add_gate_check, gate_where_traversal_stopped, key_gate
 from clinicrecords.access.identity import record_last_use
 from clinicrecords.access.keycache import DEFAULT_SIZE, KeyCache
-from clinicrecords.access.permissions import ALL_PERMISSIONS
+from clinicrecords.access.permissions import PERMISSION_DESCRIPTIONS
 from clinicrecords.clinics.interfaces import IReach
 from clinicrecords.access.permission_map import look_refusal
 from clinicrecords.access.ratelimit import make_limiter, rate_limit_check
@@ -41,4 +41,4 @@ def includeme(config):
     config.add_api_resource("me", Me)
     config.add_api_resource("connections", Connections)
     config.scan(".views")
-    config.add_permission_names(ALL_PERMISSIONS)
+    config.add_permission_names(PERMISSION_DESCRIPTIONS)

@@ -6,10 +6,12 @@ from clinicrecords.access.permissions import (
     ALL_PERMISSIONS,
     EVENTS_FEED,
     KEY_HOLDER,
+    PERMISSION_DESCRIPTIONS,
     PSEUDO_PERMISSIONS,
     TEST_HELPERS,
     DerivedPermission,
     Permission,
+    describe_permission,
     parse_scopes,
     refusal_name,
 )
@@ -35,6 +37,6 @@ from clinicrecords.access.keys import masked  # noqa: E402
 from clinicrecords.access.models import PLANS  # noqa: E402
 from clinicrecords.access.usage import IUsageService  # noqa: E402
 
-__all__ = ["ALL_PERMISSIONS", "EVENTS_FEED", "KEY_HOLDER", "PSEUDO_PERMISSIONS", "TEST_HELPERS", "DerivedPermission",
-           "ILiveKeyGate", "ISandboxSeed", "IUsageService", "PLANS", "Permission", "masked", "parse_scopes",
-           "refusal_name"]
+__all__ = ["ALL_PERMISSIONS", "EVENTS_FEED", "KEY_HOLDER", "PERMISSION_DESCRIPTIONS", "PSEUDO_PERMISSIONS",
+           "TEST_HELPERS", "DerivedPermission", "ILiveKeyGate", "ISandboxSeed", "IUsageService", "PLANS", "Permission",
+           "describe_permission", "masked", "parse_scopes", "refusal_name"]

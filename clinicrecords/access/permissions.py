@@ -36,6 +36,44 @@ class Permission(StrEnum):
 
 ALL_PERMISSIONS = frozenset(p.value for p in Permission)
 
+# What each permission lets the software do, in the words clinic staff read when they decide (the console's
+# connection pages), partners read when they ask (the portal) and the reference shows (the OpenAPI document).
+PERMISSION_DESCRIPTIONS = {
+    Permission.AllergiesRead: "See the allergies on patients' charts",
+    Permission.AllergiesWrite: "Send allergies, which a clinician reviews before they reach a chart",
+    Permission.AppointmentsRead: "See clinicians' free slots and the appointments booked",
+    Permission.AppointmentsWrite: "Book appointments, and cancel the ones it booked",
+    Permission.CareProvidersRead: "See patients' outside care providers (their other doctors and carers)",
+    Permission.CareProvidersWrite: "Add outside care providers, and change or remove the ones it added",
+    Permission.ConditionsRead: "See the conditions (diagnoses) on patients' charts",
+    Permission.ConditionsWrite: "Send conditions, which a clinician reviews before they reach a chart",
+    Permission.CoverageRead: "See patients' insurance coverage",
+    Permission.CoverageWrite: "Add and change patients' insurance coverage",
+    Permission.DispensingRead: "See dispensing flags of the patients enrolled with it",
+    Permission.EncountersRead: "See visits (type, dates, reason, clinician), never notes or billing",
+    Permission.EncountersWrite: "Open draft visits and change the ones it opened; it never signs, orders or bills",
+    Permission.InsuranceRemittancesWrite: "Send payment advices, as the insurer this clinic linked to it",
+    Permission.InventoryAvailabilityRead: "See whether stock is in, low or out (bands, never quantities)",
+    Permission.InventoryItemsRead: "See the clinic's inventory items",
+    Permission.InventoryStockRead: "See exact stock quantities",
+    Permission.InventoryStockWrite: "Record stock movements and till counts, and delete unused items",
+    Permission.ListingAvailabilityRead: "Search the medicines a listed pharmacy has, as bands",
+    Permission.ListingProfileRead: "See a listed pharmacy's public profile",
+    Permission.MedicationsRead: "See reported medicines and prescriptions",
+    Permission.MedicationsWrite: "Send reported medicines, which a clinician reviews before they reach a chart",
+    Permission.PatientsRead: "See patients' details: names, birth dates and contact details",
+    Permission.PatientsWrite: "Add patients and change their details",
+    Permission.PayersRead: "See the insurers the clinic works with",
+    Permission.ProvidersRead: "See the clinic's clinicians: names, roles, specialties and licences",
+    Permission.ReferralsRead: "See referrals",
+    Permission.ReferralsWrite: "Send referrals, which a clinician reviews before they reach a chart",
+}
+
+
+def describe_permission(permission):
+    """The permission in plain words (a code it does not know stays as it is)."""
+    return PERMISSION_DESCRIPTIONS.get(permission, str(permission))
+
 
 class DerivedPermission(StrEnum):
     """Not grantable: a resource's ACL derives them from granted permissions (never in a key's scopes)."""

@@ -2,6 +2,7 @@
 
 from marshmallow import Schema, fields, validate
 
+from clinicrecords.access.permissions import PERMISSION_DESCRIPTIONS
 from clinicrecords.api.render import iso
 
 
@@ -74,6 +75,8 @@ class ConnectionOut(Schema):
     display_name = fields.String()
     kind = fields.String(validate=validate.OneOf(("clinic", "pharmacy")))
     sandbox = fields.Boolean()
-    scopes = fields.List(fields.String())
+    scopes = fields.List(fields.String(validate=validate.OneOf(sorted(PERMISSION_DESCRIPTIONS))), metadata={
+        "description": "The permissions the clinic granted this key, each of:\n\n" + "\n".join(
+            f"- `{name}`: {text}" for name, text in sorted(PERMISSION_DESCRIPTIONS.items()))})
     connected_at = fields.DateTime(allow_none=True)
     expires_at = fields.DateTime(allow_none=True)

@@ -11,7 +11,7 @@ from clinicrecords.api.problem_codes import CODES, problem_type
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
 from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
 from clinicrecords.api.openapi import version
-from clinicrecords.api.permission_names import grantable_permissions
+from clinicrecords.api.permission_names import grantable_permissions, permission_descriptions
 from clinicrecords.api.render import json_bytes
 from clinicrecords.api.representations import FHIR_JSON, JSON
 from clinicrecords.api.routes import operations
@@ -194,12 +194,23 @@ def error_code_table():
     return "\n".join(["| Status | Code | Meaning |", "| - | - | - |", *rows])
 
 
-def introduction():
+def permission_table(registry):
+    """Markdown: each permission a clinic can grant and what it allows, from the descriptions access registers
+    (the same words the clinic console and the developer portal show)."""
+    rows = [f"| `{name}` | {text} |" for name, text in permission_descriptions(registry).items()]
+    return "\n".join(["| Permission | What it allows |", "| - | - |", *rows])
+
+
+def introduction(registry):
     return "\n\n".join([
         "Server-to-server JSON REST API to a clinic's own records. Every request carries `Authorization: "
         "Bearer <API_KEY>`; failures are application/problem+json with a stable `code`, listed in the table "
         "below (and as `x-error-codes` in this document). Each operation lists the codes it can answer.",
         "## Trying it with curl", CURL_SETUP,
+        "## Permissions",
+        "A clinic grants an organization some of these permissions when it connects it (`GET /v1/connections` "
+        "lists them per clinic); each operation names the one it needs (`x-permission`).",
+        permission_table(registry),
         "## Error codes", error_code_table(),
     ])
 
@@ -210,7 +221,7 @@ class _Builder:
         self.plugin = MarshmallowPlugin(schema_name_resolver=_name_resolver())
         self.spec = APISpec(
             title="Clinic Records API", version=version(), openapi_version="3.1.0", plugins=[self.plugin],
-            info={"description": introduction()},
+            info={"description": introduction(registry)},
             security=[{BEARER: []}],
         )
         self.plugin.converter.add_attribute_function(_exclusive_bounds)
@@ -304,8 +315,12 @@ class _Builder:
             "parameters": self._parameters(operation),
             "responses": {status: success, **_problem_responses(error_codes(operation, self.registry))},
         }
-        if doc.get("description"):
-            result["description"] = doc["description"]
+        description = [doc["description"]] if doc.get("description") else []
+        if not operation.public and operation.permission in grantable_permissions(self.registry):
+            text = permission_descriptions(self.registry)[str(operation.permission)]
+            description.append(f"Needs the permission `{operation.permission}`: {text[:1].lower()}{text[1:]}.")
+        if description:
+            result["description"] = "\n\n".join(description)
         if doc.get("clinic_key_only"):
             # Only a clinic's own key may call it (organization and test keys get 404): its example is for a
             # clinic's own data, not a sandbox.

@@ -1,19 +1,26 @@
-"""The permissions a clinic can grant, registered by the context that defines them.
+"""The permissions a clinic can grant, registered by the context that defines them, each with its
+description in plain words.
 
 The platform defines no permission: the access context registers them (`config.add_permission_names`), so
-the OpenAPI builder can tell a grantable permission from a pseudo one. (What a 403 names is the access
-context's own: its security policy names the missing permission on the refusal.)
+the OpenAPI builder can tell a grantable permission from a pseudo one and say what each one allows. (What a
+403 names is the access context's own: its security policy names the missing permission on the refusal.)
 """
 
 REGISTRY_KEY = "api.permission_names"
 
 
-def add_permission_names(config, grantable):
-    config.registry[REGISTRY_KEY] = frozenset(grantable)
+def add_permission_names(config, descriptions):
+    """`descriptions`: every grantable permission → what it allows, in plain words."""
+    config.registry[REGISTRY_KEY] = {str(name): text for name, text in descriptions.items()}
 
 
 def grantable_permissions(registry):
-    return registry.get(REGISTRY_KEY) or frozenset()
+    return frozenset(registry.get(REGISTRY_KEY) or ())
+
+
+def permission_descriptions(registry):
+    """Every grantable permission → its description, sorted by name."""
+    return dict(sorted((registry.get(REGISTRY_KEY) or {}).items()))
 
 
 def includeme(config):

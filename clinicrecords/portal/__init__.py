@@ -4,6 +4,8 @@ request log) and the clinic console of clinics' staff (staff, review queue, who 
 automatic acceptance, connections, webhooks). A separate surface of the same application with its own security
 policy; see docs/portal.md. Each area is a sub-package whose name is its URL's first part."""
 
+from clinicrecords.access.interfaces import describe_permission
+
 AREAS = (
     ".accounts",
     ".workspaces",
@@ -26,5 +28,7 @@ AREAS = (
 
 def includeme(config):
     config.include(".web")
+    # Both faces name permissions (asking, deciding, the connections tables) in the words the API's reference uses.
+    config.add_template_filter("permission_words", describe_permission)
     for area in AREAS:
         config.include(area)

@@ -2,6 +2,8 @@
 its route, server-rendered pages (pyramid_jinja2, autoescaped), server-side sessions and their security
 policy, CSRF, security headers, HTML error pages, form helpers and the audit trail."""
 
+from pyramid_jinja2 import EXTRAS_CONFIG_PHASE
+
 from clinicrecords.portal.surface import SurfacePredicate, portal_prefix, request_surface
 from clinicrecords.portal.web.audit import portal_audit_factory
 from clinicrecords.portal.web.csrf import CSRFGuard, csrf_deriver
@@ -24,6 +26,14 @@ def csrf_token(request):
     return request.registry["portal.csrf"].token(request)
 
 
+def add_template_filter(config, name, function):
+    """`{{ value | name }}` in every portal template (once the templates' environment exists)."""
+    def register():
+        config.get_jinja2_environment().filters[name] = function
+
+    config.action(("portal.template_filter", name), register, order=EXTRAS_CONFIG_PHASE)
+
+
 def includeme(config):
     settings = config.get_settings()
     prefix = portal_prefix(settings)
@@ -31,6 +41,7 @@ def includeme(config):
     config.registry["portal.children"] = {"static": Static}
     config.registry["portal.principal_finders"] = []
     config.add_directive("add_portal_child", add_portal_child)
+    config.add_directive("add_template_filter", add_template_filter)
     config.add_request_method(request_surface, "surface", reify=True)
     config.add_request_method(portal_url, "portal_url")
     config.add_request_method(csrf_token, "csrf_token", reify=True)
