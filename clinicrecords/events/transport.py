@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from clinicrecords.errors import InvalidInput
+from clinicrecords.events import failures
 
 MAX_URL_LENGTH = 2000
 # The start of a receiver's answer kept for the deliveries log and a test event's result.
@@ -61,7 +62,7 @@ def check_url(url, allow_private=False, require_https=True):
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise AddressRefused(f"not a valid URL: {exc}") from None
+        raise AddressRefused(failures.bad_url(exc)) from None
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise AddressRefused("the URL must be http(s)://host/...")
     if parts.scheme == "http" and require_https:
@@ -72,7 +73,7 @@ def check_url(url, allow_private=False, require_https=True):
     try:
         infos = socket.getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise AddressRefused(f"the host {parts.hostname!r} does not resolve: {exc}") from None
+        raise AddressRefused(failures.name_not_found(parts.hostname, exc)) from None
     addresses = [info[4][0] for info in infos]
     if parts.scheme == "http" and not all(_is_loopback(a) for a in addresses):
         raise AddressRefused("plain http is accepted only to a loopback address (development); use https")
@@ -139,15 +140,15 @@ def post(url, body, headers, timeout, allow_private=False, require_https=True):
         raw = response.read(65536)
         status = response.status
     except TimeoutError:
-        return Result(False, None, f"no answer within {timeout:g} s", time.monotonic() - started)
+        return Result(False, None, failures.no_answer(timeout), time.monotonic() - started)
     except (OSError, http.client.HTTPException) as exc:
         if fired.is_set():
-            return Result(False, None, f"no answer within {timeout:g} s", time.monotonic() - started)
-        return Result(False, None, f"{type(exc).__name__}: {exc}"[:500], time.monotonic() - started)
+            return Result(False, None, failures.no_answer(timeout), time.monotonic() - started)
+        return Result(False, None, failures.connection_failed(exc, host, port), time.monotonic() - started)
     finally:
         deadline.cancel()
         connection.close()
     if fired.is_set():  # a cut answer reads as complete to http.client: it is a failure, whatever its status
-        return Result(False, None, f"no answer within {timeout:g} s", time.monotonic() - started)
-    error = None if 200 <= status < 300 else f"HTTP {status}"
+        return Result(False, None, failures.no_answer(timeout), time.monotonic() - started)
+    error = None if 200 <= status < 300 else failures.http_status(status)
     return Result(200 <= status < 300, status, error, time.monotonic() - started, _body_start(raw))

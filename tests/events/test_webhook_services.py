@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import func, select
 from standardwebhooks.webhooks import Webhook
 
-from clinicrecords.events import delivery, replays
+from clinicrecords.events import delivery, failures, replays
 from clinicrecords.events.interfaces import (EndpointNotFound, IWebhookDeliveries, IWebhookEndpoints, IWebhookTester,
                                                Owner, WebhookError)
 from clinicrecords.events.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
@@ -152,7 +152,7 @@ def test_an_answer_that_is_not_text_is_stored_readable(world, make_receiver):
     owner, _ = sandbox_owner(world)
     added, _ = call(world, IWebhookEndpoints, "add", owner, receiver.url, "test")
     result = call(world, IWebhookTester, "send_test", owner, added["endpoint_id"])
-    assert (result["delivered"], result["status_code"], result["error"]) == (False, 400, "HTTP 400")
+    assert (result["delivered"], result["status_code"], result["error"]) == (False, 400, failures.http_status(400))
     assert result["response_body"] == "bad\ufffd\ufffdinput"
     [logged] = call(world, IWebhookDeliveries, "log", owner, added["endpoint_id"], status="failed").deliveries
     assert logged["attempt_log"][0]["response_body"] == "bad\ufffd\ufffdinput"
@@ -188,7 +188,8 @@ def test_the_log_records_every_attempt_and_is_filtered_and_paged(world, engine, 
     [first] = call(world, IWebhookDeliveries, "log", owner, endpoint_id).deliveries
     assert (first["webhook_id"], first["status"], first["attempts"]) == (str(event.id), "delivered", 2)
     failed, succeeded = first["attempt_log"]
-    assert (failed["status_code"], failed["response_body"], failed["error"]) == (503, "busy", "HTTP 503")
+    assert (failed["status_code"], failed["response_body"], failed["error"]) == (
+        503, "busy", "The receiver answered 503 Service Unavailable: only a 2xx answer counts as delivered.")
     assert failed["next_attempt_at"] > failed["attempted_at"] and failed["duration_ms"] >= 0
     assert (succeeded["status_code"], succeeded["response_body"], succeeded["next_attempt_at"]) == (
         200, '{"ok": true}', None)
