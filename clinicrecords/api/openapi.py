@@ -25,6 +25,7 @@ import json
 
 from pyramid.security import NO_PERMISSION_REQUIRED
 
+from clinicrecords.api.code_samples import served_setup
 from clinicrecords.api.render import json_response
 from clinicrecords.resources import Resource
 
@@ -59,8 +60,16 @@ def document_text(registry):
     return json.dumps(document(registry), indent=2, sort_keys=True, ensure_ascii=False, default=str) + "\n"
 
 
+def served_document(request):
+    """The document as served: its curl set-up names the address it is served from (a shallow copy: the
+    document built once is shared)."""
+    built = document(request.registry)
+    info = {**built["info"], "description": served_setup(built["info"]["description"], request.application_url)}
+    return {**built, "info": info}
+
+
 def serve_document(context, request):
-    return json_response(document(request.registry))
+    return json_response(served_document(request))
 
 
 def version():

@@ -6,7 +6,7 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.common import resolve_schema_cls
 
-from clinicrecords.api.code_samples import CURL_SETUP, code_samples
+from clinicrecords.api.code_samples import code_samples, curl_setup
 from clinicrecords.api.problem_codes import CODES, problem_type
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
 from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
@@ -206,7 +206,7 @@ def introduction(registry):
         "Server-to-server JSON REST API to a clinic's own records. Every request carries `Authorization: "
         "Bearer <API_KEY>`; failures are application/problem+json with a stable `code`, listed in the table "
         "below (and as `x-error-codes` in this document). Each operation lists the codes it can answer.",
-        "## Trying it with curl", CURL_SETUP,
+        "## Trying it with curl", curl_setup(),
         "## Permissions",
         "A clinic grants an organization some of these permissions when it connects it (`GET /v1/connections` "
         "lists them per clinic); each operation names the one it needs (`x-permission`).",

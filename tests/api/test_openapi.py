@@ -13,8 +13,12 @@ COMMITTED = ROOT / "docs" / "openapi.json"
 def test_served_without_a_key(testapp, registry):
     response = testapp.get("/v1/openapi.json", status=200)
     assert response.content_type == "application/json"
-    assert response.json == document(registry)
-    assert response.json["openapi"] == "3.1.0"
+    served, committed = response.json, document(registry)
+    assert served["openapi"] == "3.1.0"
+    # What is served is the committed document but for the address its curl set-up names (test_reference_links).
+    assert {**served, "info": None} == {**committed, "info": None}
+    assert served["info"]["description"] == committed["info"]["description"].replace(
+        "https://api.example.org", "http://localhost", 1)
 
 
 def test_committed_copy_is_current(registry):

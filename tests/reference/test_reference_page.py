@@ -32,15 +32,21 @@ def _chromium():
 
 
 @pytest.fixture(scope="module")
-def rendered(app):
-    """The page's DOM once Redoc has rendered it (one browser run for the module's tests)."""
+def rendered_at(app):
+    """(the page's DOM once Redoc has rendered it, the address it was served from): one browser run for the
+    module's tests."""
     with serving(app) as served:
         result = subprocess.run(
             [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
              "--no-first-run", "--virtual-time-budget=30000", "--run-all-compositor-stages-before-draw",
              "--dump-dom", f"{served}/v1/docs"],
             capture_output=True, text=True, timeout=180, check=True)
-    return result.stdout
+    return result.stdout, served
+
+
+@pytest.fixture(scope="module")
+def rendered(rendered_at):
+    return rendered_at[0]
 
 
 def _text(dom):
@@ -67,7 +73,10 @@ def test_the_page_shows_the_error_code_table_the_introduction_points_to(rendered
     assert "table below" in _text(rendered)
 
 
-def test_the_page_shows_a_curl_sample(rendered):
+def test_the_page_shows_a_curl_sample(rendered_at):
+    rendered, served = rendered_at
     text = _text(rendered)
+    # The set-up names the address the page was served from, not one hard-coded.
+    assert f"export CLINICRECORDS_URL={served}" in text and "localhost:6543" not in text
     assert 'curl -X GET "$CLINICRECORDS_URL/v1/me"' in text
     assert "$CLINICRECORDS_KEY" in text

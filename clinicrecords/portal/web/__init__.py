@@ -22,6 +22,12 @@ def portal_url(request, *segments, **query):
     return path + ("?" + urlencode(query) if query else "")
 
 
+def api_reference_url(request):
+    """The API's reference (/v1/docs) at the API's public address: `api.base_url`, or else this host (the portal
+    under /portal/ of the API's host)."""
+    return request.application_url + "/v1/docs"
+
+
 def csrf_token(request):
     return request.registry["portal.csrf"].token(request)
 
@@ -44,6 +50,7 @@ def includeme(config):
     config.add_directive("add_template_filter", add_template_filter)
     config.add_request_method(request_surface, "surface", reify=True)
     config.add_request_method(portal_url, "portal_url")
+    config.add_request_method(api_reference_url, "api_reference_url", reify=True)
     config.add_request_method(csrf_token, "csrf_token", reify=True)
 
     cookie = SessionCookie(settings, prefix)
