@@ -98,7 +98,8 @@ def test_a_clinician_accepts_and_the_sender_reads_it_confirmed(app, clinic, clin
         audit = connection.execute(select(PortalAuditEntry.action, PortalAuditEntry.account_id).where(
             PortalAuditEntry.target == sent["submission_id"])).all()
     assert audit == [("submission.accepted", staff_id)]
-    clinician.get(f"/portal/clinics/{clinic.id}/queue/{sent['submission_id']}", status=404)  # decided: gone
+    decided = clinician.get(f"/portal/clinics/{clinic.id}/queue/{sent['submission_id']}")  # decided: not in the queue
+    assert "already accepted" in decided.text and "accept" not in decided.forms
 
 
 def test_decline_needs_a_reason_and_records_it(clinic, clinician, testapp, world):

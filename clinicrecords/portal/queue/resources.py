@@ -14,16 +14,28 @@ class QueuePage(ClinicPart):
             submission_id = uuid.UUID(name)
         except ValueError:
             raise KeyError(name) from None
-        entry = self.request.find_service(IReviewQueue).entry(self.clinic.id, submission_id)
-        if entry is None:
+        service = self.request.find_service(IReviewQueue)
+        entry = service.entry(self.clinic.id, submission_id)
+        if entry is not None:
+            return PendingSubmission(self, name, entry)
+        decision = service.decision(self.clinic.id, submission_id)
+        if decision is None:
             raise KeyError(name)
-        return PendingSubmission(self, name, entry)
+        return DecidedSubmission(self, name, decision)
 
 
 class PendingSubmission(ClinicPart):
     def __init__(self, parent, name, entry):
         super().__init__(parent, name)
         self.entry = entry
+
+
+class DecidedSubmission(ClinicPart):
+    """A submission of this clinic already decided: opening or deciding it again says who decided it and when."""
+
+    def __init__(self, parent, name, decision):
+        super().__init__(parent, name)
+        self.decision = decision
 
 
 class ReviewsPage(ClinicPart):

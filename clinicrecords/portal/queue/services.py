@@ -10,6 +10,7 @@ from sqlalchemy import select
 from clinicrecords.access import services as access
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.patients import services as patients
+from clinicrecords.portal.accounts.interfaces import IAccountService
 from clinicrecords.portal.queue import readable
 from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
@@ -32,6 +33,18 @@ class QueueEntry:
 
 
 @dataclass(frozen=True)
+class Decision:
+    """A submission no longer pending, as the console tells a clinician who opens or decides it again."""
+
+    submission_id: object
+    kind: str
+    patient_name: str
+    outcome: str        # accepted, declined, withdrawn
+    decided_at: object
+    decided_by: str     # a staff member's email, or who else decided it, in words
+
+
+@dataclass(frozen=True)
 class Filters:
     kind: str = ""
     patient: str = ""
@@ -39,10 +52,11 @@ class Filters:
 
 
 class ReviewQueue:
-    def __init__(self, db, registry, audit):
+    def __init__(self, db, registry, audit, accounts):
         self.db = db
         self.registry = registry
         self.audit = audit
+        self.accounts = accounts
         self.kinds = registry["review.kinds"]
 
     def _staff(self, clinic_id):
@@ -81,6 +95,28 @@ class ReviewQueue:
         if submission is None or submission.review_status != "pending":
             return None
         return self._entry(submission, patients.find_patient(self.db, submission.patient_id))
+
+    def decision(self, clinic_id, submission_id):
+        """A decided submission of this clinic (who decided it and when), or None (absent, pending, or another
+        clinic's)."""
+        self._staff(clinic_id)
+        submission = review.find_submission(self.db, submission_id)
+        if submission is None or submission.review_status == "pending":
+            return None
+        patient = patients.find_patient(self.db, submission.patient_id)
+        return Decision(submission.id, submission.resource_type,
+                        f"{patient.given_name} {patient.family_name}" if patient else "a patient",
+                        _outcome(submission), submission.decided_at, self._decider(submission))
+
+    def _decider(self, submission):
+        if submission.decided_by_staff_id is not None:
+            account = self.accounts.get(submission.decided_by_staff_id)
+            return account.email if account else "a former staff member"
+        if submission.accepted_automatically:
+            return "automatic acceptance"
+        if _outcome(submission) == "withdrawn":
+            return f"its sender, {self._sender(submission.workspace_id)}"
+        return "an operator of the service"
 
     def _sender(self, workspace_id):
         return access.get_workspace(self.db, workspace_id).name if workspace_id else OWN_KEY
@@ -150,6 +186,14 @@ class ReviewQueue:
                           kind=submission.resource_type, review_status=submission.review_status)
 
 
+def _outcome(submission):
+    """accepted, declined, or withdrawn (the sender's own withdrawal is recorded as a rejection "withdrawn")."""
+    if submission.review_status == "confirmed":
+        return "accepted"
+    withdrawn = submission.decided_by_staff_id is None and submission.decision_reason == "withdrawn"
+    return "withdrawn" if withdrawn else "declined"
+
+
 def _uuid_or_none(text):
     import uuid
 
@@ -160,4 +204,5 @@ def _uuid_or_none(text):
 
 
 def review_queue_factory(context, request):
-    return ReviewQueue(request.db, request.registry, request.find_service(IPortalAudit))
+    return ReviewQueue(request.db, request.registry, request.find_service(IPortalAudit),
+                       request.find_service(IAccountService))

@@ -4,7 +4,7 @@ from pyramid.view import view_config
 
 from clinicrecords.portal.queue.forms import AcceptForm, DeclineForm, ReviewForm, filters_from
 from clinicrecords.portal.queue.interfaces import IReviewQueue
-from clinicrecords.portal.queue.resources import PendingSubmission, QueuePage, ReviewsPage
+from clinicrecords.portal.queue.resources import DecidedSubmission, PendingSubmission, QueuePage, ReviewsPage
 from clinicrecords.portal.web.forms import FormError, rerender, see_other
 from clinicrecords.portal.web.resources import CLINICIAN
 
@@ -64,6 +64,22 @@ def decline(context, request):
         form.refused(exc)
         return rerender(request, **_submission_page(context, request, decline_form=form))
     return _decided(request, context, "declined")
+
+
+@view_config(route_name="portal", context=DecidedSubmission, request_method="GET", renderer=T + "decided.jinja2",
+             permission=CLINICIAN)
+def decided(context, request):
+    return {"decision": context.decision}
+
+
+@view_config(route_name="portal", context=DecidedSubmission, name="accept", request_method="POST",
+             renderer=T + "decided.jinja2", permission=CLINICIAN)
+@view_config(route_name="portal", context=DecidedSubmission, name="decline", request_method="POST",
+             renderer=T + "decided.jinja2", permission=CLINICIAN)
+def decided_already(context, request):
+    """Deciding a submission someone else decided meanwhile: nothing changes, the page says who and when."""
+    request.response.status = 409
+    return {"decision": context.decision, "attempted": request.view_name}
 
 
 def _reviews_page(context, request, form):

@@ -6,12 +6,15 @@ from pyramid.httpexceptions import HTTPForbidden, HTTPNotFound
 from pyramid.traversal import find_interface
 
 from clinicrecords.portal.staff.interfaces import IStaffService
+from clinicrecords.portal.web.faces import CLINIC_CONSOLE
 from clinicrecords.portal.web.resources import CLINIC_ADMIN, CLINIC_STAFF, CLINICIAN, Node
 from clinicrecords.portal.web.security import account_principal
 
 
 class ClinicsCollection(Node):
     """/clinics/{clinic_id}: only the clinics whose staff the signed-in account is on exist here."""
+
+    face = CLINIC_CONSOLE
 
     def __getitem__(self, name):
         identity = self.request.identity
@@ -32,6 +35,7 @@ class ClinicResource(Node):
 
     children_registered_as = "portal.clinic_children"
     forbidden_message = "Your role on the staff of this clinic does not include this page."
+    face = CLINIC_CONSOLE
 
     def __init__(self, parent, name, membership, account_id):
         super().__init__(parent, name)
@@ -44,6 +48,11 @@ class ClinicResource(Node):
     @property
     def clinic_resource(self):
         return self
+
+    @property
+    def home_url(self):
+        """The console's home for this clinic: its overview."""
+        return self.request.portal_url("clinics", self.clinic.id)
 
 
 class ClinicPart(Node):
@@ -63,6 +72,10 @@ class ClinicPart(Node):
     def membership(self):
         return self.clinic_resource.membership
 
+    @property
+    def home_url(self):
+        return self.clinic_resource.home_url
+
 
 class Staff(ClinicPart):
     """/clinics/{id}/staff: the staff list; an admin invites."""
@@ -77,6 +90,7 @@ class JoinPage(Node):
     the query string, which the request log never writes."""
 
     public = True
+    face = CLINIC_CONSOLE
 
     @property
     def token(self):

@@ -1,4 +1,6 @@
-"""The portal's own error pages (HTML), chosen over the API's problem+json views for the portal's route."""
+"""The portal's own error pages (HTML), chosen over the API's problem+json views for the portal's route. Each
+wears the face the visitor is on, the developer portal or the clinic console, and leads to its home
+(`web/faces.py`)."""
 
 import logging
 
@@ -6,6 +8,7 @@ from pyramid.httpexceptions import HTTPException, HTTPFound
 from pyramid.view import exception_view_config, forbidden_view_config, notfound_view_config
 
 from clinicrecords.portal.web.csrf import CSRFRefused
+from clinicrecords.portal.web.faces import face_of
 
 log = logging.getLogger(__name__)
 ERROR_PAGE = "clinicrecords.portal.web:templates/error.jinja2"
@@ -13,7 +16,8 @@ ERROR_PAGE = "clinicrecords.portal.web:templates/error.jinja2"
 
 def _page(request, status, title, message):
     request.response.status = status
-    return {"title": title, "message": message}
+    face, home = face_of(request)
+    return {"title": title, "message": message, "brand": face.brand, "home": home, "home_label": face.home_label}
 
 
 @notfound_view_config(route_name="portal", renderer=ERROR_PAGE)

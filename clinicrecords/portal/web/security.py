@@ -28,6 +28,17 @@ def account_principal(account_id):
     return f"account:{account_id}"
 
 
+def principals(request, identity):
+    """Who `identity` (None: nobody signed in) is, for the ACLs: everyone, a signed-in account, and the
+    principals the areas add (`portal.principal_finders`; the clinic console: staff)."""
+    found = {Everyone}
+    if identity is not None:
+        found.update((Authenticated, account_principal(identity.account_id)))
+        for finder in request.registry["portal.principal_finders"]:
+            found.update(finder(request, identity))
+    return found
+
+
 class SessionSecurityPolicy:
     def __init__(self, cookie):
         self.cookie = cookie
@@ -47,14 +58,7 @@ class SessionSecurityPolicy:
         return str(identity.account_id) if identity else None
 
     def permits(self, request, context, permission):
-        identity = self.identity(request)
-        principals = {Everyone}
-        if identity is not None:
-            principals.update((Authenticated, account_principal(identity.account_id)))
-            # Areas add principals of their own (the clinic console: staff), `portal.principal_finders`.
-            for finder in request.registry["portal.principal_finders"]:
-                principals.update(finder(request, identity))
-        return ACLHelper().permits(context, principals, permission)
+        return ACLHelper().permits(context, principals(request, self.identity(request)), permission)
 
     def remember(self, request, account_id, **kw):
         """Start a new session (a fresh id on every sign-in) and answer its cookie."""
