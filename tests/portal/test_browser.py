@@ -53,21 +53,62 @@ def _gone(element):
     return check
 
 
+# Each page is looked at as a laptop (1280 px) and a phone (375 px) show it.
+WIDTHS = (1280, 375)
+# The containers that scroll sideways by themselves when a phone is too narrow for a table.
+SCROLLERS = ".scroll-x"
+_NAME = 'e => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className ? "." + e.className : "")'
+# The elements wider than the window (outside a scrolling container), named in the failure's message.
+_WIDER_THAN_THE_WINDOW = f"""
+return Array.from(document.querySelectorAll("body *"))
+  .filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5
+               && !(e.parentElement && e.parentElement.closest("{SCROLLERS}")))
+  .slice(0, 5).map({_NAME});
+"""
+# The scrolling containers whose content is wider than they are, and a tab bar folded onto several rows.
+_SCROLLING = f"""
+const bars = Array.from(document.querySelectorAll(".tabs"))
+  .filter(bar => new Set(Array.from(bar.children, item => item.getBoundingClientRect().top)).size > 1);
+return Array.from(document.querySelectorAll("{SCROLLERS}"))
+  .filter(e => e.scrollWidth > e.clientWidth).concat(bars).map({_NAME});
+"""
+
+
 class Visit:
-    """Each page the browser shows, saved as a numbered screenshot."""
+    """Each page the browser shows, saved as two numbered screenshots (`NN-name-1280.png`, `NN-name-375.png`),
+    after checking that at either width the document does not scroll sideways: what is wider than a phone
+    (a wide table, the tab bar) scrolls inside its own container."""
 
     def __init__(self, driver, folder):
         self.driver = driver
         self.folder = folder
         self.count = 0
 
+    def _fits(self, name, width):
+        driver = self.driver
+        scroll_width, inner_width = driver.execute_script(
+            "return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert scroll_width <= inner_width, (
+            f"{name} at {width} px scrolls sideways ({scroll_width} > {inner_width} px): "
+            f"{driver.execute_script(_WIDER_THAN_THE_WINDOW)}")
+        if width == WIDTHS[0]:  # on a laptop nothing scrolls sideways, not even inside its container
+            assert driver.execute_script(_SCROLLING) == [], f"{name} at {width} px does not fit"
+
     def shot(self, name):
         self.count += 1
-        path = self.folder / f"{self.count:02d}-{name}.png"
-        height = self.driver.execute_script("return document.documentElement.scrollHeight")
-        self.driver.set_window_size(1280, max(800, min(height + 40, 2400)))
-        self.driver.save_screenshot(str(path))
-        return path
+        for width in WIDTHS:
+            self.driver.set_window_size(width, 800)
+            self._fits(name, width)
+            height = self.driver.execute_script("return document.documentElement.scrollHeight")
+            self.driver.set_window_size(width, max(800, min(height + 40, 4000)))
+            self.driver.save_screenshot(str(self.folder / f"{self.count:02d}-{name}-{width}.png"))
+        self.driver.set_window_size(WIDTHS[0], 1000)
+
+    def saved(self):
+        """How many pages were saved, each at every width."""
+        for width in WIDTHS:
+            assert len(list(self.folder.glob(f"*-{width}.png"))) == self.count
+        return self.count
 
     def fill(self, **fields):
         for name, value in fields.items():
@@ -166,4 +207,4 @@ def test_a_new_developer_gets_a_working_test_key_in_the_browser(served, chrome, 
     visit.follow("Connections")
     assert "Harbour Clinic" in chrome.page_source and "allergies:write" in chrome.page_source
     print(f"screenshots: {folder}")
-    assert len(list(folder.glob("*.png"))) == visit.count == 15
+    assert visit.saved() == 15

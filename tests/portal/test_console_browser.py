@@ -145,3 +145,4 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chro
     visit.shot("console-reviews")
     visit.press("Mark reviewed")
     assert "Marked reviewed" in chrome.page_source
+    assert visit.saved() == 17
