@@ -132,6 +132,15 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chro
     visit.press("Accept")
     assert "Accepted: the submission for Ada Quill" in chrome.page_source
     visit.shot("console-queue-accepted")
+    # Opened again (a tab left open, a link followed later): who decided it and when, not a bare 404.
+    chrome.get(f"{served}/portal/clinics/{connected.clinic_id}/queue/{sent['submission_id']}")
+    assert "This submission was already accepted" in chrome.find_element(By.ID, "decided").text
+    visit.shot("console-submission-decided")
+    chrome.get(f"{served}/portal/clinics/{connected.clinic_id}/queue/{uuid.uuid4()}")
+    assert "clinic console" in chrome.find_element(By.CLASS_NAME, "brand").text
+    visit.shot("console-not-found")
+    visit.follow("Go to the clinic console")
+    visit.follow("Review queue")
     assert _api(served, connected, "GET",
                 f"submissions/{sent['submission_id']}")["review_status"] == "confirmed"
 
@@ -145,4 +154,4 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chro
     visit.shot("console-reviews")
     visit.press("Mark reviewed")
     assert "Marked reviewed" in chrome.page_source
-    assert visit.saved() == 17
+    assert visit.saved() == 19
