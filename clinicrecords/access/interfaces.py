@@ -31,10 +31,10 @@ class ISandboxSeed(Interface):
 
 # What other contexts name of access, re-exported so they import access only through this module and its
 # services (the portal: key masks, plans, the usage service's interface).
-from clinicrecords.access.keys import masked  # noqa: E402
+from clinicrecords.access.keys import key_label, masked  # noqa: E402
 from clinicrecords.access.models import PLANS  # noqa: E402
 from clinicrecords.access.usage import IUsageService  # noqa: E402
 
 __all__ = ["ALL_PERMISSIONS", "EVENTS_FEED", "KEY_HOLDER", "PSEUDO_PERMISSIONS", "TEST_HELPERS", "DerivedPermission",
-           "ILiveKeyGate", "ISandboxSeed", "IUsageService", "PLANS", "Permission", "masked", "parse_scopes",
-           "refusal_name"]
+           "ILiveKeyGate", "ISandboxSeed", "IUsageService", "PLANS", "Permission", "key_label", "masked",
+           "parse_scopes", "refusal_name"]
