@@ -1,7 +1,7 @@
 """The clinic's own key in the console (issue 19 item 2): create (always live, the secret once), list masked,
 roll with an overlap, revoke after a confirmation, IP allow-list; admins only; another clinic's key is 404."""
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.portal.console_helpers import staff_browser
@@ -86,3 +86,23 @@ def test_a_clinician_never_sees_keys_and_another_clinics_key_is_404(app, world):
     clinician.get(f"/portal/clinics/{mine}/keys", status=403)
     token = clinician.get(f"/portal/clinics/{mine}").forms["logout"]["csrf_token"].value
     clinician.post(f"/portal/clinics/{mine}/keys/new", params={"csrf_token": token}, status=403)
+
+
+def test_the_clinics_own_key_is_rolled_once_with_no_gate(app, world, engine):
+    """Issue 31, security 5: the clinic's keys are always live and not gated, but rolled once too."""
+    from clinicrecords.access.models import ApiKey
+
+    clinic_id = world.clinic()
+    admin, _ = staff_browser(app, clinic_id, "admin")
+    old = secret_of(_create(admin, clinic_id)).split("_")[2]
+    form = admin.get(f"/portal/clinics/{clinic_id}/keys/{old}/roll").forms["roll"]
+    form["overlap"] = "24h"
+    new = secret_of(form.submit(status=303).follow()).split("_")[2]
+    again = admin.post(f"/portal/clinics/{clinic_id}/keys/{old}/roll",
+                       {"csrf_token": form["csrf_token"].value, "overlap": "7d"}, status=400)
+    assert error_summary(again) == [
+        f"This key was rolled already: roll the key that replaced it, ehr_live_{new[:4]}************, instead"]
+    with engine.connect() as connection:
+        assert connection.scalar(select(func.count()).select_from(ApiKey).where(ApiKey.clinic_id == clinic_id)) == 2
+    listing = admin.get(f"/portal/clinics/{clinic_id}/keys").html.find(id="keys")
+    assert [a["href"].split("/")[-2] for a in listing.find_all("a", string="Roll")] == [new]

@@ -230,3 +230,58 @@ def test_a_rolled_key_starts_with_automatic_acceptance_off(app, testapp):
 
     assert send(old, "Peanut") == "confirmed"
     assert send(new, "Latex") == "pending"
+
+
+def _roll(client, workspace_id, key_id, overlap="1h", status=303):
+    page = client.get(f"/portal/workspaces/{workspace_id}/keys/{key_id}/roll")
+    token = page.html.find("input", attrs={"name": "csrf_token"})["value"]
+    return client.post(f"/portal/workspaces/{workspace_id}/keys/{key_id}/roll",
+                       {"csrf_token": token, "overlap": overlap}, status=status)
+
+
+def _workspace_keys(engine, workspace_id):
+    with engine.connect() as connection:
+        return connection.execute(select(ApiKey).where(ApiKey.workspace_id == _workspace_uuid(workspace_id))
+                                  .order_by(ApiKey.created_at)).all()
+
+
+def test_a_key_is_rolled_once_and_its_old_end_never_moves(app, engine):
+    """Issue 31, security 5: rolling the same key again made one more key each time."""
+    client, workspace_id = with_workspace(app)
+    old = _key_id(secret_of(create_key(client, workspace_id)))
+    new = _key_id(secret_of(_roll(client, workspace_id, old, overlap="1h").follow()))
+    ends = {row.key_id: row.expires_at for row in _workspace_keys(engine, workspace_id)}
+    for overlap in ("7d", "24h"):
+        refused = _roll(client, workspace_id, old, overlap=overlap, status=400)
+        assert error_summary(refused) == [
+            f"This key was rolled already: roll the key that replaced it, ehr_test_{new[:4]}************, instead"]
+    rows = _workspace_keys(engine, workspace_id)
+    assert len(rows) == 2 and {row.key_id: row.expires_at for row in rows} == ends
+    listing = client.get(f"/portal/workspaces/{workspace_id}/keys").html.find(id="keys")
+    assert [a["href"].split("/")[-2] for a in listing.find_all("a", string="Roll")] == [new]
+    page = client.get(f"/portal/workspaces/{workspace_id}/keys/{old}/roll")
+    assert page.html.find(id="rolled") is not None and "roll" not in page.forms
+    _roll(client, workspace_id, new, overlap="now")  # the replacement rolls, once
+
+
+def test_rolling_a_live_key_is_gated_like_creating_one(app, world, engine):
+    """Issue 31, security 5: with the profile back in review, rolling a live key made new live keys."""
+    client, workspace_id = with_workspace(app)
+    _make_ready(world, workspace_id)
+    live = _key_id(secret_of(create_key(client, workspace_id, mode="live")))
+    with world.request() as request:  # the profile is resubmitted: in review again
+        from clinicrecords.onboarding.interfaces import IBusinessProfile
+
+        profiles = request.find_service(IBusinessProfile)
+        current = profiles.profile(_workspace_uuid(workspace_id))
+        profiles.submit(_workspace_uuid(workspace_id), legal_name=current.legal_name, website=current.website,
+                        country=current.country, contact_email=current.contact_email,
+                        intended_use=current.intended_use + " Also reminders.")
+    refused = _roll(client, workspace_id, live, status=400)
+    assert error_summary(refused) == [
+        "Rolling makes a new live key, and a live key needs an approved business profile"]
+    assert len(_workspace_keys(engine, workspace_id)) == 1
+    test_key = _key_id(secret_of(create_key(client, workspace_id)))
+    _roll(client, workspace_id, test_key)  # a test key needs no gate
+    world.approve_profile(_workspace_uuid(workspace_id))
+    assert secret_of(_roll(client, workspace_id, live).follow()).startswith("ehr_live_")

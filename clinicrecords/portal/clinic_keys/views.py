@@ -19,8 +19,10 @@ def _name(context):
 @view_config(route_name="portal", context=ClinicKeys, request_method="GET", renderer=T + "list.jinja2",
              permission=CLINIC_ADMIN)
 def keys(context, request):
-    return {"keys": request.find_service(IClinicKeyService).keys(context.clinic.id), "masked": masked,
-            "form": NewKeyForm(), "notice": shown_once(request, "notice").value}
+    service = request.find_service(IClinicKeyService)
+    keys = service.keys(context.clinic.id)
+    return {"keys": keys, "rolled": service.rolled(keys), "masked": masked, "form": NewKeyForm(),
+            "notice": shown_once(request, "notice").value}
 
 
 @view_config(route_name="portal", context=ClinicKeys, name="created", request_method="GET",
@@ -35,10 +37,12 @@ def create_key(context, request):
     form = NewKeyForm(request.POST)
     service = request.find_service(IClinicKeyService)
     try:
-        key, full_key = service.create(context.clinic.id, form["ip_allow"], request.identity.account_id)
+        key, full_key = service.create(context.clinic.id, form["ip_allow"], request.identity.account_id,
+                                       name_text=form["name"])
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, keys=service.keys(context.clinic.id), masked=masked, form=form, notice=None)
+        keys = service.keys(context.clinic.id)
+        return rerender(request, keys=keys, rolled=service.rolled(keys), masked=masked, form=form, notice=None)
     return see_other_once(request, "key", shown_key(key, full_key), "clinics", context.clinic.id, "keys", "created")
 
 
@@ -58,7 +62,8 @@ def revoke(context, request):
 @view_config(route_name="portal", context=ClinicKey, name="roll", request_method="GET",
              renderer=T + "roll.jinja2", permission=CLINIC_ADMIN)
 def roll_page(context, request):
-    return {"form": RollForm({"overlap": "24h"}), "masked": _name(context)}
+    return {"form": RollForm({"overlap": "24h"}), "masked": _name(context),
+            "rolled": bool(request.find_service(IClinicKeyService).rolled([context.key]))}
 
 
 @view_config(route_name="portal", context=ClinicKey, name="roll", request_method="POST",
@@ -70,7 +75,7 @@ def roll(context, request):
             context.clinic.id, context.key, form["overlap"], request.identity.account_id)
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, form=form, masked=_name(context))
+        return rerender(request, form=form, masked=_name(context), rolled=False)
     return see_other_once(request, "key", shown_key(new, full_key, rolled_from=context.key), "clinics",
                           context.clinic.id, "keys", "created")
 

@@ -1,6 +1,6 @@
 from pyramid.view import view_config
 
-from clinicrecords.access.interfaces import masked
+from clinicrecords.access.interfaces import ALL_PERMISSIONS, key_label, masked
 from clinicrecords.portal.keys.forms import IpAllowForm, NewKeyForm, RollForm
 from clinicrecords.portal.keys.interfaces import IKeyService, ILiveKeyGate
 from clinicrecords.portal.keys.resources import KeyResource, KeysCollection
@@ -13,10 +13,11 @@ T = "clinicrecords.portal.keys:templates/"
 
 def shown_key(key, full_key, rolled_from=None):
     """What the page after a creation or a roll shows once (a one-time read: JSON, sealed)."""
-    shown = {"mode": key.mode, "masked": masked(key.mode, key.key_id), "secret": full_key, "rolled_from": None}
+    shown = {"mode": key.mode, "masked": masked(key.mode, key.key_id), "name": key.name, "scopes": key.scopes,
+             "secret": full_key, "rolled_from": None}
     if rolled_from is not None:
         stops = None if rolled_from.revoked_at else rolled_from.expires_at  # revoked: it stopped at once
-        shown["rolled_from"] = {"masked": masked(rolled_from.mode, rolled_from.key_id),
+        shown["rolled_from"] = {"label": key_label(rolled_from),
                                 "stops_at": stops.strftime("%Y-%m-%d %H:%M UTC") if stops else None}
     return shown
 
@@ -32,7 +33,9 @@ def secret_page(request):
 @view_config(route_name="portal", context=KeysCollection, request_method="GET", renderer=T + "list.jinja2",
              permission=MEMBER)
 def keys(context, request):
-    return {"keys": request.find_service(IKeyService).keys(context.workspace.id), "masked": masked,
+    service = request.find_service(IKeyService)
+    keys = service.keys(context.workspace.id)
+    return {"keys": keys, "rolled": service.rolled(keys), "masked": masked,
             "notice": shown_once(request, "notice").value}
 
 
@@ -43,14 +46,16 @@ def key_created(context, request):
 
 
 def _new_key_page(context, request, form):
-    return {"form": form, "checklist": request.find_service(ILiveKeyGate).checklist(context.workspace.id)}
+    return {"form": form, "checklist": request.find_service(ILiveKeyGate).checklist(context.workspace.id),
+            "permissions": sorted(ALL_PERMISSIONS), "ticked": set(request.POST.getall("scopes"))}
 
 
 @view_config(route_name="portal", context=KeysCollection, name="new", request_method="GET",
              renderer=T + "new.jinja2", permission=MEMBER)
 def new_key_page(context, request):
     mode = request.params.get("mode")
-    return _new_key_page(context, request, NewKeyForm({"mode": mode if mode in ("test", "live") else "test"}))
+    return _new_key_page(context, request, NewKeyForm({"mode": mode if mode in ("test", "live") else "test",
+                                                       "access": "all"}))
 
 
 @view_config(route_name="portal", context=KeysCollection, name="new", request_method="POST",
@@ -58,8 +63,9 @@ def new_key_page(context, request):
 def create_key(context, request):
     form = NewKeyForm(request.POST)
     try:
-        key, full_key = request.find_service(IKeyService).create(context.workspace.id, form["mode"],
-                                                                 form["ip_allow"], request.identity.account_id)
+        key, full_key = request.find_service(IKeyService).create(
+            context.workspace.id, form["mode"], form["ip_allow"], request.identity.account_id, name_text=form["name"],
+            access_choice=form["access"], ticked=request.POST.getall("scopes"))
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **_new_key_page(context, request, form))
@@ -74,7 +80,7 @@ def revoke_page(context, request):
 
 
 def revoked_notice(key):
-    return {"title": f"Key {masked(key.mode, key.key_id)} revoked",
+    return {"title": f"Key {key_label(key)} revoked",
             "message": "It is refused from the next request on."}
 
 
@@ -87,7 +93,8 @@ def revoke(context, request):
 @view_config(route_name="portal", context=KeyResource, name="roll", request_method="GET",
              renderer=T + "roll.jinja2", permission=MEMBER)
 def roll_page(context, request):
-    return {"form": RollForm({"overlap": "24h"}), "masked": masked(context.key.mode, context.key.key_id)}
+    return {"form": RollForm({"overlap": "24h"}), "masked": masked(context.key.mode, context.key.key_id),
+            "rolled": bool(request.find_service(IKeyService).rolled([context.key]))}
 
 
 @view_config(route_name="portal", context=KeyResource, name="roll", request_method="POST",
@@ -100,7 +107,7 @@ def roll(context, request):
                                                                request.identity.account_id)
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, form=form, masked=old_name)
+        return rerender(request, form=form, masked=old_name, rolled=False)
     return see_other_once(request, "key", shown_key(new, full_key, rolled_from=context.key), "workspaces",
                           context.workspace.id, "keys", "created")
 
