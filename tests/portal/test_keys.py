@@ -285,3 +285,19 @@ def test_rolling_a_live_key_is_gated_like_creating_one(app, world, engine):
     _roll(client, workspace_id, test_key)  # a test key needs no gate
     world.approve_profile(_workspace_uuid(workspace_id))
     assert secret_of(_roll(client, workspace_id, live).follow()).startswith("ehr_live_")
+
+
+def test_the_ip_allow_list_names_every_bad_line(app):
+    """Issue 31, newcomer 12: only the first bad line was reported."""
+    client, workspace_id = with_workspace(app)
+    typed = "10.0.0.0/8\nnot-an-ip\n192.168.1.7, 300.1.1.1\n\nfe80::/10\nlocalhost"
+    page = create_key(client, workspace_id, ip_allow=typed, status=400)
+    assert error_summary(page) == [
+        "3 entries are not IP addresses or CIDR ranges, like 203.0.113.0/24: “not-an-ip” (line 2), "
+        "“300.1.1.1” (line 3), “localhost” (line 6)"]
+    assert page.html.find(id="ip_allow").get_text() == typed
+    key_id = _key_id(secret_of(create_key(client, workspace_id)))
+    edit = client.get(f"/portal/workspaces/{workspace_id}/keys/{key_id}/ip-allow")
+    refused = submit(edit, "ip-allow", ip_allow="a\nb", status=400)
+    assert error_summary(refused) == [
+        "2 entries are not IP addresses or CIDR ranges, like 203.0.113.0/24: “a” (line 1), “b” (line 2)"]
