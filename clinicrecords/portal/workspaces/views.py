@@ -51,7 +51,7 @@ def create_workspace(context, request):
              permission=MEMBER)
 def overview(context, request):
     checklist = request.find_service(ILiveKeyGate).checklist(context.workspace.id)
-    return {"checklist": checklist, "missing": [condition for condition, met in checklist if not met]}
+    return {"checklist": checklist, "missing": [item.condition for item in checklist if not item.met]}
 
 
 @view_config(route_name="portal", context=Members, request_method="GET", renderer=T + "members.jinja2",
