@@ -26,6 +26,7 @@ def test_good_fields_are_cleaned():
     ("contact_email", "dev"), ("contact_email", "dev@localhost"), ("contact_email", "a b@acme.example"),
     ("contact_email", ".dev@acme.example"), ("contact_email", "dev@acme.example x"),
     ("intended_use", " "), ("intended_use", "x" * 2001), ("intended_use", "null\x00byte"),
+    ("intended_use", "x"), ("intended_use", "Appointments."), ("intended_use", "We do apps"),
 ])
 def test_each_bad_field_gets_its_own_message(field, value):
     with pytest.raises(ProfileInvalid) as caught:
