@@ -30,8 +30,9 @@ def test_a_named_key_is_listed_by_its_name_and_an_older_one_by_its_masked_id(app
     before = world.key(workspace_id=uuid.UUID(workspace_id), mode="test")  # as keys made before: no name
     listing = client.get(f"/portal/workspaces/{workspace_id}/keys")
     masked = f"ehr_test_{before.split('_')[2][:4]}************"
-    assert sorted(_cells(listing)) == sorted([f"Billing server ehr_test_{key_id[:4]}************",
-                                              f"Billing server ehr_test_{twin[:4]}************", masked])
+    assert sorted(_cells(listing)) == sorted([f"Billing server ehr_test_{key_id[:4]}************ test",
+                                              f"Billing server ehr_test_{twin[:4]}************ test",
+                                              f"{masked} test"])
     activity = client.get(f"/portal/workspaces/{workspace_id}/activity").text
     assert "name: Billing server" in activity
 
