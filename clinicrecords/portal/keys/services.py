@@ -60,7 +60,7 @@ def key_name(text):
 def restriction(access_choice, ticked):
     """A new workspace key's permissions: None (every permission the workspace is granted), or the ticked ones
     for a restricted key, as Stripe's restricted keys are (the CLI's `--scopes`)."""
-    if access_choice == "all":
+    if access_choice in ("", "all"):  # the default (a form from before restricted keys sends none)
         return None
     if access_choice != "restricted":
         raise FormError("access", "Choose every permission or a restricted key")
