@@ -100,6 +100,8 @@ def _register_key(commands):
     owner.add_argument("--clinic", type=uuid_arg, metavar="CLINIC_ID")
     owner.add_argument("--workspace", type=uuid_arg, metavar="WORKSPACE_ID")
     create.add_argument("--mode", choices=("live", "test"))
+    create.add_argument("--name", help="what the key is for (up to 100 characters; not unique); shown where keys "
+                                       "are listed")
     create.add_argument("--ip-allow", action="append", default=[], metavar="CIDR")
     create.add_argument("--expires-at", type=datetime_arg, metavar="ISO")
     create.add_argument("--scopes", type=scopes_arg, help=f"narrow the key to some of: {SCOPES_HELP}")
@@ -124,11 +126,11 @@ def key_create(request, args):
         services.get_workspace(request.db, args.workspace)
         missing = request.find_service(ILiveKeyGate).missing(args.workspace)
         if missing:
-            raise services.AccessError("a live key needs " + ", ".join(
-                f"{condition.need} ({condition.code})" for condition in missing))
+            raise services.LiveKeyRefused(missing)
     key, full_key = services.create_key(
         request.db, _pepper(request), clinic_id=args.clinic, workspace_id=args.workspace, mode=args.mode,
         scopes=args.scopes, ip_allow=args.ip_allow, expires_at=args.expires_at, rate_limit=args.rate_limit,
+        name=args.name,
     )
     return {"key": full_key, "key_id": key.key_id}
 

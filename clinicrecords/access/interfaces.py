@@ -33,10 +33,10 @@ class ISandboxSeed(Interface):
 
 # What other contexts name of access, re-exported so they import access only through this module and its
 # services (the portal: key masks, plans, the usage service's interface).
-from clinicrecords.access.keys import masked  # noqa: E402
+from clinicrecords.access.keys import key_label, masked  # noqa: E402
 from clinicrecords.access.models import PLANS  # noqa: E402
 from clinicrecords.access.usage import IUsageService  # noqa: E402
 
 __all__ = ["ALL_PERMISSIONS", "EVENTS_FEED", "KEY_HOLDER", "PERMISSION_DESCRIPTIONS", "PSEUDO_PERMISSIONS",
            "TEST_HELPERS", "DerivedPermission", "ILiveKeyGate", "ISandboxSeed", "IUsageService", "PLANS", "Permission",
-           "describe_permission", "masked", "parse_scopes", "refusal_name"]
+           "describe_permission", "key_label", "masked", "parse_scopes", "refusal_name"]

@@ -44,6 +44,11 @@ def masked(mode, key_id):
     return f"ehr_{mode}_{key_id[:4]}{'*' * 12}"
 
 
+def key_label(key):
+    """How people read a key: the name its owner gave it, or (a key without one) its masked id."""
+    return key.name or masked(key.mode, key.key_id)
+
+
 def bearer_token(authorization):
     """The token of an `Authorization: Bearer <token>` header, or None."""
     if not authorization:

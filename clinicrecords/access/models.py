@@ -38,6 +38,8 @@ class ApiKey(ControlBase):
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     key_id: Mapped[str] = mapped_column(String(32), unique=True)
+    # What its owner calls it (optional, not unique); a key without one is shown by its masked id.
+    name: Mapped[str | None] = mapped_column(String(100))
     mode: Mapped[str] = mapped_column(String(4))
     clinic_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clinics.id"), index=True)
     workspace_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("workspaces.id"), index=True)

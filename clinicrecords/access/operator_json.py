@@ -25,7 +25,8 @@ def key_json(key):
     # `masked` is the form a partner sees in GET /v1/me.
     owner = {"type": "clinic", "id": str(key.clinic_id)} if key.clinic_id else {
         "type": "workspace", "id": str(key.workspace_id)}
-    return {"key_id": key.key_id, "masked": masked(key.mode, key.key_id), "mode": key.mode, "owner": owner,
+    return {"key_id": key.key_id, "masked": masked(key.mode, key.key_id), "name": key.name, "mode": key.mode,
+            "owner": owner,
             "scopes": key.scopes, "ip_allow": key.ip_allow, "rate_limit": key.rate_limit,
             "status": status(key.revoked_at, key.expires_at), "expires_at": iso(key.expires_at),
             "revoked_at": iso(key.revoked_at), "created_at": iso(key.created_at),

@@ -2,15 +2,16 @@
 
 import datetime
 import ipaddress
+import re
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import String, cast, literal, null, select, union_all
 
-from clinicrecords.access.keys import hash_secret, new_key
+from clinicrecords.access.keys import hash_secret, masked, new_key
 from clinicrecords.access.models import ApiKey, Connection, Workspace
 from clinicrecords.access.permission_map import may_use_helpers  # noqa: F401 (other contexts ask it here)
-from clinicrecords.clinics.services import clinic_names, find_clinic
+from clinicrecords.clinics.services import clinic_name_rows, clinic_names, find_clinic
 from clinicrecords.clinics.services import create_clinic
 from clinicrecords.clock import now as clock_now
 from clinicrecords.errors import InvalidInput
@@ -68,9 +69,24 @@ def validate_cidrs(cidrs):
         raise AccessError(f"--ip-allow: {exc}") from None
 
 
+MAX_KEY_NAME = 100
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def key_name(text):
+    """A key's optional name, cleaned: None when empty; at most 100 characters, one line, not unique."""
+    name = (text or "").strip()
+    if len(name) > MAX_KEY_NAME:
+        raise AccessError(f"a key's name is at most {MAX_KEY_NAME} characters")
+    if _CONTROL.search(name):
+        raise AccessError("a key's name is one line of text, without control characters")
+    return name or None
+
+
 def create_key(db, pepper, *, clinic_id=None, workspace_id=None, mode=None, scopes=None, ip_allow=(),
-               expires_at=None, rate_limit=None):
+               expires_at=None, rate_limit=None, name=None):
     """Returns (ApiKey, the full key string). The string is never stored and never shown again."""
+    name = key_name(name)
     if (clinic_id is None) == (workspace_id is None):
         raise AccessError("a key belongs to exactly one clinic or one workspace")
     if clinic_id is not None:
@@ -88,7 +104,7 @@ def create_key(db, pepper, *, clinic_id=None, workspace_id=None, mode=None, scop
         raise AccessError("--rate-limit must be at least 1")
     key_id, secret, full_key = new_key(mode)
     key = ApiKey(
-        id=uuid.uuid4(), key_id=key_id, mode=mode, clinic_id=clinic_id, workspace_id=workspace_id,
+        id=uuid.uuid4(), key_id=key_id, name=name, mode=mode, clinic_id=clinic_id, workspace_id=workspace_id,
         secret_hash=hash_secret(pepper, secret), scopes=sorted(scopes) if scopes is not None else None,
         ip_allow=validate_cidrs(ip_allow) or None, expires_at=expires_at, rate_limit=rate_limit,
     )
@@ -109,14 +125,46 @@ def workspace_key(db, workspace_id, key_id):
                                           ApiKey.revoked_at.is_(None)))
 
 
-def roll_key(db, pepper, key, overlap):
-    """A new key with the old one's mode, owner, scopes, addresses and rate limit; the old one keeps working
-    for `overlap` (a timedelta; zero revokes it now). Returns (new ApiKey, its full key string).
+class KeyAlreadyRolled(AccessError):
+    """A key is rolled once: its replacement (`successor`, None if since revoked) is the one to roll next."""
+
+    def __init__(self, successor):
+        self.successor = successor
+        super().__init__("this key was rolled already: roll the key that replaced it")
+
+
+class LiveKeyRefused(AccessError):
+    """A new live key for a workspace that does not meet the live-key gate: `missing` names its conditions."""
+
+    def __init__(self, missing):
+        self.missing = missing
+        super().__init__("a live key needs " + ", ".join(f"{condition.need} ({condition.code})"
+                                                           for condition in missing))
+
+
+def roll_key(db, pepper, key, overlap, live_gate=None):
+    """A new key with the old one's mode, owner, name, scopes, addresses and rate limit; the old one keeps
+    working for `overlap` (a timedelta; zero revokes it now). Returns (new ApiKey, its full key string).
+
+    A key is rolled once (KeyAlreadyRolled): rolling it again would add key after key and move its end again.
+    Rolling a workspace's live key makes a live key, so it passes the live-key gate as creating one does
+    (`live_gate`, the ILiveKeyGate; LiveKeyRefused). A clinic's own key has no gate. The old key's row is
+    locked first, so two rolls at once make one key.
 
     The new key has a new id, so no automatic acceptance follows it (spec: a rolled key starts with it off)."""
+    key = db.scalar(select(ApiKey).where(ApiKey.id == key.id).with_for_update()
+                    .execution_options(populate_existing=True))
+    if db.scalar(select(ApiKey.id).where(ApiKey.rolled_from_id == key.id)) is not None:
+        raise KeyAlreadyRolled(db.scalar(select(ApiKey).where(ApiKey.rolled_from_id == key.id,
+                                                              ApiKey.revoked_at.is_(None))))
+    if key.workspace_id is not None and key.mode == "live":
+        missing = live_gate.missing(key.workspace_id)
+        if missing:
+            raise LiveKeyRefused(missing)
     now = clock_now()
     new, full_key = create_key(db, pepper, clinic_id=key.clinic_id, workspace_id=key.workspace_id, mode=key.mode,
-                               scopes=key.scopes, ip_allow=key.ip_allow or (), rate_limit=key.rate_limit)
+                               scopes=key.scopes, ip_allow=key.ip_allow or (), rate_limit=key.rate_limit,
+                               name=key.name)
     new.rolled_from_id = key.id
     if overlap <= datetime.timedelta(0):
         key.revoked_at = now
@@ -124,6 +172,13 @@ def roll_key(db, pepper, key, overlap):
         key.expires_at = now + overlap
     db.flush()
     return new, full_key
+
+
+def rolled_key_ids(db, key_ids):
+    """Of these keys (ApiKey ids), those rolled already (a key is rolled once)."""
+    if not key_ids:
+        return set()
+    return set(db.scalars(select(ApiKey.rolled_from_id).where(ApiKey.rolled_from_id.in_(key_ids))))
 
 
 def set_key_ip_allow(db, key, cidrs):
@@ -223,6 +278,52 @@ def workspace_is_verified(db, workspace_id):
 def key_by_key_id(db, key_id):
     """The key with this public id (revoked or not), or None."""
     return db.scalar(select(ApiKey).where(ApiKey.key_id == key_id))
+
+
+@dataclass(frozen=True)
+class KeyName:
+    """A key as people read it: `label` (its name, or its masked id) and `masked`."""
+
+    name: str | None
+    masked: str
+
+    @property
+    def label(self):
+        return self.name or self.masked
+
+
+@dataclass(frozen=True)
+class DisplayNames:
+    """What a page shows for the ids it holds: workspaces' and clinics' names by uuid, keys by public id."""
+
+    workspaces: dict
+    clinics: dict
+    keys: dict  # public key id → KeyName
+
+
+def display_names(db, workspace_ids=(), clinic_ids=(), key_ids=()):
+    """The names of these workspaces, clinics and keys, in one statement for a whole page (an audit trail or a
+    request log shows ids where people read names). Unknown ids are left out."""
+    workspace_ids, clinic_ids, key_ids = set(workspace_ids), set(clinic_ids), set(key_ids)
+    parts = []
+    if workspace_ids:
+        parts.append(select(literal("workspace").label("kind"), cast(Workspace.id, String).label("ref"),
+                            Workspace.name.label("name"), null().label("mode"))
+                     .where(Workspace.id.in_(workspace_ids)))
+    if clinic_ids:
+        clinics = clinic_name_rows(clinic_ids).subquery()
+        parts.append(select(literal("clinic"), cast(clinics.c.id, String), clinics.c.name, null()))
+    if key_ids:
+        parts.append(select(literal("key"), ApiKey.key_id, ApiKey.name, ApiKey.mode).where(ApiKey.key_id.in_(key_ids)))
+    names = DisplayNames({}, {}, {})
+    if not parts:
+        return names
+    for kind, ref, name, mode in db.execute(union_all(*parts) if len(parts) > 1 else parts[0]):
+        if kind == "key":
+            names.keys[ref] = KeyName(name, masked(mode, ref))
+        else:
+            (names.workspaces if kind == "workspace" else names.clinics)[uuid.UUID(ref)] = name
+    return names
 
 
 def active_connections(now):

@@ -109,6 +109,12 @@ def clinic_names(db, clinic_ids):
     return dict(db.execute(select(Clinic.id, Clinic.name).where(Clinic.id.in_(clinic_ids))).all())
 
 
+def clinic_name_rows(clinic_ids):
+    """(id, name) of those of `clinic_ids` that exist, as a statement another context composes into its own
+    single statement (access.services.display_names)."""
+    return select(Clinic.id, Clinic.name).where(Clinic.id.in_(clinic_ids))
+
+
 def sandbox_workspace_of(clinic_id):
     """The workspace whose sandbox the clinic is (NULL for a real clinic), as a scalar subquery for another
     context's single statement."""

@@ -47,9 +47,10 @@ class IBusinessProfile(Interface):
 # What other contexts name of onboarding, re-exported so they import it only through this module (the portal:
 # the profile's refusal, the domain's normal form, the outcomes of a DNS check and the lapse rule).
 from clinicrecords.onboarding.domains import normalize_domain  # noqa: E402
-from clinicrecords.onboarding.profiles import ProfileInvalid  # noqa: E402
+from clinicrecords.onboarding.profiles import ProfileInvalid, website_host, website_on_domain  # noqa: E402
 from clinicrecords.onboarding.schedule import (  # noqa: E402
     DNS_ERROR, FOUND, LAPSE_AFTER_ABSENT_CHECKS, NO_TXT, NXDOMAIN, SERVFAIL, TIMEOUT, WRONG_VALUE)
 
 __all__ = ["DNS_ERROR", "FOUND", "IBusinessProfile", "IDomainVerification", "LAPSE_AFTER_ABSENT_CHECKS", "NO_TXT",
-           "NXDOMAIN", "ProfileInvalid", "SERVFAIL", "TIMEOUT", "WRONG_VALUE", "normalize_domain"]
+           "NXDOMAIN", "ProfileInvalid", "SERVFAIL", "TIMEOUT", "WRONG_VALUE", "normalize_domain", "website_host",
+           "website_on_domain"]

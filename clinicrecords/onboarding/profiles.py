@@ -20,6 +20,8 @@ from clinicrecords.onboarding.snapshots import snapshot_json
 NONE, SUBMITTED, APPROVED, REJECTED = "none", "submitted", "approved", "rejected"
 STATUSES = (NONE, SUBMITTED, APPROVED, REJECTED)
 MAX_LEGAL_NAME, MAX_WEBSITE, MAX_EMAIL, MAX_INTENDED_USE, MAX_REASON = 200, 2048, 254, 2000, 2000
+# The intended use is read by a reviewer deciding on live keys: a sentence at least, not a word.
+MIN_INTENDED_USE_WORDS, MIN_INTENDED_USE_CHARACTERS = 4, 20
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # tabs and line breaks allowed
 _EMAIL_LOCAL = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}")
@@ -82,6 +84,31 @@ def _website(value):
     return value, None
 
 
+def _intended_use(value):
+    value, error = _text(value, MAX_INTENDED_USE, multiline=True)
+    if error:
+        return None, error
+    if len(value.split()) < MIN_INTENDED_USE_WORDS or len(value) < MIN_INTENDED_USE_CHARACTERS:
+        return None, (f"must be a sentence at least ({MIN_INTENDED_USE_WORDS} words or more): what your product "
+                      "does with clinics' records")
+    return value, None
+
+
+def website_host(website):
+    """The ASCII form of the host a profile's website names (as `normalize_domain` gives it), or None."""
+    try:
+        return normalize_domain(urllib.parse.urlsplit(website or "").hostname or "")
+    except (InvalidDomain, ValueError):
+        return None
+
+
+def website_on_domain(website, domain):
+    """Whether the website is on `domain` (an ASCII domain) or one of its subdomains. A profile whose website
+    is elsewhere is allowed, but its owner is warned: the reviewer will ask how the two are related."""
+    host = website_host(website)
+    return host is not None and (host == domain or host.endswith("." + domain))
+
+
 def _country(value):
     code = (value or "").strip().upper()
     if len(code) != 2 or pycountry.countries.get(alpha_2=code) is None:
@@ -110,7 +137,7 @@ def validate_profile(legal_name, website, country, contact_email, intended_use):
         "website": _website(website),
         "country": _country(country),
         "contact_email": _email(contact_email),
-        "intended_use": _text(intended_use, MAX_INTENDED_USE, multiline=True),
+        "intended_use": _intended_use(intended_use),
     }
     errors = {field: error for field, (_, error) in checked.items() if error}
     if errors:

@@ -124,3 +124,15 @@ def test_connection_list(world):
 ])
 def test_list_filters_refuse_unknown_owners(argv):
     refused(*argv)
+
+
+def test_key_create_takes_a_name_and_key_list_shows_it(world):
+    """Issue 31, newcomer 3: `key create --name`, and `name` in `key list` (null for a key without one)."""
+    workspace_id, _ = world.workspace()
+    named = ok("key", "create", "--workspace", workspace_id, "--mode", "test", "--name", "  Billing server ")
+    unnamed = ok("key", "create", "--workspace", workspace_id, "--mode", "test")
+    twin = ok("key", "create", "--workspace", workspace_id, "--mode", "test", "--name", "Billing server")
+    names = {key["key_id"]: key["name"] for key in ok("key", "list", "--workspace", workspace_id)["keys"]}
+    assert names == {named["key_id"]: "Billing server", unnamed["key_id"]: None, twin["key_id"]: "Billing server"}
+    assert "at most 100 characters" in refused("key", "create", "--workspace", workspace_id, "--mode", "test",
+                                               "--name", "x" * 101)

@@ -62,7 +62,8 @@ class World:
         with self.request() as request:
             profiles = request.find_service(IBusinessProfile)
             profiles.submit(workspace_id, legal_name="Acme Health Ltd", website="https://acme.example",
-                            country="GB", contact_email="dev@acme.example", intended_use="Appointments.")
+                            country="GB", contact_email="dev@acme.example",
+                            intended_use="Appointment reminders for our clinics.")
             profiles.review(workspace_id, approve=True)
 
     def accept_terms(self, workspace_id):

@@ -26,6 +26,7 @@ def test_good_fields_are_cleaned():
     ("contact_email", "dev"), ("contact_email", "dev@localhost"), ("contact_email", "a b@acme.example"),
     ("contact_email", ".dev@acme.example"), ("contact_email", "dev@acme.example x"),
     ("intended_use", " "), ("intended_use", "x" * 2001), ("intended_use", "null\x00byte"),
+    ("intended_use", "x"), ("intended_use", "Appointments."), ("intended_use", "We do apps"),
 ])
 def test_each_bad_field_gets_its_own_message(field, value):
     with pytest.raises(ProfileInvalid) as caught:
@@ -79,3 +80,15 @@ def test_two_submissions_at_once_end_as_one_whole_profile(world):
     with profile_service(world) as profiles:
         profile = profiles.profile(workspace_id)
     assert (profile.status, profile.legal_name in names) == ("submitted", True)
+
+
+@pytest.mark.parametrize("website, on_domain", [
+    ("https://acme.example", True), ("https://www.acme.example/about", True), ("http://ACME.example:8080/", True),
+    ("https://bücher.example", False), ("https://notacme.example", False), ("https://acme.example.evil.test", False),
+])
+def test_a_website_is_on_the_verified_domain_or_a_subdomain(website, on_domain):
+    """Issue 31, newcomer 12: the portal warns when it is not (allowed: the reviewer asks why)."""
+    from clinicrecords.onboarding.profiles import website_on_domain
+
+    assert website_on_domain(website, "acme.example") is on_domain
+    assert website_on_domain("https://shop.bücher.example", "xn--bcher-kva.example")

@@ -43,9 +43,12 @@ def with_workspace(app, name="Acme Health"):
     return client, workspace_id
 
 
-def create_key(client, workspace_id, mode="test", ip_allow="", status=200):
+def create_key(client, workspace_id, mode="test", ip_allow="", status=200, **fields):
+    """The "Key created" page (the POST redirects to it), or with another `status` the POST's own answer."""
     page = client.get(f"/portal/workspaces/{workspace_id}/keys/new")
-    return submit(page, "new-key", mode=mode, ip_allow=ip_allow, status=status)
+    if status == 200:
+        return submit(page, "new-key", mode=mode, ip_allow=ip_allow, status=303, **fields).follow()
+    return submit(page, "new-key", mode=mode, ip_allow=ip_allow, status=status, **fields)
 
 
 def secret_of(page):
@@ -62,6 +65,6 @@ def joined_as_developer(app, owner, workspace_id):
     """A new account invited by `owner` as a developer of the workspace, signed in and joined."""
     developer, email = signed_up(app)
     url = submit(owner.get(f"/portal/workspaces/{workspace_id}/members"), "invite", email=email,
-                 role="developer").html.find(id="invitation-link").get_text().strip()
+                 role="developer", status=303).follow().html.find(id="invitation-link").get_text().strip()
     submit(developer.get(url), "join", status=303)
     return developer

@@ -1,7 +1,7 @@
 """The clinic's own key in the console (issue 19 item 2): create (always live, the secret once), list masked,
 roll with an overlap, revoke after a confirmation, IP allow-list; admins only; another clinic's key is 404."""
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.portal.console_helpers import staff_browser
@@ -12,8 +12,12 @@ def _bearer(secret):
     return {"Authorization": f"Bearer {secret}"}
 
 
-def _create(admin, clinic_id, ip_allow="", status=200):
-    return submit(admin.get(f"/portal/clinics/{clinic_id}/keys"), "new-key", ip_allow=ip_allow, status=status)
+def _create(admin, clinic_id, ip_allow="", status=200, **fields):
+    """The "Key created" page (the POST redirects to it), or with another `status` the POST's own answer."""
+    page = admin.get(f"/portal/clinics/{clinic_id}/keys")
+    if status == 200:
+        return submit(page, "new-key", ip_allow=ip_allow, status=303, **fields).follow()
+    return submit(page, "new-key", ip_allow=ip_allow, status=status, **fields)
 
 
 def test_create_list_roll_and_revoke_the_clinics_own_key(app, world, testapp, engine):
@@ -28,7 +32,7 @@ def test_create_list_roll_and_revoke_the_clinics_own_key(app, world, testapp, en
     listing = admin.get(f"/portal/clinics/{clinic_id}/keys")
     assert f"ehr_live_{key_id[:4]}" in listing.text and secret.split("_")[3] not in listing.text
     roll_page = admin.get(f"/portal/clinics/{clinic_id}/keys/{key_id}/roll")
-    rolled = submit(roll_page, "roll", overlap="now")
+    rolled = submit(roll_page, "roll", overlap="now", status=303).follow()
     new_secret = secret_of(rolled)
     assert new_secret != secret and "has stopped working" in rolled.text
     testapp.get("/v1/me", headers=_bearer(secret), status=401)
@@ -36,8 +40,8 @@ def test_create_list_roll_and_revoke_the_clinics_own_key(app, world, testapp, en
     new_id = new_secret.split("_")[2]
     confirm = admin.get(f"/portal/clinics/{clinic_id}/keys/{new_id}/revoke")
     assert f"Revoke key ehr_live_{new_id[:4]}" in confirm.text
-    done = submit(confirm, "revoke")
-    assert "revoked" in done.text
+    done = submit(confirm, "revoke", status=303).follow()
+    assert f"Key ehr_live_{new_id[:4]}************ revoked" in done.html.find(id="notice").get_text()
     testapp.get("/v1/me", headers=_bearer(new_secret), status=401)
     admin.get(f"/portal/clinics/{clinic_id}/keys/{new_id}/revoke", status=404)
     with engine.connect() as connection:
@@ -82,3 +86,23 @@ def test_a_clinician_never_sees_keys_and_another_clinics_key_is_404(app, world):
     clinician.get(f"/portal/clinics/{mine}/keys", status=403)
     token = clinician.get(f"/portal/clinics/{mine}").forms["logout"]["csrf_token"].value
     clinician.post(f"/portal/clinics/{mine}/keys/new", params={"csrf_token": token}, status=403)
+
+
+def test_the_clinics_own_key_is_rolled_once_with_no_gate(app, world, engine):
+    """Issue 31, security 5: the clinic's keys are always live and not gated, but rolled once too."""
+    from clinicrecords.access.models import ApiKey
+
+    clinic_id = world.clinic()
+    admin, _ = staff_browser(app, clinic_id, "admin")
+    old = secret_of(_create(admin, clinic_id)).split("_")[2]
+    form = admin.get(f"/portal/clinics/{clinic_id}/keys/{old}/roll").forms["roll"]
+    form["overlap"] = "24h"
+    new = secret_of(form.submit(status=303).follow()).split("_")[2]
+    again = admin.post(f"/portal/clinics/{clinic_id}/keys/{old}/roll",
+                       {"csrf_token": form["csrf_token"].value, "overlap": "7d"}, status=400)
+    assert error_summary(again) == [
+        f"This key was rolled already: roll the key that replaced it, ehr_live_{new[:4]}************, instead"]
+    with engine.connect() as connection:
+        assert connection.scalar(select(func.count()).select_from(ApiKey).where(ApiKey.clinic_id == clinic_id)) == 2
+    listing = admin.get(f"/portal/clinics/{clinic_id}/keys").html.find(id="keys")
+    assert [a["href"].split("/")[-2] for a in listing.find_all("a", string="Roll")] == [new]

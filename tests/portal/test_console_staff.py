@@ -68,7 +68,7 @@ def test_an_admin_invites_a_clinician_who_never_sees_admin_pages(app, world, eng
     bad = submit(page, "invite", email="not-an-email", role="clinician", status=400)
     assert error_summary(bad) == ["Enter an email address in the right format, like name@example.com"]
     assert bad.forms["invite"]["email"].value == "not-an-email"
-    done = submit(bad, "invite", email="nurse@example.org", role="clinician", status=200)
+    done = submit(bad, "invite", email="nurse@example.org", role="clinician", status=303).follow()
     link = done.html.find(id="invitation-link").get_text().strip()
     assert done.headers["Cache-Control"] == "no-store"
     nurse = browser(app)

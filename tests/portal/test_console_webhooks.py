@@ -165,7 +165,7 @@ def test_resend_recover_rotate_disable_enable_and_delete(app, world, engine, con
     assert "2 event(s) queued again" in recovered.text
     assert deliveries_of(engine, console.endpoint_id) == 6
 
-    rotated = submit(admin.get(here + "/rotate"), "rotate", overlap="1h")
+    rotated = submit(admin.get(here + "/rotate"), "rotate", overlap="1h", status=303).follow()
     new = secret_of(rotated)
     assert new != old and rotated.headers["Cache-Control"] == "no-store"
     assert rotated.click("Back to the endpoint").request.path == here
@@ -179,8 +179,10 @@ def test_resend_recover_rotate_disable_enable_and_delete(app, world, engine, con
 
     confirm = admin.get(here + "/delete")
     assert f"Delete webhook endpoint {receiver.url}?" in confirm.html.find("h1").get_text()
-    done = submit(confirm, "delete")
-    assert done.html.find("a", string="Back to webhooks")["href"] == f"/portal/clinics/{clinic_id}/webhooks"
+    done = submit(confirm, "delete", status=303)
+    assert done.location == f"http://localhost/portal/clinics/{clinic_id}/webhooks?once=" + done.location.split(
+        "once=")[1]
+    assert f"Webhook endpoint {receiver.url} deleted" in done.follow().html.find(id="notice").get_text()
     admin.get(here, status=404)
     assert deliveries_of(engine, console.endpoint_id) == 0
 

@@ -133,7 +133,7 @@ def test_changing_the_domain_asks_for_confirmation_then_issues_a_new_value(app, 
     same = submit(change, "change-domain", domain=first.upper(), status=303)  # the same: nothing to confirm
     assert _stored(engine, workspace_id).txt_value == first_value
     second = unique_domain()
-    confirm = submit(change, "change-domain", domain=second, status=200)
+    confirm = submit(change, "change-domain", domain=second, status=303).follow()
     assert f"Change the domain to {second}?" in _words(confirm) and "checks restart" in _words(confirm)
     assert _stored(engine, workspace_id).domain == first  # nothing changed before the confirmation
     shown = client.get(submit(confirm, "change-domain", status=303).location)

@@ -130,8 +130,8 @@ def test_revoke_asks_first_naming_the_key(app, testapp):
     confirm = client.get(f"/portal/workspaces/{workspace_id}/keys/{key_id}/revoke")
     assert f"Revoke key ehr_test_{key_id[:4]}" in confirm.text
     assert testapp.get("/v1/me", headers=_bearer(secret)).status_int == 200  # asking changed nothing
-    done = submit(confirm, "revoke")
-    assert "revoked" in done.text
+    done = submit(confirm, "revoke", status=303).follow()
+    assert f"Key ehr_test_{key_id[:4]}************ revoked" in done.html.find(id="notice").get_text()
     assert testapp.get("/v1/me", headers=_bearer(secret), status=401).json["code"] == "invalid_key"
     client.get(f"/portal/workspaces/{workspace_id}/keys/{key_id}/revoke", status=404)
 
@@ -142,7 +142,7 @@ def test_roll_keeps_the_old_key_for_the_chosen_overlap(app, testapp, engine, ove
     old = secret_of(create_key(client, workspace_id))
     page = client.get(f"/portal/workspaces/{workspace_id}/keys/{_key_id(old)}/roll")
     before = datetime.datetime.now(datetime.UTC)
-    answer = submit(page, "roll", overlap=overlap)
+    answer = submit(page, "roll", overlap=overlap, status=303).follow()
     new = secret_of(answer)
     assert new != old and answer.headers["Cache-Control"] == "no-store"
     assert "keeps working until" in answer.text and "Automatic acceptance" in answer.text
@@ -165,7 +165,7 @@ def test_roll_now_stops_the_old_key_at_once_and_a_bad_choice_changes_nothing(app
                       {"csrf_token": token, "overlap": "forever"}, status=400)
     assert error_summary(bad) == ["Choose when the old key stops working"]
     assert len(client.get(f"/portal/workspaces/{workspace_id}/keys").html.find("tbody").find_all("tr")) == 1
-    new = secret_of(submit(page, "roll", overlap="now"))
+    new = secret_of(submit(page, "roll", overlap="now", status=303).follow())
     assert testapp.get("/v1/me", headers=_bearer(old), status=401).json["code"] == "invalid_key"
     assert testapp.get("/v1/me", headers=_bearer(new)).status_int == 200
 
@@ -220,7 +220,7 @@ def test_a_rolled_key_starts_with_automatic_acceptance_off(app, testapp):
                            "--on")
     assert status == 0, err
     new = secret_of(submit(client.get(f"/portal/workspaces/{workspace_id}/keys/{_key_id(old)}/roll"), "roll",
-                           overlap="24h"))
+                           overlap="24h", status=303).follow())
 
     def send(key, substance):
         body = {"patient_id": str(sandbox_id("patient:1")), "substance": {"text": substance}}
@@ -230,3 +230,74 @@ def test_a_rolled_key_starts_with_automatic_acceptance_off(app, testapp):
 
     assert send(old, "Peanut") == "confirmed"
     assert send(new, "Latex") == "pending"
+
+
+def _roll(client, workspace_id, key_id, overlap="1h", status=303):
+    page = client.get(f"/portal/workspaces/{workspace_id}/keys/{key_id}/roll")
+    token = page.html.find("input", attrs={"name": "csrf_token"})["value"]
+    return client.post(f"/portal/workspaces/{workspace_id}/keys/{key_id}/roll",
+                       {"csrf_token": token, "overlap": overlap}, status=status)
+
+
+def _workspace_keys(engine, workspace_id):
+    with engine.connect() as connection:
+        return connection.execute(select(ApiKey).where(ApiKey.workspace_id == _workspace_uuid(workspace_id))
+                                  .order_by(ApiKey.created_at)).all()
+
+
+def test_a_key_is_rolled_once_and_its_old_end_never_moves(app, engine):
+    """Issue 31, security 5: rolling the same key again made one more key each time."""
+    client, workspace_id = with_workspace(app)
+    old = _key_id(secret_of(create_key(client, workspace_id)))
+    new = _key_id(secret_of(_roll(client, workspace_id, old, overlap="1h").follow()))
+    ends = {row.key_id: row.expires_at for row in _workspace_keys(engine, workspace_id)}
+    for overlap in ("7d", "24h"):
+        refused = _roll(client, workspace_id, old, overlap=overlap, status=400)
+        assert error_summary(refused) == [
+            f"This key was rolled already: roll the key that replaced it, ehr_test_{new[:4]}************, instead"]
+    rows = _workspace_keys(engine, workspace_id)
+    assert len(rows) == 2 and {row.key_id: row.expires_at for row in rows} == ends
+    listing = client.get(f"/portal/workspaces/{workspace_id}/keys").html.find(id="keys")
+    assert [a["href"].split("/")[-2] for a in listing.find_all("a", string="Roll")] == [new]
+    page = client.get(f"/portal/workspaces/{workspace_id}/keys/{old}/roll")
+    assert page.html.find(id="rolled") is not None and "roll" not in page.forms
+    _roll(client, workspace_id, new, overlap="now")  # the replacement rolls, once
+
+
+def test_rolling_a_live_key_is_gated_like_creating_one(app, world, engine):
+    """Issue 31, security 5: with the profile back in review, rolling a live key made new live keys."""
+    client, workspace_id = with_workspace(app)
+    _make_ready(world, workspace_id)
+    live = _key_id(secret_of(create_key(client, workspace_id, mode="live")))
+    with world.request() as request:  # the profile is resubmitted: in review again
+        from clinicrecords.onboarding.interfaces import IBusinessProfile
+
+        profiles = request.find_service(IBusinessProfile)
+        current = profiles.profile(_workspace_uuid(workspace_id))
+        profiles.submit(_workspace_uuid(workspace_id), legal_name=current.legal_name, website=current.website,
+                        country=current.country, contact_email=current.contact_email,
+                        intended_use=current.intended_use + " Also reminders.")
+    refused = _roll(client, workspace_id, live, status=400)
+    assert error_summary(refused) == [
+        "Rolling makes a new live key, and a live key needs an approved business profile"]
+    assert len(_workspace_keys(engine, workspace_id)) == 1
+    test_key = _key_id(secret_of(create_key(client, workspace_id)))
+    _roll(client, workspace_id, test_key)  # a test key needs no gate
+    world.approve_profile(_workspace_uuid(workspace_id))
+    assert secret_of(_roll(client, workspace_id, live).follow()).startswith("ehr_live_")
+
+
+def test_the_ip_allow_list_names_every_bad_line(app):
+    """Issue 31, newcomer 12: only the first bad line was reported."""
+    client, workspace_id = with_workspace(app)
+    typed = "10.0.0.0/8\nnot-an-ip\n192.168.1.7, 300.1.1.1\n\nfe80::/10\nlocalhost"
+    page = create_key(client, workspace_id, ip_allow=typed, status=400)
+    assert error_summary(page) == [
+        "3 entries are not IP addresses or CIDR ranges, like 203.0.113.0/24: “not-an-ip” (line 2), "
+        "“300.1.1.1” (line 3), “localhost” (line 6)"]
+    assert page.html.find(id="ip_allow").get_text() == typed
+    key_id = _key_id(secret_of(create_key(client, workspace_id)))
+    edit = client.get(f"/portal/workspaces/{workspace_id}/keys/{key_id}/ip-allow")
+    refused = submit(edit, "ip-allow", ip_allow="a\nb", status=400)
+    assert error_summary(refused) == [
+        "2 entries are not IP addresses or CIDR ranges, like 203.0.113.0/24: “a” (line 1), “b” (line 2)"]

@@ -46,13 +46,14 @@ def test_the_workspaces_requests_newest_first_without_query_values(app, flushed)
     api.get("/v1/me", headers=_bearer(secret_of(create_key(other, other_id))))
     assert flushed()
     rows = _rows(_requests(client, workspace_id))
-    assert [row[6] for row in rows] == [answer.headers["X-Request-Id"] for answer in (missing, refused, me)]
-    time, key, method, path, status, code, request_id, latency = rows[2]
-    assert key == f"ehr_test_{first.split('_')[2][:4]}************"
+    assert [row[7] for row in rows] == [answer.headers["X-Request-Id"] for answer in (missing, refused, me)]
+    time, key, clinic, method, path, status, code, request_id, latency = rows[2]
+    assert key == f"ehr_test_{first.split('_')[2][:4]}************" and clinic == ""
     assert (method, path, status) == ("GET", "/v1/me", "200")
     assert code == "" and latency.endswith(" ms") and len(time) == 19
-    assert rows[1][2:6] == ["GET", "/v1/me", "400", "invalid_request"]
-    assert rows[0][4:6] == ["404", missing.json["code"]]
+    assert rows[1][3:7] == ["GET", "/v1/me", "400", "invalid_request"]
+    assert rows[0][5:7] == ["404", missing.json["code"]]
+    assert rows[0][2] == "Acme Health sandbox clinic"  # issue 31, newcomer 12: the clinic's name, not its id
     page = _requests(client, workspace_id)
     assert "very-private-value" not in page.text and first not in page.text
     client.get(f"/portal/workspaces/{other_id}/requests", status=404)
@@ -70,9 +71,9 @@ def test_filters_by_key_status_and_request_id(app, flushed):
     page = _requests(client, workspace_id)
     filtered = page.forms["filter"]
     filtered["key"] = first.split("_")[2]
-    assert [row[6] for row in _rows(filtered.submit())] == [ids[0]]
-    assert [row[6] for row in _rows(_requests(client, workspace_id, status="404"))] == [ids[1]]
-    assert [row[6] for row in _rows(_requests(client, workspace_id, request_id=ids[2]))] == [ids[2]]
+    assert [row[7] for row in _rows(filtered.submit())] == [ids[0]]
+    assert [row[7] for row in _rows(_requests(client, workspace_id, status="404"))] == [ids[1]]
+    assert [row[7] for row in _rows(_requests(client, workspace_id, request_id=ids[2]))] == [ids[2]]
     none = _requests(client, workspace_id, status="500")
     assert _rows(none) == [] and "No requests match these filters" in none.text
 
@@ -97,8 +98,8 @@ def test_pages_of_fifty_with_older_and_newest_links(app, flushed):
     ids = [api.get("/v1/me", headers=_bearer(secret)).headers["X-Request-Id"] for _ in range(52)]
     assert flushed()
     first = _requests(client, workspace_id, status="200")
-    assert [row[6] for row in _rows(first)] == ids[::-1][:50]
+    assert [row[7] for row in _rows(first)] == ids[::-1][:50]
     older = first.click(description="Older requests")
-    assert [row[6] for row in _rows(older)] == ids[1::-1] and "status=200" in older.request.url
+    assert [row[7] for row in _rows(older)] == ids[1::-1] and "status=200" in older.request.url
     assert "Older requests" not in older.text
-    assert [row[6] for row in _rows(older.click(description="Newest requests"))] == ids[::-1][:50]
+    assert [row[7] for row in _rows(older.click(description="Newest requests"))] == ids[::-1][:50]

@@ -41,6 +41,9 @@ def with_endpoint(app, url, **kwargs):
 
 
 def press(client, page_url, form_id, status=200, **fields):
+    """Submit the form on the page; by default the page its POST redirects to (status 200 after the 303)."""
+    if status == 200:
+        return submit(client.get(page_url), form_id, status=303, **fields).follow()
     return submit(client.get(page_url), form_id, status=status, **fields)
 
 
@@ -216,7 +219,7 @@ def test_rotation_signs_with_both_secrets_during_the_overlap(app, engine, receiv
     assert error_summary(bad) == ["Choose how long the current secret keeps signing"]
     assert secret_of(press(client, here, "reveal-secret")) == old
 
-    rotated = submit(confirm, "rotate", overlap="24h")
+    rotated = submit(confirm, "rotate", overlap="24h", status=303).follow()
     new = secret_of(rotated)
     assert new != old and rotated.headers["Cache-Control"] == "no-store"
     assert "every delivery carries both signatures" in rotated.text
@@ -251,8 +254,9 @@ def test_delete_asks_naming_the_endpoint_then_deletes_it(app, engine, receiver):
     press(client, here, "send-test")
     confirm = client.get(here + "/delete")
     assert f"Delete webhook endpoint {receiver.url}?" in confirm.html.find("h1").get_text()
-    done = submit(confirm, "delete")
-    assert f"Webhook endpoint {receiver.url} deleted" in done.text
+    done = submit(confirm, "delete", status=303).follow()
+    assert f"Webhook endpoint {receiver.url} deleted" in done.html.find(id="notice").get_text()
+    assert "deleted" not in client.get(done.request.url).text  # a notice is shown once
     client.get(here, status=404)
     with engine.connect() as connection:
         assert connection.scalar(select(func.count()).select_from(WebhookDelivery).where(
@@ -265,7 +269,7 @@ def test_a_developer_manages_webhooks_and_the_audit_names_them(app, engine, rece
     owner, workspace_id = with_workspace(app)
     developer, email = signed_up(app)
     link = submit(owner.get(f"/portal/workspaces/{workspace_id}/members"), "invite", email=email,
-                  role="developer").html.find(id="invitation-link").get_text().strip()
+                  role="developer", status=303).follow().html.find(id="invitation-link").get_text().strip()
     submit(developer.get(link), "join", status=303)
     endpoint_id = endpoint_of(add_endpoint(developer, workspace_id, receiver.url))
     here = f"/portal/workspaces/{workspace_id}/webhooks/{endpoint_id}"

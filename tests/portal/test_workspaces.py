@@ -60,7 +60,7 @@ def test_an_owner_invites_by_link_and_the_invited_email_joins_as_developer(app, 
     owner, workspace_id = with_workspace(app)
     invitee, email = signed_up(app)
     page = owner.get(f"/portal/workspaces/{workspace_id}/members")
-    answer = submit(page, "invite", email=email, role="developer")
+    answer = submit(page, "invite", email=email, role="developer", status=303).follow()
     link = answer.html.find(id="invitation-link").get_text().strip()
     assert link.startswith("http://localhost/portal/invitations?token=")
     assert link not in owner.get(f"/portal/workspaces/{workspace_id}/members").text  # shown once
@@ -76,11 +76,11 @@ def test_an_owner_invites_by_link_and_the_invited_email_joins_as_developer(app, 
 def test_an_invitation_is_for_its_email_only(app, engine):
     owner, workspace_id = with_workspace(app)
     submit(owner.get(f"/portal/workspaces/{workspace_id}/members"), "invite", email="someone@example.org",
-           role="developer")
+           role="developer", status=303)
     link = owner.get(f"/portal/workspaces/{workspace_id}/members").html  # the link is not shown again
     assert link.find(id="invitation-link") is None
     answer = submit(owner.get(f"/portal/workspaces/{workspace_id}/members"), "invite", email="other@example.org",
-                    role="owner")
+                    role="owner", status=303).follow()
     url = answer.html.find(id="invitation-link").get_text().strip()
     stranger, _ = signed_up(app)
     refused = submit(stranger.get(url), "join", status=400)
@@ -109,7 +109,7 @@ def test_a_developer_cannot_do_owner_things(app, engine):
     owner, workspace_id = with_workspace(app)
     developer, email = signed_up(app)
     url = submit(owner.get(f"/portal/workspaces/{workspace_id}/members"), "invite", email=email,
-                 role="developer").html.find(id="invitation-link").get_text().strip()
+                 role="developer", status=303).follow().html.find(id="invitation-link").get_text().strip()
     submit(developer.get(url), "join", status=303)
     token = developer.get("/portal/").html.find("input", attrs={"name": "csrf_token"})["value"]
     for path, fields in (("/members/invite", {"email": "x@example.org", "role": "owner"}),
@@ -156,7 +156,7 @@ def test_log_in_after_sign_up_lists_only_my_workspaces(app):
 def test_an_invitation_token_never_reaches_the_request_log(app, caplog):
     owner, workspace_id = with_workspace(app)
     answer = submit(owner.get(f"/portal/workspaces/{workspace_id}/members"), "invite", email="log@example.org",
-                    role="developer")
+                    role="developer", status=303).follow()
     url = answer.html.find(id="invitation-link").get_text().strip()
     token = url.split("token=")[1]
     with caplog.at_level("INFO", logger="clinicrecords.request"):

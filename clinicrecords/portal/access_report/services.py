@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from clinicrecords.access import services as access
-from clinicrecords.access.interfaces import masked
 from clinicrecords.audit.services import entries_naming
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.db.meta import TenantBase
@@ -82,16 +81,13 @@ class AccessReport:
                 for entry in entries]
 
     def _names(self, entries):
-        organizations, keys = {}, {}
-        for kind, owner_id in {(e.owner_kind, e.owner_id) for e in entries if e.owner_id}:
-            if kind == "workspace":
-                organizations[owner_id] = access.get_workspace(self.db, owner_id).name
-                owned = access.list_keys(self.db, workspace_id=owner_id)
-            else:
-                organizations[owner_id] = "This clinic's own key"
-                owned = access.list_keys(self.db, clinic_id=owner_id)
-            keys.update((key.key_id, masked(key.mode, key.key_id)) for key in owned)
-        return organizations, keys
+        """The organizations and masked keys of these entries, in one statement for the report."""
+        names = access.display_names(self.db, workspace_ids={e.owner_id for e in entries
+                                                             if e.owner_id and e.owner_kind == "workspace"},
+                                     key_ids={e.key_id for e in entries if e.key_id})
+        organizations = {e.owner_id: names.workspaces.get(e.owner_id, "—") if e.owner_kind == "workspace"
+                         else "This clinic's own key" for e in entries if e.owner_id}
+        return organizations, {key_id: key.masked for key_id, key in names.keys.items()}
 
     @staticmethod
     def csv(accesses):

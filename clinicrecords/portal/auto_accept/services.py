@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from clinicrecords.access import services as access
-from clinicrecords.access.interfaces import masked
+from clinicrecords.access.interfaces import key_label, masked
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
@@ -21,8 +21,14 @@ class Sender:
     ref: str  # "workspace:<id>" or "key:<public key id>": the form's name for it
     label: str
     kind: str  # organization | key
+    detail: str | None = None  # a named key's masked id
     enabled: set = field(default_factory=set)
     paused: dict = field(default_factory=dict)  # kind → pause (when, how many, threshold, window)
+
+
+def _detail(key):
+    """A named key's masked id, shown under its name."""
+    return masked(key.mode, key.key_id) if key.name else None
 
 
 class AutoAcceptSettings:
@@ -50,15 +56,13 @@ class AutoAcceptSettings:
             by_id[workspace.id] = sender
             for key in access.list_keys(self.db, workspace_id=workspace.id):
                 if key.revoked_at is None and key.mode == "live":
-                    by_id[key.id] = Sender(f"key:{key.key_id}",
-                                           f"{workspace.name}: {masked(key.mode, key.key_id)}",
-                                           "key")
+                    by_id[key.id] = Sender(f"key:{key.key_id}", f"{workspace.name}: {key_label(key)}", "key",
+                                           _detail(key))
                     senders.append(by_id[key.id])
         for key in access.list_keys(self.db, clinic_id=clinic_id):
             if key.revoked_at is None:
-                by_id[key.id] = Sender(f"key:{key.key_id}",
-                                       f"The clinic's own key {masked(key.mode, key.key_id)}",
-                                       "key")
+                by_id[key.id] = Sender(f"key:{key.key_id}", f"The clinic's own key {key_label(key)}", "key",
+                                       _detail(key))
                 senders.append(by_id[key.id])
         settings, pauses = staff.auto_accept_state()
         open_pauses = {(p.sender_id, p.kind): p for p in pauses if p.resumed_at is None}

@@ -5,7 +5,7 @@ owner), audited with the clinic."""
 
 from clinicrecords.access import services as access
 from clinicrecords.access.interfaces import masked
-from clinicrecords.portal.keys.services import KeyService, parse_cidrs
+from clinicrecords.portal.keys.services import KeyService, all_checked, audit_details, key_name, parse_cidrs
 from clinicrecords.portal.web.interfaces import IPortalAudit
 
 
@@ -32,12 +32,12 @@ class ClinicKeyService(KeyService):
     def key(self, clinic_id, key_id):
         return next((key for key in self.keys(clinic_id) if key.key_id == key_id), None)
 
-    def create(self, clinic_id, ip_allow_text, account_id):
-        """(ApiKey, full key): always live."""
-        cidrs = parse_cidrs(ip_allow_text)
-        key, full_key = access.create_key(self.db, self.pepper, clinic_id=clinic_id, ip_allow=cidrs)
+    def create(self, clinic_id, ip_allow_text, account_id, name_text=""):
+        """(ApiKey, full key): always live, with every permission."""
+        name, cidrs = all_checked(lambda: key_name(name_text), lambda: parse_cidrs(ip_allow_text))
+        key, full_key = access.create_key(self.db, self.pepper, clinic_id=clinic_id, ip_allow=cidrs, name=name)
         self.audit.record("key.created", account_id=account_id, workspace_id=clinic_id,
-                          target=masked(key.mode, key.key_id), mode=key.mode)
+                          target=masked(key.mode, key.key_id), mode=key.mode, **audit_details(key))
         return key, full_key
 
 

@@ -4,8 +4,9 @@ from clinicrecords.access.interfaces import masked
 from clinicrecords.portal.clinic_keys.interfaces import IClinicKeyService
 from clinicrecords.portal.clinic_keys.resources import ClinicKey, ClinicKeys
 from clinicrecords.portal.keys.forms import IpAllowForm, NewKeyForm, RollForm
-from clinicrecords.portal.keys.views import _secret_page
+from clinicrecords.portal.keys.views import revoked_notice, secret_page, shown_key
 from clinicrecords.portal.web.forms import FormError, rerender, see_other
+from clinicrecords.portal.web.once import see_other_once, shown_once
 from clinicrecords.portal.web.resources import CLINIC_ADMIN
 
 T = "clinicrecords.portal.clinic_keys:templates/"
@@ -18,8 +19,16 @@ def _name(context):
 @view_config(route_name="portal", context=ClinicKeys, request_method="GET", renderer=T + "list.jinja2",
              permission=CLINIC_ADMIN)
 def keys(context, request):
-    return {"keys": request.find_service(IClinicKeyService).keys(context.clinic.id), "masked": masked,
-            "form": NewKeyForm()}
+    service = request.find_service(IClinicKeyService)
+    keys = service.keys(context.clinic.id)
+    return {"keys": keys, "rolled": service.rolled(keys), "masked": masked, "form": NewKeyForm(),
+            "notice": shown_once(request, "notice").value}
+
+
+@view_config(route_name="portal", context=ClinicKeys, name="created", request_method="GET",
+             renderer=T + "created.jinja2", permission=CLINIC_ADMIN)
+def key_created(context, request):
+    return secret_page(request)
 
 
 @view_config(route_name="portal", context=ClinicKeys, name="new", request_method="POST",
@@ -28,12 +37,13 @@ def create_key(context, request):
     form = NewKeyForm(request.POST)
     service = request.find_service(IClinicKeyService)
     try:
-        key, full_key = service.create(context.clinic.id, form["ip_allow"], request.identity.account_id)
+        key, full_key = service.create(context.clinic.id, form["ip_allow"], request.identity.account_id,
+                                       name_text=form["name"])
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, keys=service.keys(context.clinic.id), masked=masked, form=form)
-    request.override_renderer = T + "created.jinja2"
-    return _secret_page(request, key, full_key)
+        keys = service.keys(context.clinic.id)
+        return rerender(request, keys=keys, rolled=service.rolled(keys), masked=masked, form=form, notice=None)
+    return see_other_once(request, "key", shown_key(key, full_key), "clinics", context.clinic.id, "keys", "created")
 
 
 @view_config(route_name="portal", context=ClinicKey, name="revoke", request_method="GET",
@@ -42,20 +52,18 @@ def revoke_page(context, request):
     return {"masked": _name(context)}
 
 
-@view_config(route_name="portal", context=ClinicKey, name="revoke", request_method="POST",
-             renderer="clinicrecords.portal.web:templates/confirmation.jinja2", permission=CLINIC_ADMIN)
+@view_config(route_name="portal", context=ClinicKey, name="revoke", request_method="POST", permission=CLINIC_ADMIN)
 def revoke(context, request):
     request.find_service(IClinicKeyService).revoke(context.clinic.id, context.key,
                                                    request.identity.account_id)
-    return {"title": f"Key {_name(context)} revoked", "message": "It is refused from the next request on.",
-            "next_url": request.portal_url("clinics", context.clinic.id,
-                                           "keys"), "next_label": "Back to keys"}
+    return see_other_once(request, "notice", revoked_notice(context.key), "clinics", context.clinic.id, "keys")
 
 
 @view_config(route_name="portal", context=ClinicKey, name="roll", request_method="GET",
              renderer=T + "roll.jinja2", permission=CLINIC_ADMIN)
 def roll_page(context, request):
-    return {"form": RollForm({"overlap": "24h"}), "masked": _name(context)}
+    return {"form": RollForm({"overlap": "24h"}), "masked": _name(context),
+            "rolled": bool(request.find_service(IClinicKeyService).rolled([context.key]))}
 
 
 @view_config(route_name="portal", context=ClinicKey, name="roll", request_method="POST",
@@ -67,11 +75,9 @@ def roll(context, request):
             context.clinic.id, context.key, form["overlap"], request.identity.account_id)
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, form=form, masked=_name(context))
-    request.override_renderer = T + "created.jinja2"
-    return _secret_page(request, new, full_key,
-                        rolled_from=(_name(context),
-                                     None if context.key.revoked_at else context.key.expires_at))
+        return rerender(request, form=form, masked=_name(context), rolled=False)
+    return see_other_once(request, "key", shown_key(new, full_key, rolled_from=context.key), "clinics",
+                          context.clinic.id, "keys", "created")
 
 
 @view_config(route_name="portal", context=ClinicKey, name="ip-allow", request_method="GET",

@@ -32,9 +32,8 @@ def _claim(context, request, form, template):
     pages = request.find_service(IDomainPages)
     try:
         replacing = pages.replaces(context.workspace.id, form["domain"])
-        if replacing is not None and form["confirm"] != "yes":
-            request.override_renderer = T + "change.jinja2"
-            return {"form": form, "current": pages.status(context.workspace.id), "confirming": replacing}
+        if replacing is not None and form["confirm"] != "yes":  # nothing changed yet: the confirmation, by GET
+            return see_other(request, "workspaces", context.workspace.id, "domain", "change", domain=form["domain"])
         pages.set_domain(context.workspace.id, form["domain"], request.identity.account_id)
     except FormError as exc:
         form.refused(exc)
@@ -60,8 +59,15 @@ def set_domain(context, request):
 @view_config(route_name="portal", context=DomainPage, name="change", request_method="GET",
              renderer=T + "change.jinja2", permission=OWNER)
 def change_page(context, request):
-    current = request.find_service(IDomainPages).status(context.workspace.id)
-    return {"form": ChangeDomainForm(), "current": current, "confirming": None}
+    """The form, or (`?domain=`, where a POST that would replace the domain redirects) its confirmation."""
+    pages = request.find_service(IDomainPages)
+    form = ChangeDomainForm({"domain": request.GET.get("domain", "")})
+    current = pages.status(context.workspace.id)
+    try:
+        confirming = pages.replaces(context.workspace.id, form["domain"]) if form["domain"] else None
+    except FormError as exc:
+        return rerender(request, form=form.refused(exc), current=current, confirming=None)
+    return {"form": form, "current": current, "confirming": confirming}
 
 
 @view_config(route_name="portal", context=DomainPage, name="change", request_method="POST",

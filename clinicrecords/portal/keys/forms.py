@@ -2,7 +2,7 @@ from clinicrecords.portal.web.forms import Form
 
 
 class NewKeyForm(Form):
-    fields = ("mode", "ip_allow")
+    fields = ("mode", "name", "access", "scopes", "ip_allow")
 
 
 class RollForm(Form):

@@ -32,25 +32,42 @@ def needs_sentence(missing):
     return needs[0] if len(needs) == 1 else ", ".join(needs[:-1]) + " and " + needs[-1]
 
 
+@dataclass(frozen=True)
+class ChecklistItem:
+    condition: Condition
+    met: bool
+    in_review_since: object = None  # a submitted business profile waits for review: nothing to do now
+
+
 class LiveKeyGate:
     def __init__(self, db, terms, profiles):
         self.db = db
         self.terms = terms
         self.profiles = profiles
 
-    def met(self, workspace_id):
-        """{code: True/False} for every condition, in order."""
+    def _state(self, workspace_id):
+        """{code: True/False} for every condition, in order, and when the profile was submitted if it waits
+        for review."""
         workspace = access.get_workspace(self.db, workspace_id)
-        return {
+        profile = self.profiles.profile(workspace_id)
+        met = {
             "not_verified": access.workspace_is_verified(self.db, workspace_id),
-            "profile_not_approved": self.profiles.status(workspace_id) == "approved",
+            "profile_not_approved": profile is not None and profile.status == "approved",
             "terms_not_accepted": self.terms.accepted_current(workspace_id),
             "plan_not_paid": workspace.plan == "paid",
         }
+        return met, profile.submitted_at if profile is not None and profile.status == "submitted" else None
+
+    def met(self, workspace_id):
+        """{code: True/False} for every condition, in order."""
+        return self._state(workspace_id)[0]
 
     def checklist(self, workspace_id):
-        met = self.met(workspace_id)
-        return [(condition, met[condition.code]) for condition in CONDITIONS]
+        """A `ChecklistItem` per condition, in order."""
+        met, in_review_since = self._state(workspace_id)
+        return [ChecklistItem(condition, met[condition.code],
+                              in_review_since if condition.code == "profile_not_approved" else None)
+                for condition in CONDITIONS]
 
     def missing(self, workspace_id):
         met = self.met(workspace_id)

@@ -4,7 +4,8 @@ from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
-from clinicrecords.onboarding.interfaces import IBusinessProfile, ProfileInvalid
+from clinicrecords.onboarding.interfaces import (IBusinessProfile, IDomainVerification, ProfileInvalid, website_host,
+                                                 website_on_domain)
 from clinicrecords.portal.profile.interfaces import IProfilePages
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
@@ -27,13 +28,23 @@ def _field_message(field, message):
 
 @implementer(IProfilePages)
 class ProfilePages:
-    def __init__(self, db, profiles, audit):
+    def __init__(self, db, profiles, audit, domains):
         self.db = db
         self.profiles = profiles
         self.audit = audit
+        self.domains = domains
 
     def profile(self, workspace_id):
         return self.profiles.profile(workspace_id)
+
+    def website_elsewhere(self, workspace_id, profile):
+        """(the website's host, the verified domain) when the profile's website is not on the workspace's
+        verified domain, else None: allowed, but the page warns that the reviewer will ask."""
+        domain = self.domains.status(workspace_id)
+        if profile is None or domain is None or domain.state != "verified" \
+                or website_on_domain(profile.website, domain.domain):
+            return None
+        return website_host(profile.website), domain.domain
 
     def submittable(self, workspace_id):
         return access.workspace_is_verified(self.db, workspace_id)
@@ -54,5 +65,5 @@ class ProfilePages:
 
 
 def profile_pages_factory(context, request):
-    return ProfilePages(request.db, request.find_service(IBusinessProfile),
-                        request.find_service(IPortalAudit))
+    return ProfilePages(request.db, request.find_service(IBusinessProfile), request.find_service(IPortalAudit),
+                        request.find_service(IDomainVerification))

@@ -13,7 +13,8 @@ def _page(context, request, form=None):
     pages = request.find_service(IProfilePages)
     profile = pages.profile(context.workspace.id)
     return {"profile": profile, "submittable": pages.submittable(context.workspace.id),
-            "form": form or ProfileForm.of(profile)}
+            "form": form or ProfileForm.of(profile),
+            "elsewhere": pages.website_elsewhere(context.workspace.id, profile)}
 
 
 @view_config(route_name="portal", context=ProfilePage, request_method="GET", renderer=T + "profile.jinja2",

@@ -1,6 +1,7 @@
 from pyramid.view import view_config
 
-from clinicrecords.access.interfaces import masked
+from clinicrecords.access import services as access
+from clinicrecords.access.interfaces import key_label, masked
 from clinicrecords.errors import InvalidInput
 from clinicrecords.portal.keys.interfaces import IKeyService
 from clinicrecords.portal.requests.forms import RequestFilter
@@ -18,8 +19,8 @@ PAGE_SIZE = 50
 def requests_page(context, request):
     form = RequestFilter(request.GET)
     keys = request.find_service(IKeyService).keys(context.workspace.id)
-    found = {"form": form, "keys": [(key.key_id, masked(key.mode, key.key_id)) for key in keys], "page": None,
-             "masked": masked}
+    found = {"form": form, "keys": [(key.key_id, _option(key)) for key in keys], "page": None, "masked": masked,
+             "names": None}
     try:
         arguments = form.search_arguments({key.key_id for key in keys})
     except FormError as exc:
@@ -31,4 +32,12 @@ def requests_page(context, request):
     except InvalidInput:  # a `before` cursor this log did not write
         form.error("before", "This page link is out of date: start again from the newest requests")
         return rerender(request, **found)
+    rows = found["page"].rows
+    found["names"] = access.display_names(request.db, clinic_ids={row.clinic_id for row in rows if row.clinic_id},
+                                          key_ids={row.key_id for row in rows})  # one statement for the page
     return found
+
+
+def _option(key):
+    label = key_label(key)
+    return label if not key.name else f"{label} ({masked(key.mode, key.key_id)})"

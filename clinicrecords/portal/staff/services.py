@@ -15,6 +15,7 @@ from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.accounts.services import email_problem, normal_email
 from clinicrecords.portal.staff.interfaces import IStaffService
 from clinicrecords.portal.staff.models import ROLES, ClinicStaff, StaffInvitation
+from clinicrecords.portal.web.audit import named_targets
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
 from clinicrecords.portal.web.resources import STAFF
@@ -109,11 +110,13 @@ class StaffService:
         return access.get_clinic(self.db, invitation.clinic_id)
 
     def activity(self, clinic_id):
-        """(entry, staff member's email or None for an operator), newest first."""
+        """(entry, staff member's email or None for an operator, its target's NamedTarget or None), newest
+        first."""
         entries = self.audit.for_clinic(clinic_id)
         ids = {entry.account_id for entry in entries if entry.account_id}
         emails = dict(self.db.execute(select(Account.id, Account.email).where(Account.id.in_(ids))).all())
-        return [(entry, emails.get(entry.account_id)) for entry in entries]
+        named = named_targets(self.db, entries)
+        return [(entry, emails.get(entry.account_id), named.get(entry.id)) for entry in entries]
 
     def needs_password(self, invitation):
         return self.accounts.by_email(invitation.email) is None

@@ -7,6 +7,7 @@ from clinicrecords.portal.staff.interfaces import IStaffService
 from clinicrecords.portal.staff.resources import (ClinicResource, ClinicsCollection, JoinPage, Staff,
                                                   StaffActivity)
 from clinicrecords.portal.web.forms import FormError, rerender
+from clinicrecords.portal.web.once import see_other_once, shown_once
 from clinicrecords.portal.web.resources import CLINIC_ADMIN, CLINIC_STAFF, SIGNED_IN, PortalRoot
 
 T = "clinicrecords.portal.staff:templates/"
@@ -36,16 +37,20 @@ def overview(context, request):
                        if m.clinic.id != context.clinic.id]}
 
 
-def _staff_page(context, request, form, link=None):
+def _staff_page(context, request, form, link=None, link_gone=False):
     service = request.find_service(IStaffService)
-    return {"form": form, "link": link, "members": service.members(context.clinic.id),
+    return {"form": form, "link": link, "link_gone": link_gone, "members": service.members(context.clinic.id),
             "invitations": service.pending_invitations(context.clinic.id)}
 
 
 @view_config(route_name="portal", context=Staff, request_method="GET", renderer=T + "staff.jinja2",
              permission=CLINIC_STAFF)
 def staff(context, request):
-    return _staff_page(context, request, StaffInviteForm({"role": "clinician"}))
+    shown = shown_once(request, "invitation")  # after an invitation: its link, once
+    if shown.asked:
+        request.response.headers["Cache-Control"] = "no-store"
+    return _staff_page(context, request, StaffInviteForm({"role": "clinician"}), link=shown.value,
+                       link_gone=shown.gone)
 
 
 @view_config(route_name="portal", context=Staff, name="invite", request_method="POST",
@@ -58,9 +63,8 @@ def invite(context, request):
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **_staff_page(context, request, form))
-    request.response.headers["Cache-Control"] = "no-store"
-    return _staff_page(context, request, StaffInviteForm({"role": "clinician"}),
-                       link=(invitation.email, join_url(request, token)))
+    return see_other_once(request, "invitation", [invitation.email, join_url(request, token)], "clinics",
+                          context.clinic.id, "staff")
 
 
 @view_config(route_name="portal", context=StaffActivity, request_method="GET", renderer=T + "activity.jinja2",

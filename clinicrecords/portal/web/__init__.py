@@ -7,7 +7,8 @@ from pyramid_jinja2 import EXTRAS_CONFIG_PHASE
 from clinicrecords.portal.surface import SurfacePredicate, portal_prefix, request_surface
 from clinicrecords.portal.web.audit import portal_audit_factory
 from clinicrecords.portal.web.csrf import CSRFGuard, csrf_deriver
-from clinicrecords.portal.web.interfaces import IPortalAudit, ISessionService
+from clinicrecords.portal.web.interfaces import IOneTimeReads, IPortalAudit, ISessionService
+from clinicrecords.portal.web.once import one_time_reads_factory
 from clinicrecords.portal.web.resources import PortalRoot, Static, add_portal_child
 from clinicrecords.portal.web.security import SessionSecurityPolicy, install_surface_policy
 from clinicrecords.portal.web.sessions import SessionCookie, session_service_factory
@@ -58,6 +59,7 @@ def includeme(config):
         "__Host-portal_csrf" if cookie.secure else "portal_csrf", cookie.secure, cookie.path)
     config.register_service_factory(session_service_factory(settings), iface=ISessionService)
     config.register_service_factory(portal_audit_factory, iface=IPortalAudit)
+    config.register_service_factory(one_time_reads_factory(cookie), iface=IOneTimeReads)
     install_surface_policy(config, SessionSecurityPolicy(cookie))
 
     config.add_route_predicate("surface", SurfacePredicate)

@@ -9,3 +9,8 @@ class ISessionService(Interface):
 
 class IPortalAudit(Interface):
     """The portal's audit trail: record(action, account_id, workspace_id, target, details)."""
+
+
+class IOneTimeReads(Interface):
+    """What a POST's answer shows once, stashed for the page it redirects to: put(kind, value) → id,
+    take(kind, id) → the value once, then None (clinicrecords.portal.web.once)."""

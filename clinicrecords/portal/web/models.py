@@ -23,6 +23,21 @@ class PortalSession(ControlBase):
     ended_at: Mapped[datetime.datetime | None] = mapped_column()
 
 
+class OneTimeRead(ControlBase):
+    """What one POST's answer shows once (a new key's secret, an invitation link, a notice), kept for the page
+    the POST redirects to (clinicrecords.portal.web.once). Sealed with a key derived from the session's cookie
+    token, which the database never holds: a copy of this table opens nothing, and another session cannot
+    read it."""
+
+    __tablename__ = "portal_one_time_reads"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    session_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("portal_sessions.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    sealed: Mapped[bytes] = mapped_column(LargeBinary)
+    expires_at: Mapped[datetime.datetime] = mapped_column(index=True)
+
+
 class PortalAuditEntry(ControlBase):
     """A portal action: who (account; null for an operator), when, which workspace or clinic, what. Never a
     secret."""

@@ -1,5 +1,5 @@
-"""Background upkeep of the portal: ended and expired sessions, and log-in failures past the throttle's
-window, are removed (they decide nothing any more)."""
+"""Background upkeep of the portal: ended and expired sessions, log-in failures past the throttle's window, and
+one-time reads nobody read in time, are removed (they decide nothing any more)."""
 
 import datetime
 
@@ -9,6 +9,7 @@ from sqlalchemy import delete, or_
 from clinicrecords import clock
 from clinicrecords.portal.accounts.models import LoginFailure
 from clinicrecords.portal.web.models import PortalSession
+from clinicrecords.portal.web.once import prune as prune_one_time_reads
 from clinicrecords.tasks import periodic_task
 
 # Kept a day past any setting's limit, so that a session or failure is never removed while it still counts.
@@ -22,7 +23,7 @@ def prune(db, settings, now=None):
     sessions = db.execute(delete(PortalSession).where(or_(
         PortalSession.ended_at < now - KEEP, PortalSession.created_at < now - absolute - KEEP))).rowcount
     failures = db.execute(delete(LoginFailure).where(LoginFailure.at < now - throttle - KEEP)).rowcount
-    return {"sessions": sessions, "login_failures": failures}
+    return {"sessions": sessions, "login_failures": failures, "one_time_reads": prune_one_time_reads(db, now)}
 
 
 @periodic_task(crontab(minute="7"))

@@ -4,6 +4,7 @@ with that face's permission; the context supplies the owner, the URLs and the la
 from pyramid.view import view_config
 
 from clinicrecords.portal.web.forms import Form, FormError, rerender, see_other
+from clinicrecords.portal.web.once import see_other_once, shown_once
 from clinicrecords.portal.webhooks.forms import NewEndpointForm, RecoverForm, RotateForm
 from clinicrecords.portal.webhooks.interfaces import IWebhookPages
 from clinicrecords.portal.webhooks.resources import FACES
@@ -49,7 +50,8 @@ def _no_store(request):
 @webhooks_view(request_method="GET", renderer=T + "list.jinja2")
 def endpoints(context, request):
     mode = _mode(context, request)
-    return {"mode": mode, "endpoints": _pages(request).list(context.owner, mode)}
+    return {"mode": mode, "endpoints": _pages(request).list(context.owner, mode),
+            "notice": shown_once(request, "notice").value}
 
 
 def _new_page(request, form):
@@ -79,21 +81,25 @@ def endpoint_page(context, request, **extra):
     log = _pages(request).log(context.owner, context.endpoint, status, starting_after)
     values = {"endpoint": context.endpoint, "log": log, "status": status if status in STATUS_FILTERS else "",
               "statuses": STATUS_FILTERS, "paged": bool(starting_after), "form": None, "secret": None,
-              "tested": None}
+              "secret_gone": False, "tested": None}
     values.update(extra)
     return values
 
 
 @webhooks_view("endpoint", request_method="GET", renderer=T + "endpoint.jinja2")
 def endpoint(context, request):
-    return endpoint_page(context, request)
+    # After "Reveal" or "Send test event": the secret or the receiver's answer, once.
+    secret, tested = shown_once(request, "webhook_secret"), shown_once(request, "webhook_test")
+    if secret.asked:
+        _no_store(request)
+    return endpoint_page(context, request, secret=secret.value, secret_gone=secret.gone,
+                         tested=tested.value)
 
 
-@webhooks_view("endpoint", name="secret", request_method="POST", renderer=T + "endpoint.jinja2")
+@webhooks_view("endpoint", name="secret", request_method="POST")
 def reveal_secret(context, request):
     secret = _pages(request).reveal_secret(context.owner, context.endpoint, _account(request))
-    _no_store(request)
-    return endpoint_page(context, request, secret=secret)
+    return see_other_once(request, "webhook_secret", secret, *context.path)
 
 
 def _refused(context, request, exc):
@@ -108,8 +114,7 @@ def send_test(context, request):
         tested = _pages(request).send_test(context.owner, context.endpoint, _account(request))
     except FormError as exc:
         return _refused(context, request, exc)
-    context.endpoint = dict(context.endpoint, status=tested["endpoint_status"])  # a 2xx may enable it again
-    return endpoint_page(context, request, tested=tested)
+    return see_other_once(request, "webhook_test", tested, *context.path)
 
 
 @webhooks_view("endpoint", name="resend", request_method="POST", renderer=T + "endpoint.jinja2")
@@ -158,13 +163,17 @@ def rotate_page(context, request):
 def rotate(context, request):
     form = RotateForm(request.POST)
     try:
-        rotated, secret = _pages(request).rotate_secret(context.owner, context.endpoint, form["overlap"],
+        _, secret = _pages(request).rotate_secret(context.owner, context.endpoint, form["overlap"],
                                                         _account(request))
     except FormError as exc:
         return rerender(request, form=form.refused(exc), endpoint=context.endpoint)
+    return see_other_once(request, "webhook_secret", secret, *context.path, "rotated")
+
+
+@webhooks_view("endpoint", name="rotated", request_method="GET", renderer=T + "rotated.jinja2")
+def rotated(context, request):
     _no_store(request)
-    request.override_renderer = T + "rotated.jinja2"
-    return {"endpoint": rotated, "secret": secret}
+    return {"endpoint": context.endpoint, "secret": shown_once(request, "webhook_secret").value}
 
 
 @webhooks_view("endpoint", name="delete", request_method="GET", renderer=T + "delete.jinja2")
@@ -172,11 +181,11 @@ def delete_page(context, request):
     return {"endpoint": context.endpoint}
 
 
-@webhooks_view("endpoint", name="delete", request_method="POST",
-               renderer="clinicrecords.portal.web:templates/confirmation.jinja2")
+@webhooks_view("endpoint", name="delete", request_method="POST")
 def delete(context, request):
     _pages(request).delete(context.owner, context.endpoint, _account(request))
-    return {"title": f"Webhook endpoint {context.endpoint['url']} deleted",
-            "message": "Nothing more is sent to it; its signing secret and deliveries log are gone.",
-            "next_url": context.area.url_in_mode(context.endpoint["mode"]),
-            "next_label": "Back to webhooks"}
+    mode = context.endpoint["mode"]
+    return see_other_once(request, "notice", {
+        "title": f"Webhook endpoint {context.endpoint['url']} deleted",
+        "message": "Nothing more is sent to it; its signing secret and deliveries log are gone."},
+        *context.area.path, mode=mode if len(context.area.modes) > 1 else None)

@@ -10,6 +10,7 @@ from clinicrecords.access import services as access
 from clinicrecords.clock import now
 from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.accounts.services import email_problem, normal_email
+from clinicrecords.portal.web.audit import named_targets
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
 from clinicrecords.portal.web.tokens import new_token, token_hash
@@ -62,11 +63,12 @@ class WorkspaceService:
         return workspace
 
     def activity(self, workspace_id):
-        """(entry, member's email or None for an operator), newest first."""
+        """(entry, member's email or None for an operator, its target's NamedTarget or None), newest first."""
         entries = self.audit.for_workspace(workspace_id)
         emails = dict(self.db.execute(select(Account.id, Account.email).where(
             Account.id.in_({entry.account_id for entry in entries if entry.account_id}))).all()) if entries else {}
-        return [(entry, emails.get(entry.account_id)) for entry in entries]
+        named = named_targets(self.db, entries)
+        return [(entry, emails.get(entry.account_id), named.get(entry.id)) for entry in entries]
 
     def members(self, workspace_id):
         return self.db.execute(select(Account.email, Member.role, Member.created_at)

@@ -4,6 +4,7 @@ from pyramid.view import view_config
 
 from clinicrecords.portal.keys.interfaces import ILiveKeyGate
 from clinicrecords.portal.web.forms import FormError, rerender
+from clinicrecords.portal.web.once import see_other_once, shown_once
 from clinicrecords.portal.web.resources import MEMBER, OWNER, SIGNED_IN, PortalRoot
 from clinicrecords.portal.workspaces.forms import InviteForm, WorkspaceForm
 from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
@@ -50,20 +51,25 @@ def create_workspace(context, request):
              permission=MEMBER)
 def overview(context, request):
     checklist = request.find_service(ILiveKeyGate).checklist(context.workspace.id)
-    return {"checklist": checklist, "missing": [condition for condition, met in checklist if not met]}
+    return {"checklist": checklist, "missing": [item.condition for item in checklist if not item.met]}
 
 
 @view_config(route_name="portal", context=Members, request_method="GET", renderer=T + "members.jinja2",
              permission=MEMBER)
 def members(context, request):
-    return _members_page(context, request, InviteForm({"role": "developer"}))
+    # After an invitation: its link, once (no mail server: the owner passes it on).
+    shown = shown_once(request, "invitation")
+    if shown.asked:
+        request.response.headers["Cache-Control"] = "no-store"
+    return _members_page(context, request, InviteForm({"role": "developer"}), link=shown.value,
+                         link_gone=shown.gone)
 
 
-def _members_page(context, request, form, link=None):
+def _members_page(context, request, form, link=None, link_gone=False):
     service = request.find_service(IWorkspaceService)
     workspace_id = context.workspace.id
     return {"members": service.members(workspace_id), "invitations": service.pending_invitations(workspace_id),
-            "form": form, "link": link}
+            "form": form, "link": link, "link_gone": link_gone}
 
 
 @view_config(route_name="portal", context=Members, name="invite", request_method="POST",
@@ -76,9 +82,8 @@ def invite(context, request):
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **_members_page(context, request, form))
-    # No mail server: the owner passes the link on; it is shown on this answer only.
-    return _members_page(context, request, InviteForm({"role": "developer"}),
-                         link=(invitation.email, invitation_url(request, token)))
+    return see_other_once(request, "invitation", [invitation.email, invitation_url(request, token)], "workspaces",
+                          context.workspace.id, "members")
 
 
 @view_config(route_name="portal", context=InvitationPage, request_method="GET",

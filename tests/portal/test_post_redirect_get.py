@@ -1,0 +1,409 @@
+"""Issue 31, newcomer 2: every successful portal POST, on both faces, answers 303 See Other (POST/Redirect/GET),
+so reloading the page that follows never posts again. The walk starts from the views the application
+registered: a POST view added later without a scenario here fails the first test, so none can forget.
+
+Each scenario drives the form from its own page, as a browser would, and returns the POST's answer."""
+
+import datetime
+import functools
+import re
+import uuid
+
+import pytest
+import webtest
+
+from tests.common.cli import ok
+from tests.portal.console_helpers import path_of, set_password_link, staff_browser
+from tests.portal.helpers import PASSWORD, browser, signed_up, submit, unique_email, with_workspace
+from tests.review.conftest import Clinic
+
+SCENARIOS = {}
+
+
+def scenario(context, name=""):
+    """Registers how to make a successful POST to the view on `context` named `name`."""
+    def register(function):
+        SCENARIOS[(context, name)] = function
+        return function
+    return register
+
+
+def registered_post_views(app):
+    """(context class name, view name) of every POST view on the portal's route."""
+    found = set()
+    for item in app.registry.introspector.get_category("views"):
+        view = item["introspectable"]
+        methods = view["request_methods"] or ()
+        methods = (methods,) if isinstance(methods, str) else methods
+        if view["route_name"] == "portal" and "POST" in methods:
+            found.add((view["context"].__name__, view["name"]))
+    return found
+
+
+def _key_id(page):
+    return page.html.find(id="secret").get_text().strip().split("_")[2]
+
+
+def _form(client, path, form_id, **fields):
+    form = client.get(path).forms[form_id]
+    for name, value in fields.items():
+        form[name] = value
+    return form
+
+
+class Stage:
+    """What the scenarios act on, built as they first need it: a developer's workspace, and a connected clinic
+    with its admin and clinician (the automatic-acceptance pause after 2 items, so "Resume" can be shown)."""
+
+    def __init__(self, app, world, receiver):
+        self.app = app
+        self.world = world
+        self.receiver = receiver
+
+    @functools.cached_property
+    def developer(self):
+        client, workspace_id = with_workspace(self.app)
+        return client, f"/portal/workspaces/{workspace_id}", workspace_id
+
+    def new_key(self):
+        client, w, _ = self.developer
+        created = submit(client.get(f"{w}/keys/new"), "new-key", mode="test", status=303).follow()
+        return f"{w}/keys/{_key_id(created)}"
+
+    def new_endpoint(self, console=False):
+        client, area = (self.admin, f"{self.c}/webhooks") if console else (self.developer[0],
+                                                                         f"{self.developer[1]}/webhooks")
+        answer = submit(client.get(f"{area}/new"), "new-endpoint", url=self.receiver.url, status=303)
+        return client, re.sub(r"\?.*$", "", path_of(answer.location))
+
+    @functools.cached_property
+    def clinic(self):
+        testapp = webtest.TestApp(self.app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+        return Clinic(testapp, self.world, self.world.connected())
+
+    @property
+    def c(self):
+        return f"/portal/clinics/{self.clinic.id}"
+
+    @functools.cached_property
+    def admin(self):
+        return staff_browser(self.app, self.clinic.id, "admin")[0]
+
+    @functools.cached_property
+    def clinician(self):
+        return staff_browser(self.app, self.clinic.id, "clinician")[0]
+
+    def new_clinic_key(self):
+        created = submit(self.admin.get(f"{self.c}/keys"), "new-key", status=303).follow()
+        return f"{self.c}/keys/{_key_id(created)}"
+
+    def pending_submission(self):
+        return f"{self.c}/queue/{self.clinic.allergy(f'Peanut {uuid.uuid4().hex[:6]}').json['data']['submission_id']}"
+
+    @functools.cached_property
+    def paused(self):
+        """Conditions from the connected organization, accepted automatically until the pause."""
+        ok("auto-accept", "set", "--clinic", self.clinic.id, "--workspace", self.clinic.connected.workspace_id,
+           "--kinds", "condition", "--on")
+        for code in ("I10", "E11", "J45"):
+            self.clinic.send("conditions", {"patient_id": self.clinic.patient_id, "icd10_code": code})
+        return f"workspace:{self.clinic.connected.workspace_id}"
+
+    def connection_request(self):
+        """A pending request from a new workspace to the clinic; returns (workspace id, the request's page)."""
+        client, workspace_id = with_workspace(self.app)
+        form = client.get(f"/portal/workspaces/{workspace_id}/connection-requests").forms["ask"]
+        form["clinic_id"] = str(self.clinic.id)
+        for box in form.fields["scopes"][:2]:
+            box.checked = True
+        form.submit(status=303)
+        href = self.admin.get(f"{self.c}/connections").html.find(
+            "a", href=re.compile(r"/connections/requests/"), string="Review the request")["href"]
+        return workspace_id, href
+
+    @functools.cached_property
+    def second_connection(self):
+        workspace_id, href = self.connection_request()
+        _form(self.admin, href, "approve").submit(status=303)
+        return f"{self.c}/connections/{workspace_id}"
+
+
+# Accounts
+
+@scenario("SignUp")
+def _sign_up(stage):
+    return submit(browser(stage.app).get("/portal/signup"), "signup", email=unique_email(), password=PASSWORD)
+
+
+@scenario("LogIn")
+def _log_in(stage):
+    _, email = signed_up(stage.app)
+    return submit(browser(stage.app).get("/portal/login"), "login", email=email, password=PASSWORD)
+
+
+@scenario("LogOut")
+def _log_out(stage):
+    client, _ = signed_up(stage.app)
+    return client.get("/portal/").forms["logout"].submit()
+
+
+@scenario("PasswordPage")
+def _change_password(stage):
+    client, _ = signed_up(stage.app)
+    return submit(client.get("/portal/account/password"), "password-change", current_password=PASSWORD,
+                  new_password="another long phrase 8 for the walk")
+
+
+# The developer portal
+
+@scenario("WorkspacesCollection", "new")
+def _new_workspace(stage):
+    client, _ = signed_up(stage.app)
+    return submit(client.get("/portal/workspaces/new"), "workspace", name="Walk Health")
+
+
+@scenario("Members", "invite")
+def _invite(stage):
+    client, w, _ = stage.developer
+    return submit(client.get(f"{w}/members"), "invite", email=unique_email(), role="developer")
+
+
+@scenario("InvitationPage")
+def _accept_invitation(stage):
+    client, w, _ = stage.developer
+    invitee, email = signed_up(stage.app)
+    shown = submit(client.get(f"{w}/members"), "invite", email=email, role="developer", status=303).follow()
+    return invitee.get(shown.html.find(id="invitation-link").get_text().strip()).forms["join"].submit()
+
+
+@scenario("KeysCollection", "new")
+def _create_key(stage):
+    client, w, _ = stage.developer
+    return submit(client.get(f"{w}/keys/new"), "new-key", mode="test")
+
+
+@scenario("KeyResource", "revoke")
+def _revoke_key(stage):
+    key = stage.new_key()
+    return stage.developer[0].get(f"{key}/revoke").forms["revoke"].submit()
+
+
+@scenario("KeyResource", "roll")
+def _roll_key(stage):
+    key = stage.new_key()
+    return submit(stage.developer[0].get(f"{key}/roll"), "roll", overlap="1h")
+
+
+@scenario("KeyResource", "ip-allow")
+def _ip_allow(stage):
+    key = stage.new_key()
+    return submit(stage.developer[0].get(f"{key}/ip-allow"), "ip-allow", ip_allow="10.0.0.0/8")
+
+
+@scenario("TermsPage")
+def _terms(stage):
+    client, w, _ = stage.developer
+    return submit(client.get(f"{w}/terms"), "terms", agree="yes")
+
+
+@scenario("PlanPage")
+def _plan(stage):
+    client, w, _ = stage.developer
+    return submit(client.get(f"{w}/plan"), "plan", plan="paid")
+
+
+@scenario("DomainPage")
+def _set_domain(stage):
+    client, w, _ = stage.developer
+    return submit(client.get(f"{w}/domain"), "domain-form", domain="walk.example")
+
+
+def _with_a_domain(stage):
+    client, w, _ = stage.developer
+    page = client.get(f"{w}/domain")
+    if "domain-form" in page.forms:
+        submit(page, "domain-form", domain="first.example", status=303)
+    return client, w
+
+
+@scenario("DomainPage", "change")
+def _change_domain(stage):
+    client, w = _with_a_domain(stage)
+    asked = submit(client.get(f"{w}/domain/change"), "change-domain", domain="second.example")
+    assert asked.status_int == 303, "asking to change the domain (the confirmation comes next)"
+    return asked.follow().forms["change-domain"].submit()
+
+
+@scenario("DomainPage", "check")
+def _check_domain(stage):
+    client, w = _with_a_domain(stage)
+    return client.get(f"{w}/domain").forms["check"].submit()
+
+
+@scenario("ProfilePage")
+def _profile(stage):
+    client, w, workspace_id = stage.developer
+    stage.world.set_workspace(uuid.UUID(workspace_id), verified=True)
+    return submit(client.get(f"{w}/profile"), "profile", legal_name="Walk Health Ltd",
+                  website="https://walk.example", country="GB", contact_email="dev@walk.example",
+                  intended_use="Our scheduling product reads and books clinics' appointments for patients.")
+
+
+@scenario("WorkspaceConnectionRequests")
+def _ask(stage):
+    client, w, _ = stage.developer
+    form = client.get(f"{w}/connection-requests").forms["ask"]
+    form["clinic_id"] = str(stage.clinic.id)
+    form.fields["scopes"][0].checked = True
+    return form.submit()
+
+
+# Webhooks, on both faces
+
+def _webhook_scenarios(face, console):
+    @scenario(f"{face}Webhooks", "new")
+    def _add(stage):
+        client, area = (stage.admin, f"{stage.c}/webhooks") if console else (
+            stage.developer[0], f"{stage.developer[1]}/webhooks")
+        return submit(client.get(f"{area}/new"), "new-endpoint", url=stage.receiver.url)
+
+    def on_endpoint(action, form_id=None, **fields):
+        @scenario(f"{face}Endpoint", action)
+        def _act(stage):
+            client, here = stage.new_endpoint(console)
+            if action == "resend":
+                client.get(here).forms["send-test"].submit(status=303)
+                page = client.get(here)
+                form_id_now = next(name for name in page.forms if str(name).startswith("resend-"))
+                return page.forms[form_id_now].submit()
+            if action == "enable":
+                client.get(here).forms["disable"].submit(status=303)
+            page = client.get(f"{here}/{action}") if action in ("recover", "rotate", "delete") else client.get(here)
+            return submit(page, form_id or action, **fields)
+
+    on_endpoint("secret", "reveal-secret")
+    on_endpoint("test", "send-test")
+    on_endpoint("resend")
+    on_endpoint("disable")
+    on_endpoint("enable")
+    on_endpoint("recover", since=(datetime.datetime.now(datetime.UTC) - datetime.timedelta(hours=1)).strftime(
+        "%Y-%m-%dT%H:%M"))
+    on_endpoint("rotate", overlap="24h")
+    on_endpoint("delete")
+
+
+_webhook_scenarios("Workspace", console=False)
+_webhook_scenarios("Clinic", console=True)
+
+
+# The clinic console
+
+@scenario("JoinPage")
+def _join(stage):
+    link, _ = set_password_link(stage.clinic.id, "clinician")
+    return submit(browser(stage.app).get(path_of(link)), "join", password=PASSWORD)
+
+
+@scenario("Staff", "invite")
+def _staff_invite(stage):
+    return submit(stage.admin.get(f"{stage.c}/staff"), "invite", email=unique_email("staff"), role="clinician")
+
+
+@scenario("ClinicKeys", "new")
+def _clinic_key(stage):
+    return submit(stage.admin.get(f"{stage.c}/keys"), "new-key")
+
+
+@scenario("ClinicKey", "revoke")
+def _clinic_key_revoke(stage):
+    return stage.admin.get(f"{stage.new_clinic_key()}/revoke").forms["revoke"].submit()
+
+
+@scenario("ClinicKey", "roll")
+def _clinic_key_roll(stage):
+    return submit(stage.admin.get(f"{stage.new_clinic_key()}/roll"), "roll", overlap="now")
+
+
+@scenario("ClinicKey", "ip-allow")
+def _clinic_key_ip_allow(stage):
+    return submit(stage.admin.get(f"{stage.new_clinic_key()}/ip-allow"), "ip-allow", ip_allow="127.0.0.1")
+
+
+@scenario("AutoAcceptPage", "save")
+def _auto_accept_save(stage):
+    page = stage.admin.get(f"{stage.c}/auto-accept")
+    form = page.forms[f"save-key:{stage.clinic.connected.key.split('_')[2]}"]
+    form.fields["kinds"][0].checked = True
+    return form.submit()
+
+
+@scenario("AutoAcceptPage", "resume")
+def _auto_accept_resume(stage):
+    stage.paused  # noqa: B018  (builds the pause)
+    page = stage.admin.get(f"{stage.c}/auto-accept")
+    return page.forms[next(name for name in page.forms if str(name).startswith("resume-"))].submit()
+
+
+@scenario("PendingRequest", "approve")
+def _approve(stage):
+    _, href = stage.connection_request()
+    return stage.admin.get(href).forms["approve"].submit()
+
+
+@scenario("PendingRequest", "decline")
+def _decline_request(stage):
+    _, href = stage.connection_request()
+    return stage.admin.get(href).forms["decline"].submit()
+
+
+@scenario("ClinicConnection", "narrow")
+def _narrow(stage):
+    form = stage.admin.get(stage.second_connection).forms["narrow"]
+    form.fields["scopes"][1].checked = False
+    return form.submit()
+
+
+@scenario("ClinicConnection", "revoke")
+def _revoke_connection(stage):
+    return stage.admin.get(stage.second_connection).forms["revoke"].submit()
+
+
+@scenario("PendingSubmission", "accept")
+def _accept_submission(stage):
+    return stage.clinician.get(stage.pending_submission()).forms["accept"].submit()
+
+
+@scenario("PendingSubmission", "decline")
+def _decline_submission(stage):
+    return submit(stage.clinician.get(stage.pending_submission()), "decline", reason="Not this patient's")
+
+
+@scenario("ReviewsPage")
+def _mark_reviewed(stage):
+    stage.paused  # noqa: B018  (items accepted automatically)
+    page = stage.clinician.get(f"{stage.c}/queue/reviews")
+    return page.forms[next(name for name in page.forms if str(name).startswith("review-"))].submit()
+
+
+def test_every_registered_portal_post_has_a_scenario(app):
+    registered = registered_post_views(app)
+    assert sorted(registered - set(SCENARIOS)) == [], "a portal POST view without a scenario here"
+    assert sorted(set(SCENARIOS) - registered) == [], "a scenario for a view that no longer exists"
+
+
+@pytest.fixture(scope="module")
+def pausing(request):
+    return {"review.auto_accept_pause_threshold": "2", "review.auto_accept_pause_window_minutes": "60"}
+
+
+def test_every_successful_portal_post_answers_303(make_app, pausing, world, receiver):
+    app = make_app(**pausing)
+    stage = Stage(app, world, receiver)
+    answers = {}
+    for view, make in SCENARIOS.items():
+        try:
+            answers[view] = make(stage).status_int
+        except Exception as error:  # noqa: BLE001  (a 4xx/5xx, or a page without its form: report them all)
+            answers[view] = f"{type(error).__name__}: {str(error)[:300]}"
+    failed = {view: status for view, status in answers.items() if status != 303}
+    assert not failed, "\n".join(f"{view}: {status}" for view, status in failed.items())
