@@ -105,8 +105,9 @@ class Client:
     def me(self) -> Json:
         return self.request("GET", "/v1/me")["data"]
 
-    def connections(self) -> list[Json]:
-        return self.request("GET", "/v1/connections")["data"]
+    def connections(self, **params) -> list[Json]:
+        """Every clinic the key reaches now, following the list's pages (`limit` sets the page size)."""
+        return list(self.paginate("/v1/connections", params))
 
     def clinic(self, clinic_id: Id) -> "Clinic":
         return Clinic(self, clinic_id)
