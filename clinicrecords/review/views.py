@@ -32,7 +32,7 @@ def get_submission(context, request):
 
 
 @view_config(context=SubmissionResource, request_method="DELETE", permission=DerivedPermission.SubmissionWithdraw,
-             openapi={"summary": "Withdraw a pending submission", "kind": "submission",
+             idempotency="optional", openapi={"summary": "Withdraw a pending submission", "kind": "submission",
                       "errors": ["submission_not_pending"]})
 def withdraw_submission(context, request):
     submission = request.find_service(ISubmissionService).withdraw(context.submission)

@@ -63,6 +63,34 @@ def test_idempotency_key_is_required_and_replays(testapp, box):
     assert again.json == first.json and again.headers["Idempotent-Replayed"] == "true"
 
 
+
+def test_a_delete_retried_with_its_idempotency_key_replays_the_first_answer(testapp, box):
+    clinic_id, key, url = box
+    created = testapp.post_json(url, CareProviderCreate.EXAMPLE, headers=idem(key), status=201).json["data"]
+    same = idem(key)
+    first = testapp.delete(f"{url}/{created['id']}", headers=same, status=204)
+    again = testapp.delete(f"{url}/{created['id']}", headers=same, status=204)
+    assert again.body == first.body == b"" and again.headers["Idempotent-Replayed"] == "true"
+    testapp.delete(f"{url}/{created['id']}", headers=idem(key), status=404)  # a new key runs again
+
+
+
+def test_a_retried_delete_replays_only_its_own_request_and_only_while_the_clinic_is_reached(world, testapp,
+                                                                                            connected):
+    url = f"/v1/clinics/{connected.clinic_id}/care-providers"
+    body = dict(CareProviderCreate.EXAMPLE, patient_id=str(add_patient(world, connected.clinic_id)))
+    created = testapp.post_json(url, body, headers=idem(connected.key), status=201).json["data"]
+    same = idem(connected.key)
+    testapp.delete(f"{url}/{created['id']}", headers=same, status=204)
+    # The key once used for another request: a conflict, as on any route.
+    other = testapp.delete(f"{url}/{uuid.uuid4()}", headers=same, status=409)
+    assert other.json["code"] == "idempotency_key_conflict"
+    world.revoke_connection(connected.workspace_id, connected.clinic_id)
+    # A clinic the key no longer reaches answers as it always does: nothing is replayed from it.
+    gone = testapp.delete(f"{url}/{created['id']}", headers=same, status=404)
+    assert gone.json["code"] == "not_found" and "Idempotent-Replayed" not in gone.headers
+
+
 def test_clinic_contacts_are_clinic_managed(testapp, box):
     clinic_id, key, url = box
     item = f"{url}/{SANDBOX_CARE_PROVIDER_IDS[0]}"

@@ -225,6 +225,17 @@ def test_deleting_items(recording_pharmacy, testapp, world):
                           status=404).json["code"] == "not_found"
 
 
+
+def test_a_delete_retried_with_its_idempotency_key_replays_the_first_answer(pharmacy, testapp):
+    """A retry after a lost answer must not read like a refusal: the first 204 is replayed, not a 404."""
+    unused = pharmacy.till.item()
+    headers = _write(pharmacy)
+    first = testapp.delete(_url(pharmacy, unused, ""), headers=headers, status=204)
+    again = testapp.delete(_url(pharmacy, unused, ""), headers=headers, status=204)
+    assert again.body == first.body == b"" and again.headers["Idempotent-Replayed"] == "true"
+    testapp.delete(_url(pharmacy, unused, ""), headers=_write(pharmacy), status=404)  # a new key runs again
+
+
 def test_stock_set_is_an_adjustment_movement(pharmacy, testapp, world):
     item_id = pharmacy.till.item()
     ok("stock", "set", "--clinic", str(pharmacy.clinic_id), str(item_id), "--quantity", "7")
