@@ -13,7 +13,7 @@ import uuid
 from sqlalchemy import String, Uuid, bindparam, func, insert, select
 from sqlalchemy.orm import make_transient_to_detached
 
-from clinicrecords.access.services import current_connection_at, key_by_key_id
+from clinicrecords.access.services import current_connection_at, key_by_key_id, workspace_of_key
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.render import iso
@@ -210,6 +210,14 @@ class SubmissionService:
         return submission
 
 
+def connected_at_now(db, clinic, workspace_id):
+    """The `connected_at` of the workspace's connection to the clinic in force (None on a sandbox, which has
+    no connection: its workspace's test keys reach it)."""
+    if clinic.is_sandbox:
+        return None
+    return current_connection_at(db, workspace_id, clinic.id)
+
+
 # Built once: every send asks. A key without a workspace binds workspace_id NULL, which matches no row.
 _ENABLED = (
     ((AutoAcceptSetting.sender_type == "key") & (AutoAcceptSetting.sender_id == bindparam("key_id", type_=Uuid())))
@@ -230,9 +238,7 @@ class AutoAcceptance:
         self.clinic = clinic
 
     def _connected_at(self, workspace_id):
-        if self.clinic.is_sandbox:
-            return None
-        return current_connection_at(self.db, workspace_id, self.clinic.id)
+        return connected_at_now(self.db, self.clinic, workspace_id)
 
     def setting_for(self, identity, kind):
         """The setting that switches automatic acceptance on for this caller and kind, or None. The key's own
@@ -244,10 +250,11 @@ class AutoAcceptance:
         setting = found.get("key")
         if setting is None and "workspace" in found:
             setting = found["workspace"]
-            if setting.connected_at != self._connected_at(identity.workspace_id):
-                return None  # switched on for an earlier connection: a new connection starts with it off
             if setting.switched_on_at is None or identity.created_at > setting.switched_on_at:
                 return None  # a key created (or rolled) after it was switched on starts with it off
+        if setting is not None and identity.workspace_id is not None and \
+                setting.connected_at != self._connected_at(identity.workspace_id):
+            return None  # switched on for an earlier connection: a new connection starts with it off
         return setting
 
     def setting_in_force(self, action, kind, identity):
@@ -348,7 +355,8 @@ class StaffReview:
             raise ReviewError(f"--kinds takes {', '.join(sorted(self.registry['review.kinds']))}"
                               + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
         if key_id is not None:
-            sender_type, sender_id, connected_at = "key", self._key_reaching_clinic(key_id), None
+            sender_type = "key"
+            sender_id, connected_at = self._key_reaching_clinic(key_id)
         else:
             sender_type, sender_id = "workspace", workspace_id
             connected_at = self._workspace_connection(workspace_id)
@@ -376,14 +384,16 @@ class StaffReview:
         return settings
 
     def _key_reaching_clinic(self, key_id):
+        """(the key's id, the connected_at of its workspace's connection: None for a clinic's own key or on
+        a sandbox)."""
         key = key_by_key_id(self.db, key_id)
         if key is None or key.revoked_at is not None:
             raise ReviewError(f"no active key {key_id}")
         if key.clinic_id is not None and key.clinic_id != self.clinic.id:
             raise ReviewError(f"key {key_id} belongs to another clinic")
-        if key.workspace_id is not None:
-            self._workspace_connection(key.workspace_id, for_key=(key.mode == "test"))
-        return key.id
+        if key.workspace_id is None:
+            return key.id, None
+        return key.id, self._workspace_connection(key.workspace_id, for_key=(key.mode == "test"))
 
     def _workspace_connection(self, workspace_id, for_key=None):
         """The connected_at of the workspace's connection to this clinic (None for its own sandbox)."""
@@ -397,6 +407,14 @@ class StaffReview:
         if connected_at is None:
             raise ReviewError(f"workspace {workspace_id} is not connected to this clinic")
         return connected_at
+
+    def for_current_connection(self, setting):
+        """Whether the setting was made for its sender's connection in force: one made for an earlier
+        connection (revoked or expired, then approved again) applies to nothing, whatever `enabled` says. A
+        clinic's own key has no connection: its settings are always current."""
+        workspace_id = setting.sender_id if setting.sender_type == "workspace" else workspace_of_key(
+            self.db, setting.sender_id)
+        return workspace_id is None or setting.connected_at == connected_at_now(self.db, self.clinic, workspace_id)
 
     def auto_accept_state(self):
         settings = self.db.scalars(select(AutoAcceptSetting).order_by(AutoAcceptSetting.sender_id,
