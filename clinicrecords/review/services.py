@@ -111,6 +111,13 @@ class Decisions:
               "review_status": submission.review_status})
 
 
+def locked_submission(db, submission_id):
+    """The submission with its row locked until the transaction ends (SELECT ... FOR UPDATE), re-read as last
+    committed; None when absent. Every move out of pending and every change of a pending submission takes it
+    first, so they run one after the other."""
+    return db.get(Submission, submission_id, with_for_update=True, populate_existing=True)
+
+
 _REFERENCE_LOCK = select(func.pg_advisory_xact_lock(func.hashtextextended(bindparam("lock_name", type_=String()), 0)))
 _BY_REFERENCE = select(Submission).where(Submission.sender_owner_id == bindparam("owner_id", type_=Uuid()),
                                          Submission.client_reference == bindparam("client_reference", type_=String()))
@@ -131,6 +138,7 @@ class SubmissionService:
     `registry` holds the review kinds and the automatic-acceptance settings."""
 
     def __init__(self, scope, registry):
+        self.scope = scope
         self.db = scope.db
         self.clinic = scope.clinic
         self.identity = scope.identity
@@ -200,11 +208,44 @@ class SubmissionService:
             statement = statement.where(Submission.resource_type == query["resource_type"])
         return keyset_page(cursors, self.db, statement, (Submission.submitted_at, Submission.id), query)
 
-    def withdraw(self, submission):
-        """The sender takes back a pending submission: it is rejected with the reason `withdrawn`."""
-        if submission.review_status != "pending":
+    def _own_pending(self, submission):
+        """The sender's submission locked for the rest of the transaction, as last committed: a clinician's
+        decision committed meanwhile is seen (and one still running is waited for), so what follows acts on
+        a submission that is really pending; else 409 submission_not_pending."""
+        submission = locked_submission(self.db, submission.id)
+        if submission is None or submission.review_status != "pending":
             raise Problem("submission_not_pending", "This submission was already decided (or accepted "
                           "automatically) and cannot be changed or withdrawn.")
+        return submission
+
+    def change(self, submission, patch):
+        """The sender changes its pending submission: `patch` (a JSON merge patch of what it sent) is merged
+        in and checked as a new send of the same kind (the kind's `revise`), with the client_reference rule:
+        a reference naming another of the sender's submissions is 409 client_reference_conflict. It stays
+        pending (a change is never accepted automatically) with its id, target and submitted_at."""
+        submission = self._own_pending(submission)
+        kind = self.registry["review.kinds"][submission.resource_type]
+        revision = kind.revise(self.scope, self.registry, submission, patch)
+        reference = revision.client_reference
+        if reference is not None and reference != submission.client_reference:
+            taken = self._by_reference(submission.sender_owner_id, reference)
+            if taken is not None:
+                raise Problem("client_reference_conflict", "This client_reference names another of your "
+                              "submissions; use a new reference.",
+                              errors=[{"pointer": "/client_reference", "message": "Already used."}])
+        changed = str(submission.target_id) if revision.action in ("update", "retract") else None
+        submission.action = revision.action
+        submission.payload = revision.payload
+        submission.client_reference = reference
+        submission.origin_assistant_name = revision.origin_assistant_name
+        submission.content_hash = content_hash(submission.resource_type, revision.action, changed, revision.payload,
+                                               revision.origin_assistant_name)
+        self.db.flush()
+        return submission
+
+    def withdraw(self, submission):
+        """The sender takes back a pending submission: it is rejected with the reason `withdrawn`."""
+        submission = self._own_pending(submission)
         Decisions(self.db, self.registry, self.clinic.id).reject(submission, reason="withdrawn")
         self.db.refresh(submission)
         return submission
@@ -312,14 +353,24 @@ class StaffReview:
         return submission
 
     def _pending(self, submission_id):
-        submission = self.submission(submission_id)
+        # Locked, as last committed: a change its sender is making meanwhile is waited for, and the decision
+        # is made on what the submission then holds.
+        submission = locked_submission(self.db, submission_id)
+        if submission is None:
+            raise ReviewError(f"no submission {submission_id} in this clinic")
         if submission.review_status != "pending":
             raise ReviewError(f"submission_not_pending: submission {submission_id} is already "
                               f"{submission.review_status}")
         return submission
 
-    def accept(self, submission_id, staff_id=None):
+    def accept(self, submission_id, staff_id=None, seen=None):
+        """Confirm a pending submission. `seen`: the `content_hash` of the submission as the clinician read it
+        (the console sends it); refused when its sender has changed it since, so what reaches the chart is
+        what was read."""
         submission = self._pending(submission_id)
+        if seen is not None and seen != submission.content_hash:
+            raise ReviewError("its sender changed this submission after you opened it: read it again below, "
+                              "then decide")
         self.decisions.kind(submission.resource_type).check_confirm(self.db, submission)
         return self.decisions.confirm(submission, "clinic", staff_id)
 
