@@ -132,15 +132,11 @@ class BandSync:
         elif kind == "inventory.item.deleted":
             entry = self.items.pop(data["id"], None)
             detail = f"{entry['name'] if entry else data['id']} removed"
-        elif kind == "listing.freshness.changed" and data.get("stale"):
-            self.copy.data["till_stale"] = True
-            for entry in self.items.values():
-                entry["band"] = "unknown"
-            detail = "the till went stale: every band reads unknown"
         elif kind == "listing.freshness.changed":
-            # Stock changes while the till was stale sent no band events: read every band again.
-            self._reread_all()
-            detail = "the till reports again: bands read again"
+            # Every band changes with the till's freshness: one availability event per item follows this one.
+            self.copy.data["till_stale"] = bool(data.get("stale"))
+            detail = ("the till went stale: every band turns unknown" if data.get("stale")
+                      else "the till reports again: every band turns known")
         else:
             detail = "not about bands"
         self.copy.data["after_seq"] = event["seq"]

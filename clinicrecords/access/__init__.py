@@ -7,7 +7,7 @@ from clinicrecords.access.identity import record_last_use
 from clinicrecords.access.keycache import DEFAULT_SIZE, KeyCache
 from clinicrecords.access.permissions import PERMISSION_DESCRIPTIONS
 from clinicrecords.clinics.interfaces import IReach
-from clinicrecords.access.permission_map import look_refusal
+from clinicrecords.access.permission_map import look_refusal, replay_allowed
 from clinicrecords.access.ratelimit import make_limiter, rate_limit_check
 from clinicrecords.access.reach import reach_factory
 from clinicrecords.access.representations import ConnectionOut, KeyOut, connection_json, key_json
@@ -27,6 +27,7 @@ def includeme(config):
     config.set_security_policy(policy)
     config.set_request_caller(policy.caller)
     config.set_look_guard(look_refusal)
+    config.set_replay_guard(replay_allowed)
     config.add_directive("add_gate_check", add_gate_check)
     config.registry["access.rate_limiter"] = make_limiter(settings, config.registry["db.engine"])
     config.add_gate_check(rate_limit_check)

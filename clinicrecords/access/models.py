@@ -1,8 +1,8 @@
 import datetime
 import uuid
 
-from sqlalchemy import (ARRAY, BigInteger, CheckConstraint, ForeignKey, LargeBinary, String, UniqueConstraint, func,
-                        text, true)
+from sqlalchemy import (ARRAY, BigInteger, CheckConstraint, ForeignKey, Index, LargeBinary, String, UniqueConstraint,
+                        func, text, true)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import ControlBase
@@ -61,7 +61,11 @@ class Connection(ControlBase):
     """A clinic's approval of a workspace, with the permissions it granted."""
 
     __tablename__ = "connections"
-    __table_args__ = (UniqueConstraint("workspace_id", "clinic_id"),)
+    __table_args__ = (
+        UniqueConstraint("workspace_id", "clinic_id"),
+        # GET /v1/connections: a workspace's connections, keyset-paged oldest first.
+        Index("ix_connections_workspace_connected_clinic", "workspace_id", "connected_at", "clinic_id"),
+    )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     workspace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("workspaces.id"))

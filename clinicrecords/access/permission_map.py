@@ -153,3 +153,9 @@ def look_refusal(request, context):
         return None
     missing = refusal(request.registry, scope.identity, context, request.method)
     return refusal_name(missing) if missing is not None else None
+
+
+def replay_allowed(request, context):
+    """The not-found view's replay guard (`config.set_replay_guard`): a stored Idempotency-Key answer is
+    replayed only inside a clinic the key reaches now (traversal built its scope after checking the reach)."""
+    return clinic_scope(context) is not None

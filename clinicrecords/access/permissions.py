@@ -78,7 +78,8 @@ def describe_permission(permission):
 class DerivedPermission(StrEnum):
     """Not grantable: a resource's ACL derives them from granted permissions (never in a key's scopes)."""
 
-    # A submission is read with the read or write permission of the kind sent; withdrawn with its write one.
+    # A submission is read with the read or write permission of the kind sent; changed or withdrawn with its
+    # write one.
     SubmissionsOfKind = "derived:submissions_of_kind"
     SubmissionWithdraw = "derived:submission_withdraw"
 

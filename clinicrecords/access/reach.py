@@ -13,6 +13,7 @@ from zope.interface import implementer
 
 from clinicrecords.clinics.interfaces import IReach
 from clinicrecords.access.models import Connection, Workspace
+from clinicrecords.api.pagination import Page, keyset_page
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.services import find_clinic, with_clinic
 from clinicrecords.clock import now as clock_now
@@ -100,23 +101,35 @@ class ReachService:
             Workspace, identity.workspace_id)
         return CallingKey(identity, owner.name)
 
-    def reachable(self, identity, now=None):
-        """Every clinic the key reaches now (`Reached`), for GET /v1/connections: none while its live access
-        is blocked (`live_access_blocked`), whatever connections its workspace holds."""
+    def reachable(self, identity, query, cursors, now=None):
+        """One page (`Page`) of the clinics the key reaches now (`Reached`), for GET /v1/connections, oldest
+        connection first: none while its live access is blocked (`live_access_blocked`), whatever connections
+        its workspace holds. `query` holds `limit` and `starting_after`; `cursors` is the list's ListCursors."""
         if identity.clinic_id is not None:
-            return [Reached(find_clinic(self.db, identity.clinic_id), identity.scopes, None)]
+            return _only(Reached(find_clinic(self.db, identity.clinic_id), identity.scopes, None), query, cursors)
         if identity.is_test:
-            return [Reached(find_clinic(self.db, identity.sandbox_clinic_id), identity.scopes, None)]
+            return _only(Reached(find_clinic(self.db, identity.sandbox_clinic_id), identity.scopes, None), query,
+                         cursors)
         if live_access_blocked(identity) is not None:
-            return []
+            return Page([], has_more=False, next_cursor=None)
         now = now or clock_now()
-        rows = self.db.execute(
-            with_clinic(select(Connection), Connection.clinic_id, real_only=True)
-            .where(Connection.workspace_id == identity.workspace_id, _active_connection(now))
-            .order_by(Connection.connected_at, Connection.clinic_id)
-        ).all()
-        return [Reached(row.Clinic, identity.scopes & frozenset(row.Connection.scopes), row.Connection)
-                for row in rows]
+        statement = (with_clinic(select(Connection, Connection.connected_at, Connection.clinic_id),
+                                 Connection.clinic_id, real_only=True)
+                     .where(Connection.workspace_id == identity.workspace_id, _active_connection(now)))
+        page = keyset_page(cursors, self.db, statement, (Connection.connected_at, Connection.clinic_id), query,
+                           rows=True)
+        page.items = [Reached(row.Clinic, identity.scopes & frozenset(row.Connection.scopes), row.Connection)
+                      for row in page.items]
+        return page
+
+
+def _only(reached, query, cursors):
+    """The one-entry list of a clinic key (its clinic) or a test key (its sandbox): a cursor is still checked,
+    and any valid one points past the only entry."""
+    if query.get("starting_after"):
+        cursors.signer.verify(query["starting_after"], cursors.scope)
+        return Page([], has_more=False, next_cursor=None)
+    return Page([reached], has_more=False, next_cursor=None)
 
 
 def reach_factory(context, request):

@@ -218,21 +218,25 @@ def revoke_key(db, key_id):
 
 
 def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None):
-    """Connect a workspace to a clinic. Granting again replaces the scopes (how a clinic narrows a grant)."""
+    """Connect a workspace to a clinic. Granting again while the connection is in force replaces the scopes
+    (how a clinic narrows a grant); granting again after it was revoked or expired is a new connection, with
+    a new `connected_at` (what automatic acceptance settings are tied to: a new connection starts with them
+    off)."""
     get_workspace(db, workspace_id)
     clinic = get_clinic(db, clinic_id)
     if clinic.is_sandbox:
         raise AccessError("a sandbox clinic cannot be connected; test keys reach their own sandbox")
-    if expires_at is not None and expires_at <= clock_now():
+    now = clock_now()
+    if expires_at is not None and expires_at <= now:
         raise AccessError("--expires-at must be in the future")
     connection = db.scalar(select(Connection).where(Connection.workspace_id == workspace_id,
                                                     Connection.clinic_id == clinic_id))
     if connection is None:
         connection = Connection(id=uuid.uuid4(), workspace_id=workspace_id, clinic_id=clinic_id)
         db.add(connection)
-    elif connection.revoked_at is not None:
+    elif connection.revoked_at is not None or (connection.expires_at is not None and connection.expires_at <= now):
         connection.revoked_at = None
-        connection.connected_at = clock_now()
+        connection.connected_at = now
     connection.scopes = sorted(scopes)
     connection.expires_at = expires_at
     db.flush()
@@ -273,6 +277,11 @@ def _of_owner(db, model, oldest_first, workspace_id, clinic_id):
 def workspace_is_verified(db, workspace_id):
     """The flag the live-key gate reads (`not_verified`); domain verification and operators set it."""
     return get_workspace(db, workspace_id).verified
+
+
+def workspace_of_key(db, api_key_id):
+    """The workspace of the key with this internal id (None for a clinic's own key, or no such key)."""
+    return db.scalar(select(ApiKey.workspace_id).where(ApiKey.id == api_key_id))
 
 
 def key_by_key_id(db, key_id):

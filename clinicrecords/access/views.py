@@ -5,7 +5,7 @@ from clinicrecords.access.permissions import KEY_HOLDER
 from clinicrecords.access.reach import live_access_blocked
 from clinicrecords.access.representations import BLOCKED_SCHEMA, blocked_json
 from clinicrecords.access.resources import Connections, Me
-from clinicrecords.api.pagination import Page
+from clinicrecords.api.pagination import ListQuery, list_cursors
 from clinicrecords.api.representations import render_one, render_page
 
 
@@ -16,7 +16,7 @@ def me(context, request):
                       plain_only=True)
 
 
-@view_config(context=Connections, request_method="GET", permission=KEY_HOLDER,
+@view_config(context=Connections, request_method="GET", permission=KEY_HOLDER, query_schema=ListQuery,
              openapi={"summary": "List the clinics this key reaches now, with the scopes granted",
                       "kind": "connection", "many": True, "envelope_properties": {"blocked": BLOCKED_SCHEMA},
                       "description": "A live organization key whose workspace cannot reach real clinics now "
@@ -24,7 +24,6 @@ def me(context, request):
                                      "accepted) lists none, whatever connections exist; `blocked` says why with "
                                      "the code a clinic's route would answer. `blocked` is null otherwise."})
 def connections(context, request):
-    reached = request.find_service(IReach).reachable(request.identity)
+    page = request.find_service(IReach).reachable(request.identity, request.query, list_cursors(request))
     blocked = blocked_json(live_access_blocked(request.identity))
-    return render_page(request, "connection", Page(reached, has_more=False, next_cursor=None),
-                       extra={"blocked": blocked})
+    return render_page(request, "connection", page, extra={"blocked": blocked})

@@ -16,6 +16,7 @@ from redis import exceptions as redis_errors
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
+from clinicrecords.api.idempotency import replay_for_missing_record
 from clinicrecords.api.problems import Problem, problem_response
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,14 @@ def not_found_view(exc, request):
     missing = guard(request, context) if guard is not None and context is not None else None
     if missing is not None:
         return problem_response(request, scope_missing(missing))
+    replay_guard = request.registry.get("api.replay_guard")
+    if replay_guard is not None and context is not None and replay_guard(request, context):
+        try:
+            replayed = replay_for_missing_record(request)
+        except Problem as problem:  # raised inside an exception view: rendered here, not by problem_view
+            return problem_response(request, problem)
+        if replayed is not None:
+            return replayed
     methods = allowed_methods(request) if context is not None else frozenset()
     if methods and request.method not in methods:
         allow = ", ".join(sorted(methods))
@@ -128,6 +137,14 @@ def set_look_guard(config, guard):
     config.registry["api.look_guard"] = guard
 
 
+def set_replay_guard(config, guard):
+    """`guard(request, context)` → True when the not-found view may replay a stored Idempotency-Key answer
+    (`idempotency.replay_for_missing_record`) at `context`: inside a clinic the key reaches now, so nothing
+    is replayed from a clinic it no longer reaches (clinicrecords.access sets it)."""
+    config.registry["api.replay_guard"] = guard
+
+
 def includeme(config):
     config.add_directive("set_look_guard", set_look_guard)
+    config.add_directive("set_replay_guard", set_replay_guard)
     config.scan(".errorviews")

@@ -39,6 +39,7 @@ RETENTION = datetime.timedelta(hours=24)
 MAX_KEY_LENGTH = 255
 KEY_PATTERN = "^[!-~]+$"  # visible ASCII: a UUID, a ULID, any token a client generates
 _REPLAYED_HEADERS = ("Location", "Content-Type")
+WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 def _canonical_number(value):
@@ -122,6 +123,24 @@ def _idempotency_key(request, required):
     return key
 
 
+def _claim(request, owner_id, key, digest, replay_field):
+    """Hold the key for this request's transaction; the stored answer to replay, or None to run the request.
+    Refuses a key held by a request still running, or used for another request."""
+    claim = _CLAIM.first(request.db, owner_id=owner_id, key=key)
+    if not claim.claimed:
+        raise Problem("idempotency_key_reused", "A request with this Idempotency-Key is still running; "
+                      "retry when it has finished.")
+    if claim.status is None:
+        return None
+    if not _same_request(claim, digest, request):
+        raise Problem("idempotency_key_conflict", "This Idempotency-Key was used for a different "
+                      "request (method, path or body).")
+    replayed = _replay(claim, replay_field)
+    if claim.status >= 400:  # a stored refusal: the request log still names its code
+        replayed.problem_code = json.loads(claim.body).get("code")
+    return replayed
+
+
 def idempotency_deriver(view, info):
     mode = info.options.get("idempotency")
     if not mode or info.exception_only:
@@ -135,19 +154,9 @@ def idempotency_deriver(view, info):
         if key is None:
             return view(context, request)
         owner_id = request.identity.owner_id
-        claim = _CLAIM.first(request.db, owner_id=owner_id, key=key)
-        if not claim.claimed:
-            raise Problem("idempotency_key_reused", "A request with this Idempotency-Key is still running; "
-                          "retry when it has finished.")
         digest = fingerprint(request)
-        record = claim if claim.status is not None else None
-        if record is not None:
-            if not _same_request(record, digest, request):
-                raise Problem("idempotency_key_conflict", "This Idempotency-Key was used for a different "
-                              "request (method, path or body).")
-            replayed = _replay(record, replay_field)
-            if record.status >= 400:  # a stored refusal: the request log still names its code
-                replayed.problem_code = json.loads(record.body).get("code")
+        replayed = _claim(request, owner_id, key, digest, replay_field)
+        if replayed is not None:
             return replayed
         try:
             response = view(context, request)
@@ -164,6 +173,22 @@ def idempotency_deriver(view, info):
 
 
 idempotency_deriver.options = ("idempotency", "idempotent_replay_field")
+
+
+def replay_for_missing_record(request):
+    """A write whose path names a record that no longer exists (a DELETE retried after its answer was lost)
+    never reaches its view, so the view's deriver cannot replay it: the not-found view asks here first. The
+    same owner's stored answer for exactly this request (method, path, body) is replayed; the key used for
+    another request is 409 idempotency_key_conflict, and held by a request still running 409
+    idempotency_key_reused. None when there is nothing to replay (the 404 stands and is not stored).
+    Only asked where the replay guard allows it (a clinic the key still reaches); a malformed key is left to
+    the 404."""
+    key = request.headers.get(HEADER)
+    if request.method not in WRITE_METHODS or key is None or request.identity is None:
+        return None
+    if not 1 <= len(key) <= MAX_KEY_LENGTH or not re.fullmatch(KEY_PATTERN, key):
+        return None
+    return _claim(request, request.identity.owner_id, key, fingerprint(request), replay_field=False)
 
 
 # Built once: every write with an Idempotency-Key runs these (constructing them showed in POST's profile).

@@ -93,8 +93,15 @@ def parse_body(request, schema_class):
     errors = _text_errors(body)
     if errors:
         raise invalid(errors)
+    return load_body(schema, body)
+
+
+def load_body(schema, body):
+    """`body` (a parsed JSON object) read by `schema` (a class or instance), or 400 invalid_request with a JSON
+    pointer per problem: what a body schema answers, for a service that assembles a body itself (a change
+    merged into what was sent)."""
     try:
-        return schema.load(body)
+        return _instance(schema).load(body)
     except ValidationError as exc:
         raise invalid(error_pointers(exc.messages)) from None
 

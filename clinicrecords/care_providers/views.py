@@ -48,7 +48,7 @@ def update_care_provider(context, request):
 
 
 @view_config(context=CareProviderResource, request_method="DELETE", permission=Permission.CareProvidersWrite,
-             openapi={"summary": "Remove a contact this app added", "status": 204,
+             idempotency="optional", openapi={"summary": "Remove a contact this app added", "status": 204,
                       "errors": ["care_provider_clinic_managed"]})
 def delete_care_provider(context, request):
     _service(request).delete(context.contact, request.identity.owner_id)

@@ -3,8 +3,10 @@
 from sqlalchemy import func, or_, select
 
 from clinicrecords.access.interfaces import Permission
+from clinicrecords.clinical import schemas
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
+from clinicrecords.clinical.services import ProposalService
 from clinicrecords.review.interfaces import ReviewKind, from_iso
 from clinicrecords.review.services import ReviewError
 
@@ -26,6 +28,9 @@ def _values(payload, renames=None):
 
 
 class _ChartKind(ReviewKind):
+    """`create_schema` and `change_schema`: the bodies of a new item's send and of a change (a pending
+    submission's change is validated with the one its action was sent with)."""
+
     renames = None
     status_field = "clinical_status"
 
@@ -42,6 +47,9 @@ class _ChartKind(ReviewKind):
         db.flush()
         return record
 
+    def revise(self, scope, registry, submission, patch):
+        return ProposalService(scope, registry["clinical.rxnorm"], submissions=None).revise(self, submission, patch)
+
     def change(self, db, submission):
         record = db.get(self.model, submission.target_id)
         for name, value in _values(submission.payload, self.renames).items():
@@ -53,6 +61,7 @@ class _ChartKind(ReviewKind):
 
 
 class AllergyKind(_ChartKind):
+    create_schema, change_schema = schemas.AllergyCreate, schemas.AllergyChange
     resource_type = "allergy"
     model = Allergy
     read_permission = Permission.AllergiesRead
@@ -101,6 +110,7 @@ class AllergyKind(_ChartKind):
 
 
 class ConditionKind(_ChartKind):
+    create_schema, change_schema = schemas.ConditionCreate, schemas.ConditionChange
     resource_type = "condition"
     model = Condition
     read_permission = Permission.ConditionsRead
@@ -108,6 +118,7 @@ class ConditionKind(_ChartKind):
 
 
 class MedicationStatementKind(_ChartKind):
+    create_schema, change_schema = schemas.MedicationStatementCreate, schemas.MedicationStatementChange
     resource_type = "medication_statement"
     model = MedicationStatement
     read_permission = Permission.MedicationsRead
@@ -117,6 +128,7 @@ class MedicationStatementKind(_ChartKind):
 
 
 class ReferralKind(_ChartKind):
+    create_schema, change_schema = schemas.ReferralCreate, schemas.ReferralChange
     resource_type = "referral"
     model = Referral
     read_permission = Permission.ReferralsRead

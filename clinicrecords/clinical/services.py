@@ -10,15 +10,17 @@ import uuid
 
 from sqlalchemy import Uuid, bindparam, select
 
+from clinicrecords.api.merge_patch import merge_patch
 from clinicrecords.api.pagination import PrebuiltPages, keyset_page
 from clinicrecords.api.problems import invalid
+from clinicrecords.api.validation import load_body
 from clinicrecords.clinical import representations, staff, terminology
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.patients.services import is_visible_patient, visible
-from clinicrecords.review.interfaces import ISubmissionService
+from clinicrecords.review.interfaces import ISubmissionService, Revision
 
 _SENT_FIELDS = ("client_reference", "origin_assistant_name")
 
@@ -53,6 +55,16 @@ class ItemService:
         return keyset_page(cursors, self.db, pages, (self.model.created_at, self.model.id), query, rows=True)
 
 
+_FIXED = {"patient_id": "A submission stays with its patient: withdraw it and send the item for the right "
+                        "patient.",
+          "no_known_allergies": "A submission stays the kind of send it was: withdraw it and send anew."}
+
+
+def _payload(data):
+    """What a submission keeps of a send: everything but the sender's reference and assistant name."""
+    return jsonable({name: value for name, value in data.items() if name not in _SENT_FIELDS})
+
+
 class ProposalService:
     """Turns a validated send into a submission: checks what needs the clinic's data or the code lists.
     `submissions` is the review queue's service for the same scope; `rxnorm` the verified code list."""
@@ -79,14 +91,19 @@ class ProposalService:
         coded.setdefault("text", name)
 
     def _send(self, resource_type, action, patient_id, target_id, data):
-        payload = jsonable({name: value for name, value in data.items() if name not in _SENT_FIELDS})
         return self.submissions.submit(
-            resource_type=resource_type, action=action, patient_id=patient_id,
-            target_id=target_id, payload=payload, client_reference=data.get("client_reference"),
+            resource_type=resource_type, action=action, patient_id=patient_id, target_id=target_id,
+            payload=_payload(data), client_reference=data.get("client_reference"),
             origin_assistant_name=data.get("origin_assistant_name"))
 
     def propose(self, resource_type, data):
         """A new item (or a statement of no known allergies)."""
+        action, data = self._checked_new(resource_type, data)
+        return self._send(resource_type, action, data["patient_id"], uuid.uuid4(), data)
+
+    def _checked_new(self, resource_type, data):
+        """(action, data) of a new item's send its body schema accepted: what needs the clinic's data or the
+        code lists is checked and filled in here."""
         self._visible_patient(data["patient_id"])
         action = "create"
         if resource_type == "allergy":
@@ -100,15 +117,47 @@ class ProposalService:
             data.setdefault("display", terminology.icd10_description(data["icd10_code"])[:200])
         elif resource_type == "referral":
             data["reason_code"] = terminology.icd10(data["reason_code"])
-        return self._send(resource_type, action, data["patient_id"], uuid.uuid4(), data)
+        return action, data
 
     def propose_change(self, resource_type, record, data, status_field):
+        action, data = self._checked_change(resource_type, record, data, status_field)
+        return self._send(resource_type, action, record.patient_id, record.id, data)
+
+    def _checked_change(self, resource_type, record, data, status_field):
         if resource_type == "referral":
             self._referral_changeable(record)
             if "reason_code" in data:
                 data["reason_code"] = terminology.icd10(data["reason_code"])
         action = "retract" if data.get(status_field) == RETRACTED else "update"
-        return self._send(resource_type, action, record.patient_id, record.id, data)
+        return action, data
+
+    def revise(self, kind, submission, patch):
+        """The sender's pending `submission` once `patch` (a JSON merge patch of what was sent) is merged in,
+        checked as a new send of the same kind and action would be (`kind` names its body schemas): a
+        `Revision`, or 400 invalid_request. The patient and the kind of send (a new item, a statement of no
+        known allergies, a change of one item) stay what they were: change those by withdrawing it and
+        sending anew."""
+        fixed = [name for name in ("patient_id", "no_known_allergies") if name in patch]
+        if fixed:
+            raise invalid([{"pointer": f"/{name}", "message": _FIXED[name]} for name in fixed])
+        if not patch:
+            raise invalid([{"pointer": "", "message": "Send at least one field to change."}])
+        sent = dict(submission.payload)
+        if submission.action == "no_known_allergies":
+            sent["no_known_allergies"] = True
+        sent.update({name: getattr(submission, name) for name in _SENT_FIELDS
+                     if getattr(submission, name) is not None})
+        merged = merge_patch(sent, patch)
+        if submission.action in ("update", "retract"):
+            record = _GET[MODELS[kind.resource_type]].first(self.db, item_id=submission.target_id)
+            if record is None:
+                raise invalid([{"pointer": "", "message": "The item this change names is no longer readable."}])
+            data = load_body(kind.change_schema, merged)
+            action, data = self._checked_change(kind.resource_type, record, data, kind.status_field)
+        else:
+            data = load_body(kind.create_schema, merged)
+            action, data = self._checked_new(kind.resource_type, data)
+        return Revision(action, _payload(data), data.get("client_reference"), data.get("origin_assistant_name"))
 
     def _referral_changeable(self, referral):
         if referral.sender_owner_id != self.identity.owner_id:

@@ -21,8 +21,9 @@ class IClinicContext(Interface):
 
 class IReach(Interface):
     """Which clinics a key reaches, with which permissions: `clinic(identity, clinic_id)` → (clinic, granted)
-    or a refusal; `reachable(identity)`; `calling_key(identity)`. Asked by the clinic resource, provided by
-    the access context (clinicrecords.access.reach.ReachService)."""
+    or a refusal; `reachable(identity, query, cursors)` → a page of the clinics it reaches now;
+    `calling_key(identity)`. Asked by the clinic resource, provided by the access context
+    (clinicrecords.access.reach.ReachService)."""
 
 
 def clinic_scope(context):

@@ -13,7 +13,7 @@ from clinicrecords.api.problems import Problem
 from clinicrecords.events.services import emit
 from clinicrecords.inventory import bands, network
 from clinicrecords.inventory.models import InventoryItem, StockMovement
-from clinicrecords.inventory.tills import ensure_till
+from clinicrecords.inventory.tills import announce_silence, ensure_till
 
 KINDS = ("receipt", "dispense", "sale", "write_off", "transfer_out", "transfer_in", "adjustment")
 INBOUND = frozenset({"receipt", "transfer_in"})
@@ -90,6 +90,7 @@ def record(db, projection, clinic, item, *, kind, change, age, source, lot=None,
     _check(db, item, kind, change, lot, expires_on, reason, now.date())
 
     current_till = ensure_till(db)
+    announce_silence(db, projection, clinic, current_till, age, now)
     before = bands.effective_band(item, current_till, now, age, clinic.is_sandbox)
     movement = StockMovement(item_id=item.id, kind=kind, change=change, quantity_after=item.quantity + change,
                              lot=lot, expires_on=expires_on, reason=reason, reference=reference, source=source,

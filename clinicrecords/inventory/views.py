@@ -35,6 +35,7 @@ def get_item(context, request):
 
 
 @view_config(context=InventoryItemResource, request_method="DELETE", permission=Permission.InventoryStockWrite,
+             idempotency="optional",
              openapi={"summary": "Delete an item that never had a ledger movement", "status": 204,
                       "errors": ["item_has_stock", "item_has_history"]})
 def delete_item(context, request):

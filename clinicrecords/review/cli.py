@@ -94,25 +94,27 @@ def _register_auto_accept(commands):
     show.set_defaults(handler=auto_accept_show)
 
 
-def _setting_json(setting):
+def _setting_json(staff, setting):
     return {"sender_type": setting.sender_type, "sender_id": str(setting.sender_id), "kind": setting.kind,
             "enabled": setting.enabled, "paused_at": _iso(setting.paused_at),
-            "connected_at": _iso(setting.connected_at), "switched_on_at": _iso(setting.switched_on_at)}
+            "connected_at": _iso(setting.connected_at), "switched_on_at": _iso(setting.switched_on_at),
+            "for_current_connection": staff.for_current_connection(setting)}
 
 
 def auto_accept_set(request, args):
     kinds = [kind.strip() for kind in args.kinds.split(",") if kind.strip()]
-    settings = _staff(request, args.clinic).set_auto_accept(kinds, args.enabled, key_id=args.key,
-                                                            workspace_id=args.workspace)
-    return {"settings": [_setting_json(setting) for setting in settings]}
+    staff = _staff(request, args.clinic)
+    settings = staff.set_auto_accept(kinds, args.enabled, key_id=args.key, workspace_id=args.workspace)
+    return {"settings": [_setting_json(staff, setting) for setting in settings]}
 
 
 def auto_accept_show(request, args):
-    settings, pauses = _staff(request, args.clinic).auto_accept_state()
+    staff = _staff(request, args.clinic)
+    settings, pauses = staff.auto_accept_state()
     threshold, window = pause_settings(request.registry.settings)
     return {
         "pause_threshold": threshold, "pause_window_minutes": window,
-        "settings": [_setting_json(setting) for setting in settings],
+        "settings": [_setting_json(staff, setting) for setting in settings],
         "pauses": [{"sender_type": p.sender_type, "sender_id": str(p.sender_id), "kind": p.kind,
                     "paused_at": _iso(p.paused_at), "accepted_in_window": p.accepted_in_window,
                     "threshold": p.threshold, "window_minutes": p.window_minutes,

@@ -3,11 +3,11 @@
 from zope.interface import Interface
 
 # What a context that owns a kind of item implements and registers (config.add_review_kind).
-from clinicrecords.review.kinds import ReviewKind, from_iso
+from clinicrecords.review.kinds import ReviewKind, Revision, from_iso
 
-__all__ = ["ISubmissionService", "ReviewKind", "from_iso"]
+__all__ = ["ISubmissionService", "ReviewKind", "Revision", "from_iso"]
 
 
 class ISubmissionService(Interface):
     """The API side of the review queue for one clinic scope: submit (for the calling key), get_own, list_own,
-    withdraw. Built from the clinic scope."""
+    change and withdraw (a pending submission of its own). Built from the clinic scope."""

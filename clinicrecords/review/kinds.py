@@ -1,8 +1,20 @@
 """What the review queue needs from the context that owns a kind of item (registered with
-`config.add_review_kind(kind)`): how an accepted submission reaches the chart."""
+`config.add_review_kind(kind)`): how an accepted submission reaches the chart, and how a pending one is
+changed by its sender."""
 
 import abc
 import datetime
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Revision:
+    """What a pending submission holds once its sender's change is applied, validated as a new send."""
+
+    action: str
+    payload: dict
+    client_reference: str | None
+    origin_assistant_name: str | None
 
 
 class ReviewKind(abc.ABC):
@@ -18,6 +30,13 @@ class ReviewKind(abc.ABC):
     @abc.abstractmethod
     def change(self, db, submission):
         """Apply an accepted update or retraction to `submission.target_id`; return the item."""
+
+    @abc.abstractmethod
+    def revise(self, scope, registry, submission, patch):
+        """The `Revision` of the pending `submission` once `patch` (a JSON merge patch of what its sender
+        sent) is merged in, validated exactly as a new send of this kind and action (another patient or
+        another kind of send is refused); raise Problem invalid_request (400, with pointers) otherwise.
+        `scope` is the sender's clinic scope."""
 
     def duplicate_of(self, db, submission):
         """The item already on the chart that this new item duplicates, or None."""

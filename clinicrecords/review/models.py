@@ -49,9 +49,10 @@ class Submission(TenantBase):
 class AutoAcceptSetting(TenantBase):
     """Automatic acceptance for one sender (a key, or a workspace's connection) and one kind; off by default.
 
-    A workspace setting holds the `connected_at` of the connection it was switched on for: a new connection
-    (revoked and granted again) has another `connected_at`, so it starts with automatic acceptance off. It
-    also holds when it was last switched on (`switched_on_at`): it applies only to the workspace's keys that
+    A workspace setting, and the setting of a workspace's key, holds the `connected_at` of the connection it
+    was switched on for (null for a clinic's own key and on a sandbox): a new connection (revoked or expired,
+    then approved again) has another `connected_at`, so it starts with automatic acceptance off. A workspace
+    setting also holds when it was last switched on (`switched_on_at`): it applies only to the workspace's keys that
     existed then, so a new or rolled key starts with automatic acceptance off too.
     """
 

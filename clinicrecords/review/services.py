@@ -13,7 +13,7 @@ import uuid
 from sqlalchemy import String, Uuid, bindparam, func, insert, select
 from sqlalchemy.orm import make_transient_to_detached
 
-from clinicrecords.access.services import current_connection_at, key_by_key_id
+from clinicrecords.access.services import current_connection_at, key_by_key_id, workspace_of_key
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.render import iso
@@ -111,6 +111,13 @@ class Decisions:
               "review_status": submission.review_status})
 
 
+def locked_submission(db, submission_id):
+    """The submission with its row locked until the transaction ends (SELECT ... FOR UPDATE), re-read as last
+    committed; None when absent. Every move out of pending and every change of a pending submission takes it
+    first, so they run one after the other."""
+    return db.get(Submission, submission_id, with_for_update=True, populate_existing=True)
+
+
 _REFERENCE_LOCK = select(func.pg_advisory_xact_lock(func.hashtextextended(bindparam("lock_name", type_=String()), 0)))
 _BY_REFERENCE = select(Submission).where(Submission.sender_owner_id == bindparam("owner_id", type_=Uuid()),
                                          Submission.client_reference == bindparam("client_reference", type_=String()))
@@ -131,6 +138,7 @@ class SubmissionService:
     `registry` holds the review kinds and the automatic-acceptance settings."""
 
     def __init__(self, scope, registry):
+        self.scope = scope
         self.db = scope.db
         self.clinic = scope.clinic
         self.identity = scope.identity
@@ -200,14 +208,55 @@ class SubmissionService:
             statement = statement.where(Submission.resource_type == query["resource_type"])
         return keyset_page(cursors, self.db, statement, (Submission.submitted_at, Submission.id), query)
 
-    def withdraw(self, submission):
-        """The sender takes back a pending submission: it is rejected with the reason `withdrawn`."""
-        if submission.review_status != "pending":
+    def _own_pending(self, submission):
+        """The sender's submission locked for the rest of the transaction, as last committed: a clinician's
+        decision committed meanwhile is seen (and one still running is waited for), so what follows acts on
+        a submission that is really pending; else 409 submission_not_pending."""
+        submission = locked_submission(self.db, submission.id)
+        if submission is None or submission.review_status != "pending":
             raise Problem("submission_not_pending", "This submission was already decided (or accepted "
                           "automatically) and cannot be changed or withdrawn.")
+        return submission
+
+    def change(self, submission, patch):
+        """The sender changes its pending submission: `patch` (a JSON merge patch of what it sent) is merged
+        in and checked as a new send of the same kind (the kind's `revise`), with the client_reference rule:
+        a reference naming another of the sender's submissions is 409 client_reference_conflict. It stays
+        pending (a change is never accepted automatically) with its id, target and submitted_at."""
+        submission = self._own_pending(submission)
+        kind = self.registry["review.kinds"][submission.resource_type]
+        revision = kind.revise(self.scope, self.registry, submission, patch)
+        reference = revision.client_reference
+        if reference is not None and reference != submission.client_reference:
+            taken = self._by_reference(submission.sender_owner_id, reference)
+            if taken is not None:
+                raise Problem("client_reference_conflict", "This client_reference names another of your "
+                              "submissions; use a new reference.",
+                              errors=[{"pointer": "/client_reference", "message": "Already used."}])
+        changed = str(submission.target_id) if revision.action in ("update", "retract") else None
+        submission.action = revision.action
+        submission.payload = revision.payload
+        submission.client_reference = reference
+        submission.origin_assistant_name = revision.origin_assistant_name
+        submission.content_hash = content_hash(submission.resource_type, revision.action, changed, revision.payload,
+                                               revision.origin_assistant_name)
+        self.db.flush()
+        return submission
+
+    def withdraw(self, submission):
+        """The sender takes back a pending submission: it is rejected with the reason `withdrawn`."""
+        submission = self._own_pending(submission)
         Decisions(self.db, self.registry, self.clinic.id).reject(submission, reason="withdrawn")
         self.db.refresh(submission)
         return submission
+
+
+def connected_at_now(db, clinic, workspace_id):
+    """The `connected_at` of the workspace's connection to the clinic in force (None on a sandbox, which has
+    no connection: its workspace's test keys reach it)."""
+    if clinic.is_sandbox:
+        return None
+    return current_connection_at(db, workspace_id, clinic.id)
 
 
 # Built once: every send asks. A key without a workspace binds workspace_id NULL, which matches no row.
@@ -230,9 +279,7 @@ class AutoAcceptance:
         self.clinic = clinic
 
     def _connected_at(self, workspace_id):
-        if self.clinic.is_sandbox:
-            return None
-        return current_connection_at(self.db, workspace_id, self.clinic.id)
+        return connected_at_now(self.db, self.clinic, workspace_id)
 
     def setting_for(self, identity, kind):
         """The setting that switches automatic acceptance on for this caller and kind, or None. The key's own
@@ -244,10 +291,11 @@ class AutoAcceptance:
         setting = found.get("key")
         if setting is None and "workspace" in found:
             setting = found["workspace"]
-            if setting.connected_at != self._connected_at(identity.workspace_id):
-                return None  # switched on for an earlier connection: a new connection starts with it off
             if setting.switched_on_at is None or identity.created_at > setting.switched_on_at:
                 return None  # a key created (or rolled) after it was switched on starts with it off
+        if setting is not None and identity.workspace_id is not None and \
+                setting.connected_at != self._connected_at(identity.workspace_id):
+            return None  # switched on for an earlier connection: a new connection starts with it off
         return setting
 
     def setting_in_force(self, action, kind, identity):
@@ -305,14 +353,24 @@ class StaffReview:
         return submission
 
     def _pending(self, submission_id):
-        submission = self.submission(submission_id)
+        # Locked, as last committed: a change its sender is making meanwhile is waited for, and the decision
+        # is made on what the submission then holds.
+        submission = locked_submission(self.db, submission_id)
+        if submission is None:
+            raise ReviewError(f"no submission {submission_id} in this clinic")
         if submission.review_status != "pending":
             raise ReviewError(f"submission_not_pending: submission {submission_id} is already "
                               f"{submission.review_status}")
         return submission
 
-    def accept(self, submission_id, staff_id=None):
+    def accept(self, submission_id, staff_id=None, seen=None):
+        """Confirm a pending submission. `seen`: the `content_hash` of the submission as the clinician read it
+        (the console sends it); refused when its sender has changed it since, so what reaches the chart is
+        what was read."""
         submission = self._pending(submission_id)
+        if seen is not None and seen != submission.content_hash:
+            raise ReviewError("its sender changed this submission after you opened it: read it again below, "
+                              "then decide")
         self.decisions.kind(submission.resource_type).check_confirm(self.db, submission)
         return self.decisions.confirm(submission, "clinic", staff_id)
 
@@ -348,7 +406,8 @@ class StaffReview:
             raise ReviewError(f"--kinds takes {', '.join(sorted(self.registry['review.kinds']))}"
                               + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
         if key_id is not None:
-            sender_type, sender_id, connected_at = "key", self._key_reaching_clinic(key_id), None
+            sender_type = "key"
+            sender_id, connected_at = self._key_reaching_clinic(key_id)
         else:
             sender_type, sender_id = "workspace", workspace_id
             connected_at = self._workspace_connection(workspace_id)
@@ -376,14 +435,16 @@ class StaffReview:
         return settings
 
     def _key_reaching_clinic(self, key_id):
+        """(the key's id, the connected_at of its workspace's connection: None for a clinic's own key or on
+        a sandbox)."""
         key = key_by_key_id(self.db, key_id)
         if key is None or key.revoked_at is not None:
             raise ReviewError(f"no active key {key_id}")
         if key.clinic_id is not None and key.clinic_id != self.clinic.id:
             raise ReviewError(f"key {key_id} belongs to another clinic")
-        if key.workspace_id is not None:
-            self._workspace_connection(key.workspace_id, for_key=(key.mode == "test"))
-        return key.id
+        if key.workspace_id is None:
+            return key.id, None
+        return key.id, self._workspace_connection(key.workspace_id, for_key=(key.mode == "test"))
 
     def _workspace_connection(self, workspace_id, for_key=None):
         """The connected_at of the workspace's connection to this clinic (None for its own sandbox)."""
@@ -397,6 +458,14 @@ class StaffReview:
         if connected_at is None:
             raise ReviewError(f"workspace {workspace_id} is not connected to this clinic")
         return connected_at
+
+    def for_current_connection(self, setting):
+        """Whether the setting was made for its sender's connection in force: one made for an earlier
+        connection (revoked or expired, then approved again) applies to nothing, whatever `enabled` says. A
+        clinic's own key has no connection: its settings are always current."""
+        workspace_id = setting.sender_id if setting.sender_type == "workspace" else workspace_of_key(
+            self.db, setting.sender_id)
+        return workspace_id is None or setting.connected_at == connected_at_now(self.db, self.clinic, workspace_id)
 
     def auto_accept_state(self):
         settings = self.db.scalars(select(AutoAcceptSetting).order_by(AutoAcceptSetting.sender_id,

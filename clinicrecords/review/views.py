@@ -6,7 +6,7 @@ from clinicrecords.api.representations import render_one, render_page
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.review.interfaces import ISubmissionService
 from clinicrecords.review.resources import SubmissionCollection, SubmissionResource
-from clinicrecords.review.schemas import SubmissionListQuery
+from clinicrecords.review.schemas import SubmissionChange, SubmissionListQuery
 
 
 def _readable_kinds(request, context):
@@ -31,8 +31,28 @@ def get_submission(context, request):
     return render_one(request, "submission", context.submission, plain_only=True)
 
 
+@view_config(context=SubmissionResource, request_method="PATCH", permission=DerivedPermission.SubmissionWithdraw,
+             body_schema=SubmissionChange, idempotency="optional",
+             openapi={"summary": "Change a pending submission (merged into what was sent, validated as a new send)",
+                      "kind": "submission", "errors": ["submission_not_pending", "client_reference_conflict"],
+                      "description": "A JSON merge patch (RFC 7396) of what the submission's send carried: the "
+                                     "fields sent replace those of the send, `null` removes one, an object merges "
+                                     "into an object. The result is validated exactly as a new send of the same "
+                                     "kind (the POST body of a new item, the PATCH body of a change of an item), "
+                                     "with the same client_reference rule (a reference naming another of your "
+                                     "submissions is 409 `client_reference_conflict`); `patient_id` and "
+                                     "`no_known_allergies` never change. The submission keeps its id and stays "
+                                     "pending (a change is never accepted automatically). A submission a clinician "
+                                     "has decided, that was withdrawn or accepted automatically, or whose decision "
+                                     "commits while the change waits for it, answers 409 "
+                                     "`submission_not_pending`."})
+def change_submission(context, request):
+    submission = request.find_service(ISubmissionService).change(context.submission, dict(request.validated))
+    return render_one(request, "submission", submission, plain_only=True)
+
+
 @view_config(context=SubmissionResource, request_method="DELETE", permission=DerivedPermission.SubmissionWithdraw,
-             openapi={"summary": "Withdraw a pending submission", "kind": "submission",
+             idempotency="optional", openapi={"summary": "Withdraw a pending submission", "kind": "submission",
                       "errors": ["submission_not_pending"]})
 def withdraw_submission(context, request):
     submission = request.find_service(ISubmissionService).withdraw(context.submission)

@@ -90,3 +90,38 @@ def test_clinic_and_test_keys_are_never_blocked(world, testapp):
     for key in (world.key(workspace_id=workspace_id, mode="test"), world.key(clinic_id=world.clinic())):
         body = testapp.get("/v1/connections", headers=_bearer(key)).json
         assert len(body["data"]) == 1 and body["blocked"] is None
+
+
+def test_connections_are_paged_with_limit_and_starting_after(world, testapp):
+    """Like every list (spec, Endpoints: lists accept `limit` and `starting_after`): oldest connection first."""
+    workspace_id, _ = world.workspace()
+    clinics = [world.clinic(f"Clinic {n}") for n in range(5)]
+    for clinic_id in clinics:
+        world.grant(workspace_id, clinic_id, {"patients:read"})
+    key = world.key(workspace_id=workspace_id, mode="live")
+    seen, query = [], {"limit": "2"}
+    while True:
+        page = testapp.get("/v1/connections", params=query, headers=_bearer(key)).json
+        assert len(page["data"]) <= 2 and page["blocked"] is None
+        seen += [entry["clinic_id"] for entry in page["data"]]
+        if not page["has_more"]:
+            assert page["next_cursor"] is None
+            break
+        query = {"limit": "2", "starting_after": page["next_cursor"]}
+    assert seen == [str(clinic_id) for clinic_id in clinics]
+    whole = testapp.get("/v1/connections", headers=_bearer(key)).json
+    assert [entry["clinic_id"] for entry in whole["data"]] == seen and whole["has_more"] is False
+
+
+def test_connections_refuse_a_bad_limit_or_cursor(world, testapp, connected):
+    for query, pointer in (({"limit": "0"}, "/limit"), ({"limit": "101"}, "/limit"),
+                           ({"starting_after": "not-a-cursor"}, "/starting_after"), ({"page": "2"}, "/page")):
+        response = testapp.get("/v1/connections", params=query, headers=connected.headers, status=400)
+        assert response.json["code"] == "invalid_request"
+        assert [(e["pointer"], e["location"]) for e in response.json["errors"]] == [(pointer, "query")]
+
+
+def test_a_clinic_key_pages_its_one_entry(world, testapp):
+    key = world.key(clinic_id=world.clinic())
+    page = testapp.get("/v1/connections", params={"limit": "1"}, headers=_bearer(key)).json
+    assert len(page["data"]) == 1 and page["has_more"] is False and page["next_cursor"] is None

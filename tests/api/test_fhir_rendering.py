@@ -14,6 +14,7 @@ COLLECTIONS = {  # the FHIR list route of each type (docs/openapi.json), in the 
     "allergies": "AllergyIntolerance", "conditions": "Condition", "medication-statements": "MedicationStatement",
     "referrals": "ServiceRequest", "encounters": "Encounter", "payers": "Organization", "coverages": "Coverage",
     "patients": "Patient", "prescriptions": "MedicationRequest", "providers": "Practitioner",
+    "care-providers": "Practitioner",
 }
 
 

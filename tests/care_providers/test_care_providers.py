@@ -1,3 +1,4 @@
+import json
 import uuid
 
 import pytest
@@ -11,7 +12,10 @@ from clinicrecords.care_providers.schemas import (
     CareProviderUpdate,
 )
 from tests.common.clinical import add_patient, admin, clinic_db, headers, idem, restrict, sandbox
+from tests.common.fhir import assert_valid_fhir
 
+FHIR = "application/fhir+json"
+PATIENT_LINK = "urn:clinicrecords:fhir:extension:care-provider-patient"
 FIELDS = {"id", "patient_id", "type", "name", "is_primary", "source", "editable", "practice_name", "specialty",
           "npi", "phone", "fax", "address", "origin_assistant_name", "created_at", "updated_at"}
 
@@ -40,6 +44,67 @@ def test_list_shows_every_contact_with_source_and_editable_and_never_the_clinics
     assert "waiting times" not in one.text and one.json["data"]["type"] == "specialist"
 
 
+
+def _extensions(resource):
+    return {extension["url"].rsplit(":", 1)[1]: extension for extension in resource.get("extension", [])}
+
+
+def test_a_contact_reads_as_a_fhir_practitioner_linked_to_its_patient(testapp, box):
+    clinic_id, key, url = box
+    created = testapp.post_json(url, CareProviderCreate.EXAMPLE, headers=idem(key), status=201).json["data"]
+    response = testapp.get(f"{url}/{created['id']}", headers=headers(key, Accept=FHIR))
+    assert response.headers["Content-Type"] == "application/fhir+json; fhirVersion=4.0"
+    resource = response.json
+    practitioner = assert_valid_fhir(resource, "Practitioner")
+    assert practitioner.id == created["id"] and practitioner.name[0].text == "Dr. Lena Osei"
+    assert resource["identifier"] == [{"system": "http://hl7.org/fhir/sid/us-npi", "value": "1234567893"}]
+    assert {(t["system"], t["value"]) for t in resource["telecom"]} == {("phone", "+1 555 0140"),
+                                                                        ("fax", "+1 555 0141")}
+    assert resource["address"] == [{"use": "work", "text": "40 Quay Street, Springfield, MA 01101"}]
+    extensions = _extensions(resource)
+    assert extensions["care-provider-patient"] == {
+        "url": PATIENT_LINK, "valueReference": {"reference": f"Patient/{created['patient_id']}", "type": "Patient"}}
+    assert extensions["care-provider-type"]["valueString"] == "specialist"
+    assert extensions["care-provider-primary"]["valueBoolean"] is False
+    assert extensions["care-provider-source"]["valueString"] == "api"
+    assert extensions["care-provider-editable"]["valueBoolean"] is True
+    assert extensions["care-provider-specialty"]["valueString"] == "dermatology"
+    assert extensions["care-provider-practice"]["valueString"] == "Harbour Dermatology"
+    assert extensions["origin-assistant-name"]["valueString"] == "Intake Assistant"
+
+
+def test_the_contact_list_reads_as_a_fhir_searchset_and_never_shows_the_clinic_s_notes(testapp, box):
+    clinic_id, key, url = box
+    first = testapp.get(url, {"limit": 2}, headers=headers(key, Accept=FHIR))
+    bundle = assert_valid_fhir(first.json, "Bundle")
+    assert bundle.type == "searchset" and len(bundle.entry) == 2
+    assert all(entry.resource.get_resource_type() == "Practitioner" for entry in bundle.entry)
+    [next_link] = [link.url for link in bundle.link if link.relation == "next"]
+    rest = testapp.get(next_link.replace("http://localhost", ""), headers=headers(key, Accept=FHIR)).json
+    assert_valid_fhir(rest, "Bundle")
+    every = first.json["entry"] + rest["entry"]
+    assert {entry["resource"]["id"] for entry in every} == {*map(str, SANDBOX_CARE_PROVIDER_IDS),
+                                                            str(SANDBOX_APP_CARE_PROVIDER_ID)}
+    # The seeded contacts carry clinic notes; the FHIR form never shows them either.
+    assert "waiting times" not in first.text + json.dumps(rest) and "Prefers fax" not in first.text + json.dumps(rest)
+    clinic_contact = next(entry["resource"] for entry in every
+                          if entry["resource"]["id"] == str(SANDBOX_CARE_PROVIDER_IDS[0]))
+    assert _extensions(clinic_contact)["care-provider-editable"]["valueBoolean"] is False
+    assert _extensions(clinic_contact)["care-provider-primary"]["valueBoolean"] is True
+    assert "origin-assistant-name" not in _extensions(clinic_contact)
+
+
+def test_a_restricted_patient_s_contact_is_the_same_404_in_fhir(world, testapp, connected):
+    url = f"/v1/clinics/{connected.clinic_id}/care-providers"
+    patient_id = add_patient(world, connected.clinic_id)
+    body = dict(CareProviderCreate.EXAMPLE, patient_id=str(patient_id))
+    created = testapp.post_json(url, body, headers=idem(connected.key), status=201).json["data"]
+    restrict(world, connected.clinic_id, patient_id)
+    fhir = {**connected.headers, "Accept": FHIR}
+    assert testapp.get(f"{url}/{created['id']}", headers=fhir, status=404).json["code"] == "not_found"
+    assert "entry" not in testapp.get(url, headers=fhir).json
+
+
 def test_post_is_saved_at_once_and_patch_and_delete_work_on_own_contacts(testapp, box):
     clinic_id, key, url = box
     created = testapp.post_json(url, CareProviderCreate.EXAMPLE, headers=idem(key), status=201).json["data"]
@@ -61,6 +126,34 @@ def test_idempotency_key_is_required_and_replays(testapp, box):
     first = testapp.post_json(url, CareProviderCreate.EXAMPLE, headers=same, status=201)
     again = testapp.post_json(url, CareProviderCreate.EXAMPLE, headers=same, status=201)
     assert again.json == first.json and again.headers["Idempotent-Replayed"] == "true"
+
+
+
+def test_a_delete_retried_with_its_idempotency_key_replays_the_first_answer(testapp, box):
+    clinic_id, key, url = box
+    created = testapp.post_json(url, CareProviderCreate.EXAMPLE, headers=idem(key), status=201).json["data"]
+    same = idem(key)
+    first = testapp.delete(f"{url}/{created['id']}", headers=same, status=204)
+    again = testapp.delete(f"{url}/{created['id']}", headers=same, status=204)
+    assert again.body == first.body == b"" and again.headers["Idempotent-Replayed"] == "true"
+    testapp.delete(f"{url}/{created['id']}", headers=idem(key), status=404)  # a new key runs again
+
+
+
+def test_a_retried_delete_replays_only_its_own_request_and_only_while_the_clinic_is_reached(world, testapp,
+                                                                                            connected):
+    url = f"/v1/clinics/{connected.clinic_id}/care-providers"
+    body = dict(CareProviderCreate.EXAMPLE, patient_id=str(add_patient(world, connected.clinic_id)))
+    created = testapp.post_json(url, body, headers=idem(connected.key), status=201).json["data"]
+    same = idem(connected.key)
+    testapp.delete(f"{url}/{created['id']}", headers=same, status=204)
+    # The key once used for another request: a conflict, as on any route.
+    other = testapp.delete(f"{url}/{uuid.uuid4()}", headers=same, status=409)
+    assert other.json["code"] == "idempotency_key_conflict"
+    world.revoke_connection(connected.workspace_id, connected.clinic_id)
+    # A clinic the key no longer reaches answers as it always does: nothing is replayed from it.
+    gone = testapp.delete(f"{url}/{created['id']}", headers=same, status=404)
+    assert gone.json["code"] == "not_found" and "Idempotent-Replayed" not in gone.headers
 
 
 def test_clinic_contacts_are_clinic_managed(testapp, box):

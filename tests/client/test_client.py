@@ -106,3 +106,12 @@ def test_the_webhook_verifier_accepts_the_service_signature_only():
                                       ({**headers, "webhook-signature": "v1,AAAA"}, body, now), ({}, body, now)):
         with pytest.raises(WebhookVerificationError):
             verify_webhook(secret, bad_headers, bad_body, now=at)
+
+
+def test_connections_follow_every_page(app, world):
+    workspace_id, _ = world.workspace()
+    clinics = [world.clinic(f"Clinic {n}") for n in range(3)]
+    for clinic_id in clinics:
+        world.grant(workspace_id, clinic_id, {"patients:read"})
+    with _client(app, world.key(workspace_id=workspace_id, mode="live")) as api:
+        assert [entry["clinic_id"] for entry in api.connections(limit=1)] == [str(c) for c in clinics]

@@ -124,7 +124,10 @@ def test_inventory_appointments_submissions_and_the_feed_page(api, world):
     assert clinic.appointments.get(appointment["id"])["status"] == "cancelled"
 
     sent = clinic.allergies.create(_example(document, "/v1/clinics/{clinic_id}/allergies"))
-    clinic.submissions.withdraw(sent["submission_id"])
+    changed = clinic.submissions.change(sent["submission_id"], {"criticality": "low", "reactions": None})
+    assert changed["review_status"] == "pending" and changed["payload"]["criticality"] == "low"
+    assert "reactions" not in changed["payload"]
+    assert clinic.submissions.withdraw(sent["submission_id"])["decision_reason"] == "withdrawn"
     with pytest.raises(Conflict) as refused:
         clinic.submissions.withdraw(sent["submission_id"])
     assert refused.value.code == "submission_not_pending"

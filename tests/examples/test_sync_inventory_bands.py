@@ -78,15 +78,18 @@ def test_webhooks_then_the_feed_keep_the_local_copy_in_sync(world, testapp, serv
     assert first.returncode == 0, first.stderr
     out = first.stdout
     assert "snapshot: 5 items at seq 0" in out
-    assert out.count("webhook seq") == 4, out  # out, restocked, stale, fresh: each applied once, in order
+    # out, restocked, stale and each of the 5 bands to unknown, fresh and each band back: each applied once,
+    # in order.
+    assert out.count("webhook seq") == 14, out
     assert "inventory.availability.changed" in out and "-> out" in out and "the till went stale" in out
-    assert "the till reports again: bands read again" in out
+    assert out.count("-> unknown") == 5 and out.count(": unknown -> ") == 5
+    assert "the till reports again: every band turns known" in out
     # The final catch-up found nothing the webhooks had not brought.
-    assert "applied from webhooks: 4, from the feed: 0, duplicates skipped: 0" in out
+    assert "applied from webhooks: 14, from the feed: 0, duplicates skipped: 0" in out
     assert "matches the service: yes" in out
     copy = json.loads(state.read_text())
     assert {i: e["band"] for i, e in copy["items"].items()} == _bands(testapp, clinic_id, key)
-    assert copy["after_seq"] == _feed_end(testapp, clinic_id, key) == 4 and copy["till_stale"] is False
+    assert copy["after_seq"] == _feed_end(testapp, clinic_id, key) == 14 and copy["till_stale"] is False
 
     # No receiver now: the webhook fails (it is retried later), the feed brings the change next run.
     item = str(SANDBOX_ITEM_IDS["amoxicillin-500"])
@@ -94,16 +97,16 @@ def test_webhooks_then_the_feed_keep_the_local_copy_in_sync(world, testapp, serv
                       headers={"Authorization": f"Bearer {key}"})
     second = run_example("sync_inventory_bands.py", served, key, "--state", str(state))
     assert second.returncode == 0, second.stderr
-    assert "resuming at seq 4 with 5 items" in second.stdout
+    assert "resuming at seq 14 with 5 items" in second.stdout
     assert _bands(testapp, clinic_id, key)[item] == "out"
-    assert "feed seq 5 inventory.availability.changed: Amoxicillin 500 mg capsules: in_stock -> out" \
+    assert "feed seq 15 inventory.availability.changed: Amoxicillin 500 mg capsules: in_stock -> out" \
         in second.stdout
     assert "applied from webhooks: 0, from the feed: 1" in second.stdout
     assert "matches the service: yes" in second.stdout
     assert json.loads(state.read_text())["items"][item]["band"] == "out"
 
     third = run_example("sync_inventory_bands.py", served, key, "--state", str(state))
-    assert "feed: caught up at seq 5 (0 new)" in third.stdout and "matches the service: yes" in third.stdout
+    assert "feed: caught up at seq 15 (0 new)" in third.stdout and "matches the service: yes" in third.stdout
 
 
 def test_listening_needs_a_secret_and_a_live_key_cannot_move_stock(world, served, sandbox, tmp_path):

@@ -31,6 +31,21 @@ def test_clinical_lists_are_refused_naming_the_route_to_use(testapp, connected, 
     assert "/v1/clinics/" in error["message"]
 
 
+
+@pytest.mark.parametrize("field", ["allergies", "current_medications", "chronic_conditions"])
+@pytest.mark.parametrize("value", [[], [{"text": "Peanut"}], None])
+def test_a_patient_patch_carrying_a_clinical_list_is_refused_and_changes_nothing(testapp, connected, field, value):
+    """Spec: refused in create, update and import; a PATCH naming one changes nothing, not even its other
+    fields."""
+    created = _new_patient(testapp, connected).json["data"]
+    url = f"/v1/clinics/{connected.clinic_id}/patients/{created['id']}"
+    response = testapp.patch_json(url, {"phone": "+1 555 0199", field: value}, headers=connected.headers, status=400)
+    assert response.json["code"] == "invalid_request"
+    [error] = response.json["errors"]
+    assert error["pointer"] == f"/{field}" and "/v1/clinics/" in error["message"]
+    assert testapp.get(url, headers=connected.headers).json["data"] == created
+
+
 def test_validation_errors_point_into_the_body(testapp, connected):
     body = dict(PatientCreate.EXAMPLE, birth_date="1988-13-40", sex="robot", address={"country": "usa"})
     del body["given_name"]

@@ -31,6 +31,7 @@ SOURCE = pathlib.Path(clinicrecords.__file__).parent
 ALWAYS_FILTERED_BY = {
     "submissions": "sender_owner_id",  # a sender's own submissions (ReviewService.list_own)
     "stock_movements": "item_id",      # one item's ledger (ledger.movements_of)
+    "connections": "workspace_id",     # the calling workspace's connections (ReachService.reachable)
 }
 
 # Call sites whose sort columns name `self`: what `self` stands for, one value per listed model.

@@ -90,3 +90,25 @@ def test_bad_senders_and_roles(app, testapp, world):
     assert ok("auto-accept", "show", "--clinic", clinic.id)["settings"] == []
     clinician, _ = staff_browser(app, clinic.id, "clinician")
     clinician.get(f"/portal/clinics/{clinic.id}/auto-accept", status=403)
+
+
+def test_settings_of_an_earlier_connection_show_off_and_can_be_switched_on_again(app, testapp, world):
+    """Revoked and approved again, the organization is a new connection: what was on for the earlier one shows
+    off (it applies to nothing), and ticking it switches it on for this one."""
+    clinic = Clinic(testapp, world, world.connected())
+    admin, _ = staff_browser(app, clinic.id, "admin")
+    organization = f"workspace:{clinic.connected.workspace_id}"
+    key_ref = f"key:{clinic.connected.key.split('_')[2]}"
+    _save(_page(admin, clinic), organization, {"allergy"})
+    _save(_page(admin, clinic), key_ref, {"condition"})
+    world.revoke_connection(clinic.connected.workspace_id, clinic.id)
+    world.grant(clinic.connected.workspace_id, clinic.id)
+    page = _page(admin, clinic)
+    for ref in (organization, key_ref):
+        assert not any(field.checked for field in page.forms[f"save-{ref}"].fields["kinds"]), ref
+    assert clinic.allergy("Peanut").json["data"]["review_status"] == "pending"
+    _save(page, organization, {"allergy"})
+    assert clinic.allergy("Latex").json["data"]["review_status"] == "confirmed"
+    shown = {(s["sender_type"], s["kind"]): s["for_current_connection"]
+             for s in ok("auto-accept", "show", "--clinic", clinic.id)["settings"]}
+    assert shown == {("workspace", "allergy"): True, ("key", "condition"): False}

@@ -102,6 +102,29 @@ def test_a_clinician_accepts_and_the_sender_reads_it_confirmed(app, clinic, clin
     assert "already accepted" in decided.text and "accept" not in decided.forms
 
 
+
+@pytest.mark.parametrize("opened", ["queue", "submission"])
+def test_a_submission_its_sender_changed_after_the_page_was_opened_is_not_accepted_unread(
+        clinic, clinician, testapp, opened):
+    """The sender may change a pending submission (PATCH): an Accept sent from a page showing the earlier
+    content is refused with the page shown again, now with the content as changed; accepting from there
+    puts that content on the chart."""
+    sent = clinic.allergy("Peanut", criticality="high").json["data"]
+    url = f"/portal/clinics/{clinic.id}/queue/{sent['submission_id']}"
+    page, form = (_queue(clinician, clinic), f"accept-{sent['submission_id']}") if opened == "queue" else \
+        (clinician.get(url), "accept")
+    testapp.patch_json(clinic.url(f"submissions/{sent['submission_id']}"), {"criticality": "low"},
+                       headers=clinic.headers)
+    refused = submit(page, form, status=400)
+    assert error_summary(refused) == ["Its sender changed this submission after you opened it: read it again "
+                                      "below, then decide"]
+    assert _submission(clinic.world, clinic.id, sent["submission_id"])[0] == "pending"
+    assert "low" in refused.html.find(class_="queue-entry").text
+    submit(refused, "accept", status=303)
+    allergy = testapp.get(clinic.url(f"allergies/{sent['target_id']}"), headers=clinic.headers).json["data"]
+    assert allergy["criticality"] == "low"
+
+
 def test_decline_needs_a_reason_and_records_it(clinic, clinician, testapp, world):
     sent = clinic.allergy("Peanut").json["data"]
     page = clinician.get(f"/portal/clinics/{clinic.id}/queue/{sent['submission_id']}")

@@ -1,12 +1,15 @@
 """Automatic acceptance: per clinic, per key or per connected workspace, per kind; off by default; new items
 only; pauses on unusual volume; a rolled key or a new connection starts with it off."""
 
+import datetime
+import time
 import uuid
 
 import pytest
 import webtest
 from fhir.resources.R4B.allergyintolerance import AllergyIntolerance
 
+from clinicrecords.clock import now as clock_now
 from tests.common.clinical import idem
 from tests.review.conftest import Clinic, ok, refused
 
@@ -116,6 +119,56 @@ def test_a_workspace_setting_covers_its_keys_but_not_a_new_connection(clinic, wo
     body["substance"]["text"] = "Latex"
     assert testapp.post_json(clinic.url("allergies"), body, headers=idem(other_key)).json["data"]["review_status"] == \
         "pending"
+
+
+
+def _send_as(testapp, clinic, key, substance):
+    body = {"patient_id": clinic.patient_id, "substance": {"text": substance}}
+    return testapp.post_json(clinic.url("allergies"), body, headers=idem(key), status=202).json["data"]
+
+
+def _expire_soon(world, clinic):
+    """Approve the organization again with an expiry a moment away, and wait until it has passed."""
+    expires_at = clock_now() + datetime.timedelta(milliseconds=300)
+    world.grant(clinic.connected.workspace_id, clinic.id, expires_at=expires_at)
+    return expires_at
+
+
+def _until(moment):
+    while clock_now() <= moment:
+        time.sleep(0.05)
+
+
+def test_a_per_key_setting_does_not_survive_a_revoked_and_reapproved_connection(clinic, world, testapp):
+    """Submission rule 5: a new connection starts with automatic acceptance off, the key's own setting too."""
+    _auto(clinic, *_key(clinic))
+    assert _send_as(testapp, clinic, clinic.connected.key, "Peanut")["review_status"] == "confirmed"
+    world.revoke_connection(clinic.connected.workspace_id, clinic.id)
+    world.grant(clinic.connected.workspace_id, clinic.id)
+    assert _send_as(testapp, clinic, clinic.connected.key, "Latex")["review_status"] == "pending"
+    _auto(clinic, *_key(clinic))  # the clinic switches it on again for the new connection
+    assert _send_as(testapp, clinic, clinic.connected.key, "Sesame")["review_status"] == "confirmed"
+
+
+@pytest.mark.parametrize("sender", [_key, _workspace])
+def test_a_setting_does_not_survive_an_expired_connection_being_reapproved(clinic, world, testapp, sender):
+    expires_at = _expire_soon(world, clinic)
+    _auto(clinic, *sender(clinic))
+    assert _send_as(testapp, clinic, clinic.connected.key, "Peanut")["review_status"] == "confirmed"
+    _until(expires_at)
+    testapp.post_json(clinic.url("allergies"), {}, headers=idem(clinic.connected.key), status=404)  # expired
+    world.grant(clinic.connected.workspace_id, clinic.id)  # the clinic approves the organization again
+    assert _send_as(testapp, clinic, clinic.connected.key, "Latex")["review_status"] == "pending"
+    shown = ok("auto-accept", "show", "--clinic", clinic.id)["settings"]
+    assert [setting["enabled"] for setting in shown] == [True]  # still on, for the connection it was made for
+
+
+@pytest.mark.parametrize("sender", [_key, _workspace])
+def test_narrowing_a_connection_in_force_keeps_its_settings(clinic, world, testapp, sender):
+    """Granting again while the connection is in force changes its scopes, not the connection."""
+    _auto(clinic, *sender(clinic))
+    world.grant(clinic.connected.workspace_id, clinic.id, {"allergies:read", "allergies:write"})
+    assert _send_as(testapp, clinic, clinic.connected.key, "Peanut")["review_status"] == "confirmed"
 
 
 def test_a_workspace_setting_does_not_cover_a_key_created_after_it_was_switched_on(clinic, world, testapp):

@@ -48,3 +48,20 @@ def test_a_restricted_patients_submissions_are_not_followed(world, registry):
         sent = _send(service, a_patient(scope.db, restricted=True))
         assert service.get_own(sent.id) is None
         assert service.list_own(["allergy"], {"limit": 10}, cursors(world)).items == []
+
+
+def test_a_sender_changes_its_pending_submission_until_it_is_decided(world, registry):
+    sender = plain_identity()
+    with plain_scope(world, world.clinic(), identity=sender) as scope:
+        service = SubmissionService(scope, registry)
+        sent = service.get_own(_send(service, a_patient(scope.db), reference="ref-1").id)
+        changed = service.change(sent, {"criticality": "low", "client_reference": "ref-2"})
+        assert (changed.id, changed.review_status, changed.client_reference) == (sent.id, "pending", "ref-2")
+        assert changed.payload["criticality"] == "low" and changed.payload["substance"] == {"text": "Peanut"}
+        with pytest.raises(Problem) as invalid:
+            service.change(changed, {"criticality": "extreme"})
+        assert invalid.value.code == "invalid_request"
+        service.withdraw(changed)
+        with pytest.raises(Problem) as decided:
+            service.change(changed, {"criticality": "high"})
+        assert decided.value.code == "submission_not_pending"

@@ -63,6 +63,21 @@ def test_the_sender_withdraws_a_pending_submission_once(clinic, testapp):
     refused("submission", "accept", "--clinic", clinic.id, sent["submission_id"])
 
 
+
+def test_a_withdraw_retried_with_its_idempotency_key_replays_the_first_answer(clinic, testapp):
+    """A retry after a lost answer gets the withdrawal again, never submission_not_pending (which reads like a
+    clinician's decision)."""
+    sent = clinic.allergy().json["data"]
+    url = clinic.url(f"submissions/{sent['submission_id']}")
+    same = {**clinic.headers, "Idempotency-Key": str(uuid.uuid4())}
+    first = testapp.delete(url, headers=same)
+    again = testapp.delete(url, headers=same)
+    assert again.status_int == 200 and again.body == first.body and again.headers["Idempotent-Replayed"] == "true"
+    assert first.json["data"]["review_status"] == "rejected"
+    other = testapp.delete(url, headers={**clinic.headers, "Idempotency-Key": str(uuid.uuid4())}, status=409)
+    assert other.json["code"] == "submission_not_pending"
+
+
 def test_client_reference_same_content_returns_the_existing_submission(clinic):
     first = clinic.allergy("Peanut", client_reference="intake-1")
     again = clinic.allergy("Peanut", client_reference="intake-1")

@@ -68,8 +68,8 @@ class AutoAcceptSettings:
         open_pauses = {(p.sender_id, p.kind): p for p in pauses if p.resumed_at is None}
         for setting in settings:
             sender = by_id.get(setting.sender_id)
-            if sender is None or not setting.enabled:
-                continue
+            if sender is None or not setting.enabled or not staff.for_current_connection(setting):
+                continue  # one made for an earlier connection applies to nothing: shown off
             sender.enabled.add(setting.kind)
             if setting.paused_at is not None:
                 sender.paused[setting.kind] = open_pauses.get((setting.sender_id, setting.kind))

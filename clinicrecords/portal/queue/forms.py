@@ -7,7 +7,7 @@ class DeclineForm(Form):
 
 
 class AcceptForm(Form):
-    fields = ("decision",)
+    fields = ("decision", "seen")  # seen: the content hash of the submission the page showed
 
 
 class ReviewForm(Form):

@@ -151,9 +151,11 @@ class ReviewQueue:
 
     # Deciding
 
-    def accept(self, clinic_id, submission_id, account_id):
+    def accept(self, clinic_id, submission_id, account_id, seen):
+        """`seen`: the submission's content as the page showed it (its content hash): a change its sender made
+        since is refused, so the clinician accepts only what they read."""
         try:
-            submission = self._staff(clinic_id).accept(submission_id, staff_id=account_id)
+            submission = self._staff(clinic_id).accept(submission_id, staff_id=account_id, seen=seen)
         except ReviewError as exc:
             raise form_error("decision", exc) from None
         self._record("submission.accepted", clinic_id, account_id, submission)

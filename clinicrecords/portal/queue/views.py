@@ -45,7 +45,7 @@ def accept(context, request):
     form = AcceptForm(request.POST)
     try:
         request.find_service(IReviewQueue).accept(context.clinic.id, context.entry.submission.id,
-                                                  request.identity.account_id)
+                                                  request.identity.account_id, form["seen"])
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **_submission_page(context, request, accept_form=form))

@@ -105,8 +105,9 @@ class Client:
     def me(self) -> Json:
         return self.request("GET", "/v1/me")["data"]
 
-    def connections(self) -> list[Json]:
-        return self.request("GET", "/v1/connections")["data"]
+    def connections(self, **params) -> list[Json]:
+        """Every clinic the key reaches now, following the list's pages (`limit` sets the page size)."""
+        return list(self.paginate("/v1/connections", params))
 
     def clinic(self, clinic_id: Id) -> "Clinic":
         return Clinic(self, clinic_id)
@@ -245,9 +246,16 @@ class CareProviders(_List, _Get, _Create, _Update, _Delete):
 
 
 class Submissions(_List, _Get):
-    def withdraw(self, submission_id: Id, idempotency_key: str | None = None) -> None:
-        """Withdraw a pending submission."""
-        self._client.request("DELETE", f"{self.path}/{submission_id}", idempotency_key=idempotency_key)
+    def change(self, submission_id: Id, body: Json, idempotency_key: str | None = None) -> Json:
+        """Change a pending submission: `body` is merged into what was sent (null removes a field) and
+        validated as a new send; a decided one raises Conflict (submission_not_pending)."""
+        return self._client.request("PATCH", f"{self.path}/{submission_id}", json=body,
+                                    idempotency_key=idempotency_key)["data"]
+
+    def withdraw(self, submission_id: Id, idempotency_key: str | None = None) -> Json:
+        """Withdraw a pending submission: the submission, rejected with the reason `withdrawn`."""
+        return self._client.request("DELETE", f"{self.path}/{submission_id}",
+                                    idempotency_key=idempotency_key)["data"]
 
 
 class Prescriptions(_List, _Get):
@@ -438,7 +446,7 @@ OPERATIONS = {
     "get_care_provider": "clinic.care_providers.get", "update_care_provider": "clinic.care_providers.update",
     "delete_care_provider": "clinic.care_providers.delete",
     "list_submissions": "clinic.submissions.list", "get_submission": "clinic.submissions.get",
-    "withdraw_submission": "clinic.submissions.withdraw",
+    "change_submission": "clinic.submissions.change", "withdraw_submission": "clinic.submissions.withdraw",
     "list_prescriptions": "clinic.prescriptions.list", "get_prescription": "clinic.prescriptions.get",
     "list_providers": "clinic.providers.list", "get_provider": "clinic.providers.get",
     "list_payers": "clinic.payers.list", "get_payer": "clinic.payers.get",
