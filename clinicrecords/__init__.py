@@ -7,6 +7,7 @@ from pyramid.request import Request
 
 from clinicrecords import contexts
 from clinicrecords.api.public_url import PublicUrls
+from clinicrecords.listening import settings_with_listen
 from clinicrecords.settings import SettingsError, resolve
 
 NO_DEFAULT_PERMISSION = "__no_default_permission__"
@@ -35,7 +36,7 @@ def make_config(settings):
 def main(global_config, **settings):
     """The WSGI application (paste.app_factory)."""
     try:
-        config = make_config(settings)
+        config = make_config(settings_with_listen(settings, global_config))
     except SettingsError as exc:
         # pserve, the worker and the operator CLI all start here: a missing secret is one line naming it and
         # exit 2, not a traceback (docs/deployment.md).

@@ -12,14 +12,9 @@ import waitress.server
 
 from clinicrecords.api.limits import input_limits
 from clinicrecords.db import check_ready_to_serve
+from clinicrecords.listening import DEFAULT_LISTEN, listen_from_environment
 from clinicrecords.settings import SettingsError, as_bool
 from clinicrecords.waitress_refusals import problem_channel
-
-
-def listen_from_environment(listen, environ):
-    """The ini's `listen` (one host:port) with $HOST and/or $PORT put in place of its parts."""
-    host, _, port = listen.rpartition(":") if ":" in listen else (listen, "", "6543")
-    return f"{environ.get('HOST') or host}:{environ.get('PORT') or port}"
 
 
 def create_server(wsgi_app, **kw):
@@ -40,7 +35,7 @@ def create_server(wsgi_app, **kw):
 
 def serve_waitress(wsgi_app, global_conf, **kw):
     if os.environ.get("PORT") or os.environ.get("HOST"):
-        kw["listen"] = listen_from_environment(kw.get("listen", "localhost:6543"), os.environ)
+        kw["listen"] = listen_from_environment(kw.get("listen", DEFAULT_LISTEN), os.environ)
     settings = wsgi_app.registry.settings
     check_ready_to_serve(wsgi_app.registry)
     server = create_server(wsgi_app, **kw)
@@ -52,7 +47,7 @@ def serve_waitress(wsgi_app, global_conf, **kw):
         huey_consumer = consumer(int(settings.get("huey.workers", 2)))
         huey_consumer.start()
     _exit_cleanly_on_signals(huey_consumer)
-    print(f"Serving Clinic Records API on http://{kw.get('listen', 'localhost:6543')}", flush=True)
+    print(f"Serving Clinic Records API on http://{kw.get('listen', DEFAULT_LISTEN)}", flush=True)
     server.run()
 
 
