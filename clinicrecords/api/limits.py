@@ -14,7 +14,7 @@ import time
 from pyramid.interfaces import IExecutionPolicy
 
 from clinicrecords.api.problems import Problem, problem_response
-from clinicrecords.api.request_log import log_request
+from clinicrecords.api.request_log import log_request, request_loggers
 from clinicrecords.api.routes import operations
 from clinicrecords.settings import as_bool
 
@@ -88,7 +88,8 @@ class LimitedExecutionPolicy:
                 response = problem_response(request, problem)
                 response.headers["X-Request-Id"] = request.request_id
                 # Refused before the tweens run, so the request-log tween never sees this answer.
-                log_request(request, response.status_int, started)
+                sinks, caller_of = request_loggers(self.registry)
+                log_request(request, response.status_int, started, sinks, response, caller_of)
         else:
             response = self.inner(environ, router)
         present = {name.lower() for name, _ in response.headerlist}  # one pass, not one per header
