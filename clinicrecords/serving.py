@@ -13,7 +13,7 @@ import waitress.server
 from clinicrecords.api.limits import input_limits
 from clinicrecords.db import check_ready_to_serve
 from clinicrecords.listening import DEFAULT_LISTEN, listen_from_environment
-from clinicrecords.settings import SettingsError, as_bool
+from clinicrecords.settings import SettingsError, as_bool, refuse_to_start
 from clinicrecords.waitress_refusals import problem_channel
 
 
@@ -37,7 +37,12 @@ def serve_waitress(wsgi_app, global_conf, **kw):
     if os.environ.get("PORT") or os.environ.get("HOST"):
         kw["listen"] = listen_from_environment(kw.get("listen", DEFAULT_LISTEN), os.environ)
     settings = wsgi_app.registry.settings
-    check_ready_to_serve(wsgi_app.registry)
+    try:
+        check_ready_to_serve(wsgi_app.registry)
+    except SettingsError as exc:
+        # pserve reports a SystemExit from its server runner as "Exiting" and ends with status 0, which a
+        # supervisor reads as a clean stop: nothing has started yet, so the process ends here, with status 2.
+        refuse_to_start(exc, at_once=True)
     server = create_server(wsgi_app, **kw)
     huey_consumer = None
     if as_bool(settings.get("huey.consumer_in_process", False)):
