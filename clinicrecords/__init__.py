@@ -1,13 +1,12 @@
 """Clinic Records API: a Pyramid application routed by traversal into per-clinic PostgreSQL schemas."""
 
-import sys
-
 from pyramid.config import Configurator
 from pyramid.request import Request
 
 from clinicrecords import contexts
 from clinicrecords.api.public_url import PublicUrls
-from clinicrecords.settings import SettingsError, resolve
+from clinicrecords.listening import settings_with_listen
+from clinicrecords.settings import SettingsError, refuse_to_start, resolve
 
 NO_DEFAULT_PERMISSION = "__no_default_permission__"
 
@@ -35,10 +34,8 @@ def make_config(settings):
 def main(global_config, **settings):
     """The WSGI application (paste.app_factory)."""
     try:
-        config = make_config(settings)
+        config = make_config(settings_with_listen(settings, global_config))
     except SettingsError as exc:
-        # pserve, the worker and the operator CLI all start here: a missing secret is one line naming it and
-        # exit 2, not a traceback (docs/deployment.md).
-        print(f"clinicrecords: refusing to start: {exc}", file=sys.stderr)
-        raise SystemExit(2) from None
+        # pserve, the worker and the operator CLI all start here: a missing secret is one line naming it.
+        refuse_to_start(exc)
     return config.make_wsgi_app()

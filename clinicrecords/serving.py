@@ -12,14 +12,9 @@ import waitress.server
 
 from clinicrecords.api.limits import input_limits
 from clinicrecords.db import check_ready_to_serve
-from clinicrecords.settings import SettingsError, as_bool
+from clinicrecords.listening import DEFAULT_LISTEN, listen_from_environment
+from clinicrecords.settings import SettingsError, as_bool, refuse_to_start
 from clinicrecords.waitress_refusals import problem_channel
-
-
-def listen_from_environment(listen, environ):
-    """The ini's `listen` (one host:port) with $HOST and/or $PORT put in place of its parts."""
-    host, _, port = listen.rpartition(":") if ":" in listen else (listen, "", "6543")
-    return f"{environ.get('HOST') or host}:{environ.get('PORT') or port}"
 
 
 def create_server(wsgi_app, **kw):
@@ -40,9 +35,14 @@ def create_server(wsgi_app, **kw):
 
 def serve_waitress(wsgi_app, global_conf, **kw):
     if os.environ.get("PORT") or os.environ.get("HOST"):
-        kw["listen"] = listen_from_environment(kw.get("listen", "localhost:6543"), os.environ)
+        kw["listen"] = listen_from_environment(kw.get("listen", DEFAULT_LISTEN), os.environ)
     settings = wsgi_app.registry.settings
-    check_ready_to_serve(wsgi_app.registry)
+    try:
+        check_ready_to_serve(wsgi_app.registry)
+    except SettingsError as exc:
+        # pserve reports a SystemExit from its server runner as "Exiting" and ends with status 0, which a
+        # supervisor reads as a clean stop: nothing has started yet, so the process ends here, with status 2.
+        refuse_to_start(exc, at_once=True)
     server = create_server(wsgi_app, **kw)
     huey_consumer = None
     if as_bool(settings.get("huey.consumer_in_process", False)):
@@ -52,7 +52,7 @@ def serve_waitress(wsgi_app, global_conf, **kw):
         huey_consumer = consumer(int(settings.get("huey.workers", 2)))
         huey_consumer.start()
     _exit_cleanly_on_signals(huey_consumer)
-    print(f"Serving Clinic Records API on http://{kw.get('listen', 'localhost:6543')}", flush=True)
+    print(f"Serving Clinic Records API on http://{kw.get('listen', DEFAULT_LISTEN)}", flush=True)
     server.run()
 
 

@@ -1,6 +1,7 @@
 """Settings from the ini file, with `env:NAME` values read from the environment at start-up."""
 
 import os
+import sys
 from pathlib import Path
 
 ENV_PREFIX = "env:"
@@ -24,6 +25,16 @@ def resolve(settings):
             value = os.environ[variable]
         resolved[name] = value
     return resolved
+
+
+def refuse_to_start(error, at_once=False):
+    """pserve, the worker and the operator CLI: a setting that stops start-up is one line naming it and exit 2,
+    not a traceback (docs/deployment.md). `at_once` ends the process without unwinding, for where a
+    SystemExit would be caught (pserve's server runner)."""
+    print(f"clinicrecords: refusing to start: {error}", file=sys.stderr, flush=True)
+    if at_once:
+        os._exit(2)
+    raise SystemExit(2)
 
 
 def as_bool(value):

@@ -7,7 +7,8 @@ and the answer is lost. Here:
 
 - a body over its route's limit (the application's own, from Content-Length) is refused as soon as the
   headers are read, so none of it is buffered;
-- each of those answers is problem+json with a stable code, a request id and the security headers;
+- each of those answers is problem+json with a stable code, a request id and the security headers, and
+  writes one request-log line (a head refused for a malformed header line included);
 - a refused request is never told `100 Continue`: a client waiting for it gets the final answer instead;
 - after such an answer the server stops writing (FIN) but keeps reading and discarding what the client
   still sends, for at most LINGER_SECONDS, so the client reads the answer rather than a reset
@@ -52,6 +53,9 @@ class ProblemParser(HTTPRequestParser):
 
     limits = None
     url_too_long = False
+    # waitress sets these only once the whole head has parsed; a refused head may have none.
+    command = None
+    path = None
 
     def received(self, data):
         reading_headers = not self.headers_finished
@@ -70,6 +74,15 @@ class ProblemParser(HTTPRequestParser):
         self.expect_continue = False
         # The rest of this read belongs to the refused request: it is not parsed as another one.
         return len(data)
+
+
+def _request_line(request):
+    """The method and path to log: a head refused after its first line (a malformed header line) still
+    names them from that line; never the query string."""
+    if request.command is not None:
+        return request.command, request.path or ""
+    method, _, target = getattr(request, "first_line", b"").decode("latin-1").partition(" ")
+    return method, target.partition(" ")[0].partition("?")[0]
 
 
 def _problem(request):
@@ -103,8 +116,7 @@ class ProblemErrorTask(ErrorTask):
         self.channel.linger_after_answer = True
         self.content_length = len(body)
         self.write(body)
-        log_line(request_id, self.request.command or "", self.request.path or "", problem.status,
-                 elapsed_ms(started))
+        log_line(request_id, *_request_line(self.request), problem.status, elapsed_ms(started))
 
 
 class ProblemChannel(HTTPChannel):

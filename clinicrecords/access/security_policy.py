@@ -71,14 +71,25 @@ class KeySecurityPolicy:
         """The identity if this request read one already, else None: never reads the key."""
         return self._identity_cache.get(request, None)
 
-    def caller(self, request):
-        """Who made this request, for the request log: None unless a valid key was read."""
+    def caller(self, request, read_key=False):
+        """Who made this request, for the request log: None unless a valid key was read, or with `read_key`
+        (a refusal, maybe made before the gate read the key: a browser's request) is sent."""
         identity = self.known_identity(request)
+        if identity is None and read_key:
+            identity = self._identity_for_the_log(request)
         if identity is None:
             return None
         scope = clinic_scope(getattr(request, "context", None))
         return Caller(identity.owner_id, identity.key_id, identity.mode,
                       str(scope.clinic_id) if scope is not None else None)
+
+    def _identity_for_the_log(self, request):
+        if not request.headers.get("Authorization"):
+            return None
+        try:
+            return self.identity(request)
+        except Exception:  # the database is unreachable (a 503): the log line is still written, unattributed
+            return None
 
     def authenticated_userid(self, request):
         identity = self.identity(request)

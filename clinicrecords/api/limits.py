@@ -3,7 +3,9 @@
 pyramid_retry's execution policy buffers the whole body (to replay it on a retry) before any tween runs, so
 the limits wrap that policy: a body larger than its route allows (its view's `body_limit=`, else
 `api.max_body_bytes`, 1 MiB) is refused with 413 from Content-Length alone, and an over-long URL with 414.
-Every answer, refusals included, carries the security headers.
+Every answer, refusals included, carries the security headers; with `security.hsts` on (production), every
+answer to an https request (`wsgi.url_scheme`, as waitress sets it from the trusted proxy's
+X-Forwarded-Proto) carries Strict-Transport-Security too, on the API and the portal alike.
 """
 
 import re
@@ -12,8 +14,9 @@ import time
 from pyramid.interfaces import IExecutionPolicy
 
 from clinicrecords.api.problems import Problem, problem_response
-from clinicrecords.api.request_log import log_request
+from clinicrecords.api.request_log import log_request, request_loggers
 from clinicrecords.api.routes import operations
+from clinicrecords.settings import as_bool
 
 DEFAULT_MAX_BODY = 1024 * 1024
 DEFAULT_MAX_URL = 4096
@@ -26,6 +29,8 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
     "Referrer-Policy": "no-referrer",
 }
+# A year, subdomains included; only ever sent over https (a browser ignores it over http anyway).
+HSTS = ("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
 
 
 def _template_pattern(path):
@@ -45,6 +50,7 @@ class LimitedExecutionPolicy:
         settings = registry.settings
         self.max_body = int(settings.get("api.max_body_bytes", DEFAULT_MAX_BODY))
         self.max_url = int(settings.get("api.max_url_length", DEFAULT_MAX_URL))
+        self.hsts = as_bool(settings.get("security.hsts", False))
         self._routes = None
 
     def body_limit(self, method, path):
@@ -82,12 +88,15 @@ class LimitedExecutionPolicy:
                 response = problem_response(request, problem)
                 response.headers["X-Request-Id"] = request.request_id
                 # Refused before the tweens run, so the request-log tween never sees this answer.
-                log_request(request, response.status_int, started)
+                sinks, caller_of = request_loggers(self.registry)
+                log_request(request, response.status_int, started, sinks, response, caller_of)
         else:
             response = self.inner(environ, router)
         present = {name.lower() for name, _ in response.headerlist}  # one pass, not one per header
         response.headerlist.extend((name, value) for name, value in SECURITY_HEADERS.items()
                                    if name.lower() not in present)
+        if self.hsts and environ.get("wsgi.url_scheme") == "https":
+            response.headerlist.append(HSTS)
         return response
 
 

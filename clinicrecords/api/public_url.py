@@ -9,6 +9,7 @@ the request's own Host is kept.
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from clinicrecords.listening import local_base_url
 from clinicrecords.settings import SettingsError
 
 SETTING = "api.base_url"
@@ -32,6 +33,13 @@ def parse_base_url(value):
                             f"not {value!r}")
     host_url = f"{parts.scheme}://{parts.netloc.lower()}"
     return PublicBase(host_url, host_url + parts.path.rstrip("/"))
+
+
+def service_base_url(settings):
+    """The service's public address for what is built outside a request (the operator CLI): `api.base_url`
+    when set, else where this machine reaches the server the ini describes (development)."""
+    base = parse_base_url(settings.get(SETTING))
+    return base.application_url if base else local_base_url(settings)
 
 
 class PublicUrls:

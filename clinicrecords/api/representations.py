@@ -46,16 +46,40 @@ def _fhir_or_406(request, kind):
     return representation.fhir
 
 
+# The fields of a document naming the record it shows (a submission's own id is `submission_id`) ...
+SHOWN_ID_FIELDS = ("id", "submission_id")
+# ... and, in a write's answer, the records the write touched besides: the patient, the item a submission
+# targets and the record it produced. The audit trail names them all ("who read or changed what").
+WRITTEN_ID_FIELDS = (*SHOWN_ID_FIELDS, "patient_id", "target_id", "result_record_id")
+READ_METHODS = frozenset({"GET", "HEAD"})
+
+
+def document_ids(documents, method):
+    """The record ids the answer's documents name, for a request of `method`."""
+    fields = SHOWN_ID_FIELDS if method in READ_METHODS else WRITTEN_ID_FIELDS
+    return [document[field] for document in documents for field in fields if document.get(field)]
+
+
 def _shown(request, documents):
     """The ids of the records an answer shows, kept for the audit trail (`shown_ids`) so it need not parse the
     body back."""
-    request.shown_record_ids = [document.get("id") for document in documents]
+    request.shown_record_ids = document_ids(documents, request.method)
     return documents
 
 
 def shown_ids(request):
     """The ids `render_*` showed in this request's answer, or None for an answer they did not build."""
     return getattr(request, "shown_record_ids", None)
+
+
+def note_touched(request, ids):
+    """Records a write touched that its answer does not show (a removed record's patient, the patients an
+    import created), for the audit trail."""
+    request.touched_record_ids = [*touched_ids(request), *(str(value) for value in ids)]
+
+
+def touched_ids(request):
+    return getattr(request, "touched_record_ids", [])
 
 
 def render_one(request, kind, record, status=200, headers=None, plain_only=False, extra=None):

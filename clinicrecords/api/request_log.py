@@ -7,6 +7,8 @@ block or touch the database on the request's thread.
 
 Who called is asked of the function set with `config.set_request_caller(caller)` (clinicrecords.access: the
 key it read, the clinic from the request's context); the problem code is the answer's own (`problem_code`).
+Every answer to a request that carries a valid key is logged to the key's owner, refusals made before the key
+was read included (a browser's request, a body over its limit): for those the caller reads the key then.
 """
 
 import json
@@ -81,13 +83,14 @@ def elapsed_ms(started):
     return round((time.perf_counter() - started) * 1000, 2)
 
 
-def _no_caller(request):
+def _no_caller(request, read_key=False):
     return None
 
 
 def log_request(request, status, started, sinks=(), response=None, caller_of=_no_caller):
     latency_ms = elapsed_ms(started)
-    caller = caller_of(request)
+    # A refusal may come before the key was read: the caller reads it then, so its owner sees the refusal.
+    caller = caller_of(request, read_key=status >= 400)
     path = request.environ.get("PATH_INFO", "")
     log_line(request.request_id, request.method, path, status, latency_ms, caller)
     if sinks and caller is not None:
@@ -96,9 +99,13 @@ def log_request(request, status, started, sinks=(), response=None, caller_of=_no
             append(entry)
 
 
+def request_loggers(registry):
+    """(sinks, caller) as the contexts registered them: what `log_request` hands each keyed request to."""
+    return tuple(registry.get("api.request_sinks", ())), registry.get("api.request_caller", _no_caller)
+
+
 def request_log_tween_factory(handler, registry):
-    sinks = tuple(registry.get("api.request_sinks", ()))
-    caller_of = registry.get("api.request_caller", _no_caller)
+    sinks, caller_of = request_loggers(registry)
 
     def request_log_tween(request):
         started = time.perf_counter()
@@ -125,7 +132,8 @@ def add_request_sink(config, append):
 
 
 def set_request_caller(config, caller):
-    """`caller(request)` → a `Caller`, or None when no valid key was read (it must never read one)."""
+    """`caller(request, read_key=False)` → a `Caller`, or None. Without `read_key` it never reads the key (None
+    when none was read); with it (a refusal's answer) it reads one the request sends, and never raises."""
     config.registry["api.request_caller"] = caller
 
 

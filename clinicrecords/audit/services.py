@@ -16,7 +16,7 @@ from pyramid.location import lineage
 from sqlalchemy import String, cast, insert, select
 from sqlalchemy.dialects.postgresql import ARRAY
 
-from clinicrecords.api.representations import shown_ids
+from clinicrecords.api.representations import document_ids, shown_ids, touched_ids
 from clinicrecords.api.request_log import route_template
 from clinicrecords.audit.models import AuditEntry
 from clinicrecords.clinics.interfaces import clinic_scope
@@ -53,8 +53,8 @@ def _uuid_or_none(value):
         return None
 
 
-def _answer_ids(body):
-    """Ids of the records an answer shows: a plain object or page, or a FHIR resource or Bundle."""
+def _answer_ids(body, method):
+    """Ids of the records an answer names: a plain object or page, or a FHIR resource or Bundle."""
     if not isinstance(body, dict):
         return []
     items = [body]
@@ -64,23 +64,27 @@ def _answer_ids(body):
         items = [body["data"]]
     elif isinstance(body.get("entry"), list):
         items = [entry.get("resource") for entry in body["entry"] if isinstance(entry, dict)]
-    return [item.get("id") for item in items if isinstance(item, dict)]
+    return document_ids([item for item in items if isinstance(item, dict)], method)
 
 
 def record_ids(request, clinic_id, response):
+    """The path's ids, and for a success the records its answer names and those the view noted as touched:
+    a write names the patient and every record it touched (`api.representations.WRITTEN_ID_FIELDS`)."""
     found = []
     for segment in request.environ.get("PATH_INFO", "").split("/"):
         value = _uuid_or_none(segment) if len(segment) >= 32 else None
         if value and value != str(clinic_id):
             found.append(value)
-    if response is not None and response.status_int < 400 and "json" in (response.content_type or ""):
-        shown = shown_ids(request)
-        if shown is None:  # an answer not built by render_one/render_page (an idempotent replay, ...)
-            try:
-                shown = _answer_ids(json.loads(response.body))
-            except ValueError:
-                shown = []
-        found.extend(v for v in map(_uuid_or_none, shown) if v)
+    if response is not None and response.status_int < 400:
+        if "json" in (response.content_type or ""):
+            shown = shown_ids(request)
+            if shown is None:  # an answer not built by render_one/render_page (an idempotent replay, ...)
+                try:
+                    shown = _answer_ids(json.loads(response.body), request.method)
+                except ValueError:
+                    shown = []
+            found.extend(v for v in map(_uuid_or_none, shown) if v)
+        found.extend(v for v in map(_uuid_or_none, touched_ids(request)) if v)
     return list(dict.fromkeys(found))[:MAX_RECORD_IDS]
 
 

@@ -3,7 +3,7 @@ from pyramid.view import view_config
 
 from clinicrecords.access.interfaces import Permission
 from clinicrecords.api.pagination import list_cursors
-from clinicrecords.api.representations import render_one, render_page
+from clinicrecords.api.representations import note_touched, render_one, render_page
 from clinicrecords.care_providers.interfaces import ICareProviderService
 from clinicrecords.care_providers.resources import CareProviderCollection, CareProviderResource
 from clinicrecords.care_providers.schemas import CareProviderCreate, CareProviderListQuery, CareProviderUpdate
@@ -52,4 +52,5 @@ def update_care_provider(context, request):
                       "errors": ["care_provider_clinic_managed"]})
 def delete_care_provider(context, request):
     _service(request).delete(context.contact, request.identity.owner_id)
+    note_touched(request, [context.contact.patient_id])  # the removed contact's patient, for the audit trail
     return Response(status=204)

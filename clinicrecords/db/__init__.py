@@ -8,8 +8,8 @@ from sqlalchemy import create_engine, event, exc
 from sqlalchemy.orm import Session, sessionmaker
 
 from clinicrecords.db import embedded, joined, request_transaction
-from clinicrecords.db.session_settings import startup_options, verify_timeouts
-from clinicrecords.settings import as_bool, var_dir
+from clinicrecords.db.session_settings import pooler_evidence, startup_options, verify_timeouts
+from clinicrecords.settings import SettingsError, as_bool, var_dir
 
 DEFAULT_DATABASE = "clinicrecords"
 
@@ -96,10 +96,24 @@ def bound_connection_uses(engine, max_uses):
 
 
 def check_ready_to_serve(registry):
-    """Before a server or worker takes work: behind a pooler, the timeouts must come from the role."""
+    """Before a server or worker takes work: behind a pooler, the timeouts must come from the role; without
+    `database.pooled`, the database URL must not lead through one (every connection would be refused, or
+    share prepared statements between clients)."""
     settings = registry.settings
     if is_pooled(settings):
         verify_timeouts(registry["db.engine"], settings)
+    else:
+        _refuse_an_unannounced_pooler(registry["db.engine"])
+
+
+def _refuse_an_unannounced_pooler(engine):
+    try:
+        reason = pooler_evidence(engine.connect)
+    except exc.OperationalError:
+        return  # PostgreSQL is not reachable yet: the service starts, answers 503 until it is, as before
+    if reason is not None:
+        raise SettingsError(f"the database URL leads through a transaction pooler such as PgBouncer ({reason}): "
+                            "set database.pooled = true (docs/deployment.md, Running behind PgBouncer)")
 
 
 @contextmanager

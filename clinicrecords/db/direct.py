@@ -5,18 +5,17 @@ the role's session defaults, and upgrades schemas in long transactions; through 
 would be released with the first transaction and the next statement could land on another server connection.
 So `migrate` uses `database.direct_url` when it is set, refuses to start without it when `database.pooled` is
 true, and proves the connection is direct: a custom setting sent in the startup packet must arrive (a pooler
-refuses the `options` parameter, or drops it when told to ignore it).
+refuses the `options` parameter, or drops it when told to ignore it: `session_settings.pooler_evidence`).
 """
 
 from contextlib import contextmanager
 
-from sqlalchemy import create_engine, exc, text
+from sqlalchemy import create_engine, text
 
 from clinicrecords.db import DEFAULT_POOL_MAX_USES, bound_connection_uses, database_url, driver_url, is_pooled
-from clinicrecords.db.session_settings import startup_options
+from clinicrecords.db.session_settings import pooler_evidence, startup_options
 from clinicrecords.errors import InvalidInput
 
-PROBE = "clinicrecords.direct_connection"
 # pg_advisory_lock key held by a `migrate` run from start to end (session level: needs a direct connection).
 MIGRATE_LOCK_KEY = 7_202_612
 
@@ -36,23 +35,17 @@ def direct_url(settings):
 
 def direct_engine(settings):
     """An engine on the direct URL whose every connection carries the probe and the session timeouts."""
-    options = f"-c {PROBE}=on {startup_options(settings)}"
     engine = create_engine(direct_url(settings), pool_size=1, max_overflow=2,
-                           connect_args={"options": options, "application_name": "clinicrecords-migrate"})
+                           connect_args={"options": startup_options(settings),
+                                         "application_name": "clinicrecords-migrate"})
     bound_connection_uses(engine, DEFAULT_POOL_MAX_USES)
     return engine
 
 
 def check_direct(connection_factory):
-    try:
-        with connection_factory() as connection:
-            arrived = connection.scalar(text(f"SELECT current_setting('{PROBE}', true)"))
-    except exc.OperationalError as error:
-        if "startup parameter" in str(error.orig):
-            raise InvalidInput(f"{NOT_DIRECT} (the server refused the options startup parameter)") from None
-        raise
-    if arrived != "on":
-        raise InvalidInput(f"{NOT_DIRECT} (a startup parameter did not reach the server)")
+    reason = pooler_evidence(connection_factory)
+    if reason is not None:
+        raise InvalidInput(f"{NOT_DIRECT} ({reason})")
 
 
 @contextmanager

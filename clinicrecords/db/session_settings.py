@@ -7,7 +7,7 @@ connection, including those a transaction pooler opens and hands from client to 
 also send them as the `options` startup parameter, which a pooler refuses.
 """
 
-from sqlalchemy import text
+from sqlalchemy import exc, text
 
 from clinicrecords.settings import SettingsError
 
@@ -21,8 +21,27 @@ def timeouts(settings):
     return {name: int(settings.get(_SETTING_NAMES[name], default)) for name, default in DEFAULTS_MS.items()}
 
 
+# Sent with the timeouts on a direct connection. A custom setting in the startup packet reaches the server only
+# when nothing stands between: a transaction pooler refuses the `options` parameter, or drops it when told to
+# ignore it. So its arrival proves the connection is direct (`pooler_evidence`).
+DIRECT_PROBE = "clinicrecords.direct_connection"
+
+
 def startup_options(settings):
-    return " ".join(f"-c {name}={value}" for name, value in timeouts(settings).items())
+    return " ".join([f"-c {DIRECT_PROBE}=on", *(f"-c {name}={value}" for name, value in timeouts(settings).items())])
+
+
+def pooler_evidence(connect):
+    """Why the connections `connect()` opens (with `startup_options`) go through a transaction pooler, or None
+    when they reach PostgreSQL directly. Any other connection failure is raised."""
+    try:
+        with connect() as connection:
+            arrived = connection.scalar(text(f"SELECT current_setting('{DIRECT_PROBE}', true)"))
+    except exc.OperationalError as error:
+        if "startup parameter" in str(error.orig):
+            return "the server refused the options startup parameter"
+        raise
+    return None if arrived == "on" else "a startup parameter did not reach the server"
 
 
 def set_role_defaults(connection, settings):

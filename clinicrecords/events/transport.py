@@ -1,11 +1,11 @@
-"""One HTTP POST to a webhook address: bounded time, no redirects followed, and no private addresses.
+"""One HTTP POST to a webhook address: bounded time, no redirects followed, and no private addresses
+(`events/addresses.py`: IPv4 addresses embedded in IPv6 ones are judged too).
 
 The address is resolved once, checked, and the connection is made to that checked address (the name is
 still used for Host and TLS), so DNS cannot swap in a private address between the check and the request.
 """
 
 import http.client
-import ipaddress
 import socket
 import ssl
 import threading
@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events import failures
+from clinicrecords.events.addresses import is_loopback, is_private
 
 MAX_URL_LENGTH = 2000
 # The start of a receiver's answer kept for the deliveries log and a test event's result.
@@ -33,20 +34,6 @@ class Result:
     error: str | None
     seconds: float
     body: str | None = None     # the first RESPONSE_BODY_BYTES of the answer, decoded leniently
-
-
-def _ip(address):
-    ip = ipaddress.ip_address(address)
-    return ip.ipv4_mapped if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped else ip
-
-
-def _is_private(address):
-    ip = _ip(address)
-    return not ip.is_global or ip.is_multicast
-
-
-def _is_loopback(address):
-    return _ip(address).is_loopback
 
 
 def _body_start(raw):
@@ -75,11 +62,11 @@ def check_url(url, allow_private=False, require_https=True):
     except (socket.gaierror, UnicodeError) as exc:
         raise AddressRefused(failures.name_not_found(parts.hostname, exc)) from None
     addresses = [info[4][0] for info in infos]
-    if parts.scheme == "http" and not all(_is_loopback(a) for a in addresses):
+    if parts.scheme == "http" and not all(is_loopback(a) for a in addresses):
         raise AddressRefused("plain http is accepted only to a loopback address (development); use https")
-    if not allow_private and any(_is_private(a) for a in addresses):
+    if not allow_private and any(is_private(a) for a in addresses):
         raise AddressRefused(f"the host {parts.hostname!r} resolves to a private, loopback or link-local "
-                             "address")
+                             "address (or one embedding such an IPv4 address)")
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return parts.scheme, parts.hostname, port, path, addresses[0]
 

@@ -13,4 +13,4 @@ class IPatientService(Interface):
 
 
 class IPatientImportService(Interface):
-    """Patient imports of one clinic: submit, get, run_valid_rows, write_and_wait."""
+    """Patient imports of one clinic: submit, get, run_valid_rows, write_and_wait, created_patient_ids."""

@@ -4,6 +4,8 @@ By default the portal lives under `/portal/` of the API's own host; with `portal
 answers on that host only, at its root, and the API host has no `/portal/` at all.
 """
 
+from clinicrecords.api.public_url import service_base_url
+
 PORTAL_PATH = "/portal"
 
 
@@ -17,9 +19,15 @@ def portal_prefix(settings):
 
 
 def portal_base_url(settings):
-    """The portal's public address (`portal.url`); by default the development server's /portal."""
+    """The portal's public address, for links made outside a request (the operator CLI's invitations):
+    `portal.url`; else https on `portal.host`; else /portal under the service's own address (`api.base_url`,
+    or in development the host and port the server listens on)."""
     configured = (settings.get("portal.url") or "").rstrip("/")
-    return configured or "http://localhost:6543" + portal_prefix(settings)
+    if configured:
+        return configured
+    if portal_host(settings):
+        return f"https://{portal_host(settings)}"
+    return service_base_url(settings) + PORTAL_PATH
 
 
 def is_portal(environ, settings):

@@ -1,13 +1,13 @@
 """`demo`: a ready-to-call setup for the README's Quickstart."""
 
 import json
-import os
 import uuid
 from pathlib import Path
 
 from clinicrecords.access import services
 from clinicrecords.access.services import authenticate
 from clinicrecords.access.interfaces import ALL_PERMISSIONS
+from clinicrecords.api.public_url import service_base_url
 from clinicrecords.clinics.services import create_clinic
 from clinicrecords.onboarding.interfaces import IBusinessProfile
 from clinicrecords.sandbox import seed_sandbox
@@ -108,7 +108,7 @@ def demo(request, args):
         keys = _fresh_keys(request)
         if args.keys_file:
             _store(args.keys_file, keys)
-    base_url = f"http://localhost:{os.environ.get('PORT', '6543')}"
+    base_url = service_base_url(request.registry.settings)
     return {
         "workspace_id": str(DEMO_WORKSPACE_ID),
         "clinic_id": str(DEMO_CLINIC_ID),

@@ -9,6 +9,7 @@ import logging
 from pyramid.paster import bootstrap, setup_logging
 
 from clinicrecords.db import check_ready_to_serve
+from clinicrecords.settings import SettingsError, refuse_to_start
 from clinicrecords.tasks import huey
 
 
@@ -24,5 +25,8 @@ def main(argv=None):
     setup_logging(args.config_uri)
     logging.getLogger("huey").setLevel(logging.INFO)
     with bootstrap(args.config_uri) as env:
-        check_ready_to_serve(env["registry"])
+        try:
+            check_ready_to_serve(env["registry"])
+        except SettingsError as exc:
+            refuse_to_start(exc)
         consumer(args.workers).run()

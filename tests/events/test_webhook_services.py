@@ -174,6 +174,18 @@ def test_a_test_event_is_bounded_in_time_and_refused_to_private_addresses(world,
     assert result["delivered"] is False and "private" in result["error"] and quiet.requests == []
 
 
+def test_an_endpoint_whose_address_embeds_a_private_ipv4_address_is_not_sent_to(world, registry):
+    """An endpoint stored before the check knew these addresses (or whose name now resolves to one): each
+    attempt checks the address again, so nothing is sent (before, the attempt went out to 127.0.0.1 through
+    the NAT64 prefix)."""
+    owner, _ = sandbox_owner(world)
+    added, _ = call(world, IWebhookEndpoints, "add", owner, "https://[64:ff9b::7f00:1]:9/hook", "test")
+    production = dataclasses.replace(webhook_settings(registry), allow_private_addresses=False)
+    result = WebhookTester(registry["db.session_factory"], production).send_test(owner, added["endpoint_id"])
+    assert result["delivered"] is False and result["status_code"] is None
+    assert "private" in result["error"], result["error"]
+
+
 def test_the_log_records_every_attempt_and_is_filtered_and_paged(world, engine, make_receiver):
     receiver = make_receiver(answers=[503], default=200, body=b'{"ok": true}')
     receiver.body = b"busy"

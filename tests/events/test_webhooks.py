@@ -1,6 +1,7 @@
 """Webhook deliveries to a real receiver on 127.0.0.1, verified with the `standardwebhooks` package."""
 
 import datetime
+import ipaddress
 import json
 import uuid
 
@@ -265,3 +266,28 @@ def test_private_addresses_are_refused_unless_allowed(world):
     result = transport.post("https://localhost:9/x", b"{}", {}, 1, allow_private=production.allow_private_addresses)
     assert not result.ok and "private" in result.error
     assert transport.check_url("https://93.184.215.14/hook")[4] == "93.184.215.14"
+
+
+# IPv6 addresses that carry a private IPv4 address the packets end up at (docs/decisions.md, issue 31).
+EMBEDDING_A_PRIVATE_IPV4 = {
+    "nat64": "64:ff9b::7f00:1",                               # 127.0.0.1 through the well-known NAT64 prefix
+    "nat64-metadata": "64:ff9b::a9fe:a9fe",                   # 169.254.169.254
+    "nat64-local-use": "64:ff9b:1::a00:1",                    # 10.0.0.1 through a local-use NAT64 prefix
+    "6to4": "2002:a00:1::1",                                  # 10.0.0.1
+    "teredo": "2001:0:4136:e378:8000:63bf:f5ff:fffe",         # client 10.0.0.1 (bits inverted)
+    "ipv4-compatible": "::7f00:1",                            # ::127.0.0.1
+    "ipv4-translated": "::ffff:0:c0a8:1",                     # ::ffff:0:192.168.0.1
+    "ipv4-mapped": "::ffff:a9fe:a9fe",                        # ::ffff:169.254.169.254
+}
+
+
+@pytest.mark.parametrize("address", EMBEDDING_A_PRIVATE_IPV4.values(), ids=EMBEDDING_A_PRIVATE_IPV4.keys())
+def test_ipv6_addresses_embedding_a_private_ipv4_address_are_refused(address):
+    with pytest.raises(transport.AddressRefused, match="private"):
+        transport.check_url(f"https://[{address}]/hook")
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::5db8:d70e", "2002:5db8:d70e::1", "::ffff:5db8:d70e"],
+                         ids=["nat64", "6to4", "ipv4-mapped"])
+def test_ipv6_addresses_embedding_a_public_ipv4_address_are_accepted(address):
+    assert ipaddress.ip_address(transport.check_url(f"https://[{address}]/hook")[4]) == ipaddress.ip_address(address)

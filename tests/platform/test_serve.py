@@ -51,7 +51,7 @@ def test_pserve_serves_health_and_problems_on_port_from_env(tmp_path):
 
 
 def test_host_and_port_from_the_environment_replace_the_ini_listen():
-    from clinicrecords.serving import listen_from_environment
+    from clinicrecords.listening import listen_from_environment
 
     assert listen_from_environment("0.0.0.0:8080", {}) == "0.0.0.0:8080"
     assert listen_from_environment("0.0.0.0:8080", {"PORT": "9001"}) == "0.0.0.0:9001"

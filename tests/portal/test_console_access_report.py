@@ -42,11 +42,14 @@ def test_a_patients_accesses_as_a_page_and_csv(app, clinic, testapp):
     key_id = clinic.connected.key.split("_")[2]
     assert all(row[1] == "Test Workspace" and row[2] == masked("live", key_id) for row in rows)
     routes = [row[3] for row in rows]
-    assert routes == ["GET /v1/clinics/{id}/allergies", "GET /v1/clinics/{id}/patients",
-                      "GET /v1/clinics/{id}/patients/{id}"]
+    # The write is there too (issue 31): it names the submission, the patient and the allergy it targets.
+    assert routes == ["GET /v1/clinics/{id}/allergies", "POST /v1/clinics/{id}/allergies",
+                      "GET /v1/clinics/{id}/patients", "GET /v1/clinics/{id}/patients/{id}"]
     assert other_id not in report.text and clinic.patient_id in report.text
     assert rows[0][5] == f"allergies {sent['target_id']}"
-    assert rows[1][5] == rows[2][5] == f"patient {clinic.patient_id}"
+    assert rows[1][5] == (f"submissions {sent['submission_id']} patient {clinic.patient_id} "
+                          f"allergies {sent['target_id']}")
+    assert rows[2][5] == rows[3][5] == f"patient {clinic.patient_id}"
     download = admin.get(f"/portal/clinics/{clinic.id}/access/export.csv",
                          params={"patient_id": clinic.patient_id})
     assert download.content_type == "text/csv" and "attachment" in download.headers["Content-Disposition"]

@@ -23,10 +23,8 @@ def install_missing_packages():
                if not shutil.which(command) and not os.path.exists(f"/usr/sbin/{command}")]
     if not missing or not shutil.which("apt-get"):
         return
-    sudo = [] if os.geteuid() == 0 else ["sudo"]
-    subprocess.run([*sudo, "apt-get", "update", "-qq"], check=True, timeout=600)
-    subprocess.run([*sudo, "apt-get", "install", "-y", "-qq", *missing], check=True, timeout=600,
-                   env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"), stdout=subprocess.DEVNULL)
+    # It waits for apt's lock while the automatic updates hold it (up to 10 minutes), then installs.
+    subprocess.run([str(ROOT / "scripts" / "apt-install"), *missing], check=True, timeout=1800)
 
 
 def _stop_on_signal(signum, frame):

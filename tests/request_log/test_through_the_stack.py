@@ -114,3 +114,19 @@ def test_a_replayed_refusal_carries_its_code_too(world, testapp, request_log):
         testapp.post_json(url, {"given_name": ""}, headers=headers, status=400)
     rows = request_log(workspace_id).rows
     assert [(row.status, row.code) for row in rows] == [(400, "invalid_request")] * 2
+
+
+def test_refusals_made_before_the_key_is_read_reach_its_owner_too(world, testapp, request_log):
+    """Every answer to a request that carries a valid key is logged to the key's owner (issue 31): a
+    browser's request, refused before the gate reads the key, and a body over its limit, refused before any
+    view runs."""
+    workspace_id, sandbox_id = world.workspace()
+    key = world.key(workspace_id=workspace_id, mode="test")
+    browser = testapp.get("/v1/me", headers={**bearer(key), "Origin": "https://app.example.com"}, status=403)
+    too_large = testapp.post(f"/v1/clinics/{sandbox_id}/patients", b"x" * (1024 * 1024 + 1),
+                             headers={**bearer(key), "Content-Type": "application/json"}, status=413)
+    testapp.get("/v1/me", headers={"Origin": "https://app.example.com"}, status=403)  # no key: nobody's
+    rows = request_log(workspace_id).rows
+    assert [(row.request_id, row.status, row.code, row.key_id) for row in rows] == [
+        (too_large.headers["X-Request-Id"], 413, "payload_too_large", parse_key(key).key_id),
+        (browser.headers["X-Request-Id"], 403, "browser_not_allowed", parse_key(key).key_id)]

@@ -4,6 +4,7 @@ from production.ini's [server:main]."""
 
 import configparser
 import json
+import logging
 import socket
 import threading
 from pathlib import Path
@@ -182,3 +183,16 @@ def test_ordinary_requests_are_served_as_before(server, connected):
 def test_the_server_refuses_a_cap_that_is_not_above_every_route_limit(app):
     with pytest.raises(SettingsError, match="max_request_body_size"):
         create_server(app, host="127.0.0.1", port=0, max_request_body_size=10 * MIB)
+
+
+@pytest.mark.parametrize("line", [b"Host : 127.0.0.1", b"X-Note: a\x00b"], ids=["space-before-colon", "nul"])
+def test_a_malformed_header_line_is_answered_and_logged_without_a_traceback(server, caplog, capfd, line):
+    head = b"GET /v1/me?secret=1 HTTP/1.1\r\n" + line + b"\r\nConnection: close\r\n\r\n"
+    with caplog.at_level(logging.INFO):
+        answer = _send_all_then_read(server, head, [])
+    assert (answer.status, answer.problem()["code"]) == (400, "invalid_request")
+    assert [record for record in caplog.records if record.exc_info] == []
+    assert "Traceback" not in capfd.readouterr().err
+    [line] = [json.loads(record.getMessage()) for record in caplog.records if record.name == "clinicrecords.request"]
+    assert line == {"request_id": answer.headers["x-request-id"], "method": "GET", "route": "/v1/me",
+                    "status": 400, "duration_ms": line["duration_ms"]}

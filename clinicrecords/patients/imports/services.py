@@ -18,7 +18,7 @@ from clinicrecords.api.schemas import ValidationError, error_pointers
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.events.services import emit
 from clinicrecords.patients.imports.formats import RowProblem, read_rows
-from clinicrecords.patients.imports.models import PatientImport, PatientImportRun
+from clinicrecords.patients.imports.models import PatientImport, PatientImportRow, PatientImportRun
 from clinicrecords.patients.schemas import PatientCreate
 
 _row_schema = PatientCreate()
@@ -103,6 +103,11 @@ class PatientImportService:
         self.db.flush()
         self.db.refresh(job)
         return job
+
+    def created_patient_ids(self, job):
+        """The patients the job's rows have created so far (flagged duplicates included)."""
+        return self.db.scalars(select(PatientImportRow.patient_id).where(
+            PatientImportRow.import_id == job.id, PatientImportRow.patient_id.is_not(None))).all()
 
     def write_and_wait(self, clinic_id, job):
         """Commit the accepted job, let the task write it (after the commit), and wait for it within the bound.

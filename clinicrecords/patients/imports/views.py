@@ -1,7 +1,7 @@
 from pyramid.view import view_config
 
 from clinicrecords.access.interfaces import Permission
-from clinicrecords.api.representations import render_one
+from clinicrecords.api.representations import note_touched, render_one
 from clinicrecords.clinics.services import require_features
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.patients.interfaces import IPatientImportService
@@ -10,7 +10,9 @@ from clinicrecords.patients.imports.schemas import MAX_BYTES, PatientImportCreat
 
 
 def _answer(request, collection, job, finished_status):
-    """The finished job, or 202 with the job still validating when the wait bound passed."""
+    """The finished job, or 202 with the job still validating when the wait bound passed. The audit trail
+    names the patients its rows created by then."""
+    note_touched(request, request.find_service(IPatientImportService).created_patient_ids(job))
     status = 202 if job.status == "validating" else finished_status
     location = request.resource_url(collection, str(job.id))
     return render_one(request, "patient_import", job, status=status, headers={"Location": location},

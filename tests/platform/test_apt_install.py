@@ -1,0 +1,71 @@
+"""scripts/apt-install, the one place the scripts install Debian packages, waits for apt's locks instead of
+failing at once (exit 100) while the automatic updates hold them, and says so (issue 31, newcomer item 15).
+A fake apt-get (and sudo) earlier on PATH records what it was asked; nothing is installed."""
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "apt-install"
+
+FAKE_APT_GET = """#!/bin/sh
+# Records each call; `update` finds the lists' lock held the first $LOCKED_UPDATES times, as apt says it.
+echo "$@" >> "$CALLS"
+case " $* " in
+*" update "*)
+    count=$(grep -c " update" "$CALLS")
+    if [ "$count" -le "${LOCKED_UPDATES:-0}" ]; then
+        echo "E: Could not get lock /var/lib/apt/lists/lock. It is held by process 4242 (apt-get)" >&2
+        exit 100
+    fi ;;
+esac
+exit 0
+"""
+FAKE_SUDO = '#!/bin/sh\nexec "$@"\n'
+
+
+def _run(tmp_path, *packages, locked_updates=0, timeout="30"):
+    fake = tmp_path / "bin"
+    fake.mkdir(exist_ok=True)
+    for name, text in (("apt-get", FAKE_APT_GET), ("sudo", FAKE_SUDO)):
+        (fake / name).write_text(text)
+        (fake / name).chmod(0o755)
+    calls = tmp_path / "calls"
+    calls.write_text("")
+    env = dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}", CALLS=str(calls),
+               LOCKED_UPDATES=str(locked_updates), CLINICRECORDS_APT_LOCK_TIMEOUT=timeout)
+    result = subprocess.run([str(SCRIPT), *packages], env=env, capture_output=True, text=True, timeout=60)
+    return result, calls.read_text().splitlines()
+
+
+def test_each_apt_step_waits_for_the_lock_and_says_what_it_waits_for(tmp_path):
+    result, calls = _run(tmp_path, "redis-server", "nginx")
+    assert result.returncode == 0, result.stderr
+    assert calls == ["-qq -o DPkg::Lock::Timeout=30 update",
+                     "-qq -o DPkg::Lock::Timeout=30 install -y redis-server nginx"]
+    assert "waiting up to 30 s" in result.stderr and "automatic updates" in result.stderr
+
+
+def test_a_held_package_lists_lock_is_waited_for_not_an_exit_100(tmp_path):
+    result, calls = _run(tmp_path, "chromium", locked_updates=2)
+    assert result.returncode == 0, result.stderr
+    assert [call.split()[-1] for call in calls] == ["update", "update", "update", "chromium"]
+    assert "waiting for apt's package lists lock: E: Could not get lock /var/lib/apt/lists/lock" in result.stderr
+
+
+def test_a_lock_held_past_the_timeout_fails_with_apt_s_own_message(tmp_path):
+    result, calls = _run(tmp_path, "chromium", locked_updates=100, timeout="2")
+    assert result.returncode == 1
+    assert "It is held by process 4242" in result.stderr.splitlines()[-1]
+    assert not any(call.endswith("chromium") for call in calls)
+
+
+def test_no_other_script_calls_apt_get_itself():
+    callers = [ROOT / "scripts" / "test", ROOT / "scripts" / "bench", ROOT / "tests" / "rehearsal" / "__main__.py",
+               ROOT / ".ci" / "run"]
+    for caller in callers:
+        text = caller.read_text()
+        assert not re.search(r"apt-get[\"' ]+(update|install)", text), f"{caller} installs without scripts/apt-install"
+    assert all("apt-install" in caller.read_text() for caller in callers[:3])
