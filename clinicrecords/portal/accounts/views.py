@@ -46,7 +46,7 @@ def log_in(context, request):
     form = LogInForm(request.POST)
     try:
         account = request.find_service(IAccountService).log_in(form["email"], form["password"],
-                                                                request.client_addr or "")
+                                                                request.remote_addr or "")
     except FormError as exc:
         form.refused(exc)
         return rerender(request, form=form, next=request.POST.get("next", ""))
