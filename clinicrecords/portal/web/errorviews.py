@@ -5,6 +5,7 @@ import logging
 from pyramid.httpexceptions import HTTPException, HTTPFound
 from pyramid.view import exception_view_config, forbidden_view_config, notfound_view_config
 
+from clinicrecords.failures import value_free_traceback
 from clinicrecords.portal.web.csrf import CSRFRefused
 
 log = logging.getLogger(__name__)
@@ -46,5 +47,6 @@ def http_exception(exc, request):
 
 @exception_view_config(Exception, route_name="portal", renderer=ERROR_PAGE)
 def internal_error(exc, request):
-    log.error("unhandled error in portal request %s", request.request_id, exc_info=exc)
+    log.error("unhandled error in portal request %s\n%s", request.request_id, value_free_traceback(exc))
     return _page(request, 500, "Something went wrong", "The page could not be shown. Nothing was changed.")
+
