@@ -15,6 +15,7 @@ UNUSABLE_NEXT = [
     "/portal/\r\nSet-Cookie: portal_session=planted",
     "/portal/%0d%0aSet-Cookie:%20x=y\r\n",
     "/portal/\nLocation: https://evil.example/",
+    "/portal/\x00",
     "/portal/\u2028keys",
     "/portal/../v1/me",
     "/portal/%2e%2E/v1/me",

@@ -23,6 +23,12 @@ _PATH_AND_QUERY = re.compile(r"[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2}")
 _DOT_SEGMENT = re.compile(r"(?:^|/)(?:\.|%2e){1,2}(?:/|\?|$)", re.IGNORECASE)
 
 
+def kept_next(request):
+    """The `next` a sign-in page carries on to its form: the one asked for if it is usable, else none."""
+    target = request.params.get("next")
+    return target if target and safe_next(request, target) == target else ""
+
+
 def safe_next(request, target):
     """Where to go after logging in: only a path of the portal itself (never another site, never another
     header); anything else leads to the portal's home page."""
