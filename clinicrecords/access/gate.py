@@ -48,7 +48,7 @@ def key_gate(policy):
 def _checked(request, identity):
     if identity is None:
         raise Problem("invalid_key")
-    if not identity.ip_allowed(request.client_addr):
+    if not identity.ip_allowed(request.remote_addr):
         raise Problem("ip_not_allowed")
     for check in request.registry.get("access.gate_checks", ()):
         check(request, identity)

@@ -152,4 +152,4 @@ def record_last_use(request, identity):
     decision = current_decision(request)
     if decision is not None and decision.count == 1:
         with request.registry["db.engine"].connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-            connection.execute(_TOUCH, {"id": identity.id, "address": (request.client_addr or "")[:64] or None})
+            connection.execute(_TOUCH, {"id": identity.id, "address": (request.remote_addr or "")[:64] or None})

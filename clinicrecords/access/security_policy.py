@@ -47,7 +47,7 @@ class KeySecurityPolicy:
             self.key_cache.drop(parsed.key_id, clinic_id)
         # A request retried by pyramid_retry was counted already, so its version would not be checked again.
         elif current_decision(request) is None:
-            cached = self.key_cache.usable(self.pepper, parsed, clinic_id, now, request.client_addr)
+            cached = self.key_cache.usable(self.pepper, parsed, clinic_id, now, request.remote_addr)
             if cached is not None:
                 return cached
         # Before the request's transaction, on a connection released at once (clinicrecords.db).

@@ -18,6 +18,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from clinicrecords.api.idempotency import replay_for_missing_record
 from clinicrecords.api.problems import Problem, problem_response
+from clinicrecords.failures import value_free_traceback
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,7 @@ def redis_unavailable_view(exc, request):
 
 @exception_view_config(Exception)
 def internal_error_view(exc, request):
-    log.error("unhandled error in request %s", request.request_id, exc_info=exc)
+    log.error("unhandled error in request %s\n%s", request.request_id, value_free_traceback(exc))
     return problem_response(request, Problem("internal_error", "An unexpected error occurred."))
 
 

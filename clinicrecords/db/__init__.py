@@ -50,6 +50,9 @@ def make_engine(settings, **overrides):
         # builds the same values several times faster than the standard library.
         "json_deserializer": orjson.loads,
         "connect_args": connect_args(settings),
+        # A failed statement's error (and so any traceback logged) names its SQL, never the values bound to
+        # it: emails, search terms, sealed secrets (clinicrecords/failures.py).
+        "hide_parameters": True,
     }
     max_uses = int(overrides.pop("pool_max_uses", settings.get("database.pool_max_uses", DEFAULT_POOL_MAX_USES)))
     options.update(overrides)

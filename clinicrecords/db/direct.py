@@ -35,7 +35,7 @@ def direct_url(settings):
 
 def direct_engine(settings):
     """An engine on the direct URL whose every connection carries the probe and the session timeouts."""
-    engine = create_engine(direct_url(settings), pool_size=1, max_overflow=2,
+    engine = create_engine(direct_url(settings), pool_size=1, max_overflow=2, hide_parameters=True,
                            connect_args={"options": startup_options(settings),
                                          "application_name": "clinicrecords-migrate"})
     bound_connection_uses(engine, DEFAULT_POOL_MAX_USES)

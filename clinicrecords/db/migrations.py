@@ -162,7 +162,7 @@ _worker_used = {}
 
 def _worker_engine(url):
     if url not in _engines:
-        _engines[url] = create_engine(url, pool_size=1, max_overflow=0)
+        _engines[url] = create_engine(url, pool_size=1, max_overflow=0, hide_parameters=True)
     return _engines[url]
 
 

@@ -13,16 +13,23 @@ class IDomainVerification(Interface):
         """Claim a domain (validated; IDNA). A different domain issues a new TXT value and restarts the
         checks; the same domain again changes nothing. Raises InvalidInput. Returns the `DomainStatus`."""
 
-    def check_now(workspace_id, now=None):
+    def check_now(workspace_id, now=None, min_interval=None):
         """The owner's "Check now": look up the record at once and restart the schedule. Returns the
-        `DomainStatus`; raises InvalidInput when no domain was entered."""
+        `DomainStatus`; raises InvalidInput when no domain was entered, and `CheckRefused` (with its
+        `retry_after`) at once while another check of the workspace runs or, given `min_interval` (a
+        timedelta), when the last check is more recent than that.
+
+        Commits the caller's transaction before the lookup and begins another (no connection is held while
+        DNS answers): what the caller wrote before is committed then, and what it writes after the call is
+        in the new transaction."""
 
     def due_workspace_ids(now=None, limit=50):
         """Workspaces whose next automatic check is due, earliest first."""
 
     def check_if_due(workspace_id, now=None):
-        """The automatic check of one workspace, unless it is no longer due or another worker holds it
-        (then None). Call it in a transaction of its own."""
+        """The automatic check of one workspace, unless it is no longer due or another check of it runs
+        (then None, without waiting). Call it in a transaction of its own: it commits that transaction
+        before the lookup, as `check_now` does."""
 
 
 class IBusinessProfile(Interface):
@@ -45,12 +52,14 @@ class IBusinessProfile(Interface):
 
 
 # What other contexts name of onboarding, re-exported so they import it only through this module (the portal:
-# the profile's refusal, the domain's normal form, the outcomes of a DNS check and the lapse rule).
+# the profile's refusal, the domain's normal form, a refused check, the outcomes of a DNS check and the lapse
+# rule).
 from clinicrecords.onboarding.domains import normalize_domain  # noqa: E402
 from clinicrecords.onboarding.profiles import ProfileInvalid, website_host, website_on_domain  # noqa: E402
 from clinicrecords.onboarding.schedule import (  # noqa: E402
     DNS_ERROR, FOUND, LAPSE_AFTER_ABSENT_CHECKS, NO_TXT, NXDOMAIN, SERVFAIL, TIMEOUT, WRONG_VALUE)
+from clinicrecords.onboarding.verification import CheckRefused  # noqa: E402
 
-__all__ = ["DNS_ERROR", "FOUND", "IBusinessProfile", "IDomainVerification", "LAPSE_AFTER_ABSENT_CHECKS", "NO_TXT",
-           "NXDOMAIN", "ProfileInvalid", "SERVFAIL", "TIMEOUT", "WRONG_VALUE", "normalize_domain", "website_host",
-           "website_on_domain"]
+__all__ = ["CheckRefused", "DNS_ERROR", "FOUND", "IBusinessProfile", "IDomainVerification",
+           "LAPSE_AFTER_ABSENT_CHECKS", "NO_TXT", "NXDOMAIN", "ProfileInvalid", "SERVFAIL", "TIMEOUT", "WRONG_VALUE",
+           "normalize_domain", "website_host", "website_on_domain"]

@@ -29,6 +29,9 @@ class WorkspaceDomain(ControlBase):
     lapsed_at: Mapped[datetime.datetime | None] = mapped_column()
     lapse_reason: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    # When the check running now began (its claim); None: no check is running. A claim older than the
+    # lookup's timeout and a margin is abandoned (its process died) and may be taken over.
+    check_started_at: Mapped[datetime.datetime | None] = mapped_column()
 
 
 class BusinessProfile(ControlBase):

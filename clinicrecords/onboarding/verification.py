@@ -2,6 +2,7 @@
 
 import dataclasses
 import datetime
+import math
 import uuid
 
 import idna
@@ -15,6 +16,9 @@ from clinicrecords.onboarding import schedule
 from clinicrecords.onboarding.domains import new_txt_value, normalize_domain, txt_host
 from clinicrecords.onboarding.models import WorkspaceDomain
 from clinicrecords.onboarding.snapshots import snapshot_json
+
+# How long past the lookup's timeout a claim stays its own (then its process is taken for dead).
+CLAIM_MARGIN = datetime.timedelta(minutes=1)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -50,15 +54,47 @@ def _pending(domain, now):
     return {"domain": domain, "txt_value": new_txt_value(), "state": schedule.PENDING,
             "schedule_started_at": now, "next_check_at": schedule.next_pending_check(now, now),
             "last_check_at": None, "last_result": None, "absent_checks": 0, "verified_at": None,
-            "lapsed_at": None, "lapse_reason": None}
+            "lapsed_at": None, "lapse_reason": None, "check_started_at": None}
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimedCheck:
+    """A check that holds its workspace's claim: what to look up, and the claim it must still hold to record."""
+
+    workspace_id: uuid.UUID
+    domain: str
+    txt_value: str
+    started_at: datetime.datetime
+    scheduled: bool
+
+
+class CheckRefused(InvalidInput):
+    """A check of this workspace is running, or the last one was too recent; `retry_after`: how long to wait."""
+
+    def __init__(self, message, retry_after):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+def _seconds(delta):
+    return max(1, math.ceil(delta.total_seconds()))
 
 
 class DomainVerificationService:
-    """Needs the session and a `TxtLookup`; drives the workspace's verified flag through access's service."""
+    """Needs the session, a `TxtLookup` and the transaction manager the session is joined to; drives the
+    workspace's verified flag through access's service.
 
-    def __init__(self, db, lookup):
+    A check never waits on DNS inside a transaction: it claims the workspace's row (`check_started_at`) and
+    commits, so no connection or lock is held during the lookup and a second check of the same workspace is
+    refused at once; then it records the result in a new transaction, if it still holds the claim and the
+    domain is the one it looked up."""
+
+    def __init__(self, db, lookup, transaction):
         self.db = db
         self.lookup = lookup
+        self.transaction = transaction
+        # Past this a claim's process has surely died (the lookup gives up after its timeout).
+        self.claim_expires = datetime.timedelta(seconds=lookup.timeout) + CLAIM_MARGIN
 
     def status(self, workspace_id):
         row = self.db.get(WorkspaceDomain, workspace_id)
@@ -86,12 +122,20 @@ class DomainVerificationService:
         self.db.flush()
         return DomainStatus.of(row)
 
-    def check_now(self, workspace_id, now=None):
+    def check_now(self, workspace_id, now=None, min_interval=None):
         access.get_workspace(self.db, workspace_id)
+        now = now or clock.now()
         row = self.db.get(WorkspaceDomain, workspace_id, with_for_update=True)
         if row is None:
             raise InvalidInput("the workspace has no domain to check: set one first")
-        return self._check(row, now or clock.now(), scheduled=False)
+        if self._running(row, now):
+            raise CheckRefused("a check of this domain is running now: its result shows here when it ends",
+                               row.check_started_at + datetime.timedelta(seconds=self.lookup.timeout) - now)
+        if min_interval and row.last_check_at is not None and now - row.last_check_at < min_interval:
+            wait = row.last_check_at + min_interval - now
+            raise CheckRefused(f"the domain was checked moments ago: check again in {_seconds(wait)} seconds",
+                               wait)
+        return self._check(self._claim(row, now, scheduled=False))
 
     def due_workspace_ids(self, now=None, limit=50):
         return list(self.db.scalars(
@@ -104,10 +148,34 @@ class DomainVerificationService:
             select(WorkspaceDomain).where(WorkspaceDomain.workspace_id == workspace_id,
                                           WorkspaceDomain.next_check_at <= now)
             .with_for_update(skip_locked=True))
-        return self._check(row, now, scheduled=True) if row is not None else None
+        if row is None or self._running(row, now):
+            return None
+        return self._check(self._claim(row, now, scheduled=True))
 
-    def _check(self, row, now, scheduled):
-        result = self.lookup.check(txt_host(row.domain), row.txt_value)
+    def _running(self, row, now):
+        return row.check_started_at is not None and now - row.check_started_at < self.claim_expires
+
+    def _claim(self, row, now, scheduled):
+        row.check_started_at = now
+        self.db.flush()
+        return ClaimedCheck(row.workspace_id, row.domain, row.txt_value, now, scheduled)
+
+    def _check(self, claim):
+        # The claim commits (seen by every other check at once) and the session gives its connection back
+        # before the lookup, which may wait for the whole DNS timeout.
+        self.transaction.commit()
+        self.transaction.begin()
+        result = self.lookup.check(txt_host(claim.domain), claim.txt_value)
+        return self._record(claim, result)
+
+    def _record(self, claim, result):
+        row = self.db.get(WorkspaceDomain, claim.workspace_id, with_for_update=True)
+        if row is None or row.check_started_at != claim.started_at or row.txt_value != claim.txt_value:
+            # The domain changed while the lookup ran (its claim went with it), or the claim expired and was
+            # taken over: the result says nothing about the record now asked for.
+            return DomainStatus.of(row) if row is not None else None
+        now, scheduled = claim.started_at, claim.scheduled
+        row.check_started_at = None
         was = row.state
         state, row.absent_checks = schedule.apply_result(was, row.absent_checks, result, scheduled)
         row.last_check_at, row.last_result, row.state = now, result, state
@@ -133,4 +201,4 @@ class DomainVerificationService:
 
 
 def domain_verification_factory(context, request):
-    return DomainVerificationService(request.db, request.registry["onboarding.txt_lookup"])
+    return DomainVerificationService(request.db, request.registry["onboarding.txt_lookup"], request.tm)

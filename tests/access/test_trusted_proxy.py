@@ -1,7 +1,8 @@
-"""The IP allow-list behind the trusted proxy, through a real waitress server on 127.0.0.1.
+"""The IP allow-list behind the trusted proxy and without one, through a real waitress server on 127.0.0.1.
 
 waitress alone decides REMOTE_ADDR (production.ini: trusted_proxy, trusted_proxy_count,
-trusted_proxy_headers, clear_untrusted_proxy_headers); the application only reads `request.client_addr`.
+trusted_proxy_headers, clear_untrusted_proxy_headers); the application only reads REMOTE_ADDR
+(`request.remote_addr`), never WebOb's `client_addr`, which is the leftmost X-Forwarded-For a client wrote.
 """
 
 import http.client
@@ -18,14 +19,35 @@ PROXY = "127.0.0.1"
 ELSEWHERE = "127.0.0.2"  # any other loopback address: a client that is not the proxy
 
 
-@pytest.fixture
-def server(app):
-    running = StopableWSGIServer.create(
-        app, host="127.0.0.1", port=0, threads=2, trusted_proxy=PROXY, trusted_proxy_count=1,
-        trusted_proxy_headers="x-forwarded-for", clear_untrusted_proxy_headers=True, expose_tracebacks=False)
+def _running(app, **proxy):
+    running = StopableWSGIServer.create(app, host="127.0.0.1", port=0, threads=2, expose_tracebacks=False,
+                                        **proxy)
     yield running
     running.shutdown()
     running.runner.join(5)
+
+
+BEHIND_THE_PROXY = {"trusted_proxy": PROXY, "trusted_proxy_count": 1, "trusted_proxy_headers": "x-forwarded-for"}
+
+
+@pytest.fixture
+def server(app):
+    """Behind the trusted proxy, as production.ini serves."""
+    yield from _running(app, clear_untrusted_proxy_headers=True, **BEHIND_THE_PROXY)
+
+
+# waitress drops X-Forwarded-For from untrusted peers unless `clear_untrusted_proxy_headers = false`; with it
+# false the header reaches the application, which must still decide on REMOTE_ADDR alone.
+@pytest.fixture(params=[True, False], ids=["headers-cleared", "headers-passed"])
+def direct_server(app, request):
+    """No trusted proxy, as development.ini serves: the peer is the client, whatever headers it sends."""
+    yield from _running(app, clear_untrusted_proxy_headers=request.param)
+
+
+@pytest.fixture
+def server_passing_headers(app):
+    """Behind the trusted proxy, with waitress passing other peers' X-Forwarded-For through."""
+    yield from _running(app, clear_untrusted_proxy_headers=False, **BEHIND_THE_PROXY)
 
 
 def _get(server, key, source, forwarded_for=None):
@@ -66,3 +88,29 @@ def test_x_forwarded_for_from_an_untrusted_client_is_ignored(world, server):
     # The untrusted client's real address is what the allow-list sees.
     allowed = world.key(clinic_id=world.clinic(), ip_allow=[f"{ELSEWHERE}/32"])
     assert _get(server, allowed, ELSEWHERE, "203.0.113.9")[0] == 200
+
+
+def test_without_a_trusted_proxy_a_spoofed_x_forwarded_for_is_ignored(world, direct_server):
+    key = world.key(clinic_id=world.clinic(), ip_allow=["203.0.113.0/24"])
+    status, body = _get(direct_server, key, ELSEWHERE, "203.0.113.9")
+    assert (status, body["code"]) == (403, "ip_not_allowed")
+    allowed = world.key(clinic_id=world.clinic(), ip_allow=[f"{ELSEWHERE}/32"])
+    assert _get(direct_server, allowed, ELSEWHERE, "203.0.113.9")[0] == 200
+
+
+def test_behind_the_proxy_a_peer_that_is_not_the_proxy_is_decided_on_its_own_address(world,
+                                                                                     server_passing_headers):
+    key = world.key(clinic_id=world.clinic(), ip_allow=["203.0.113.0/24"])
+    status, body = _get(server_passing_headers, key, ELSEWHERE, "203.0.113.9")
+    assert (status, body["code"]) == (403, "ip_not_allowed")
+    # The proxy's own forwarded address still decides.
+    assert _get(server_passing_headers, key, PROXY, "203.0.113.9")[0] == 200
+
+
+def test_behind_the_proxy_an_address_the_client_prepends_is_ignored(world, server):
+    """The client sends its own X-Forwarded-For through the proxy, which appends the address it saw."""
+    allowed = world.key(clinic_id=world.clinic(), ip_allow=["198.51.100.0/24"])
+    assert _get(server, allowed, PROXY, "203.0.113.9, 198.51.100.1")[0] == 200
+    spoofed = world.key(clinic_id=world.clinic(), ip_allow=["203.0.113.0/24"])
+    status, body = _get(server, spoofed, PROXY, "203.0.113.9, 198.51.100.1")
+    assert (status, body["code"]) == (403, "ip_not_allowed")

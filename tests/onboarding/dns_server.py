@@ -6,7 +6,7 @@ import socket
 import threading
 import time
 
-from dnslib import QTYPE, RCODE, RR, TXT, A
+from dnslib import QTYPE, RCODE, RR, TXT, A, DNSRecord
 from dnslib.server import BaseResolver, DNSLogger, DNSServer
 
 
@@ -72,3 +72,56 @@ def silent_server():
         yield f"127.0.0.1:{sock.getsockname()[1]}"
     finally:
         sock.close()
+
+
+class HeldServer:
+    """A UDP nameserver on 127.0.0.1 that reads each query and does not answer it: the lookup waits as on a
+    resolver that never answers. `asked` is set at the first query; `release()` answers every query held
+    (NXDOMAIN) and those to come, so a test need not sit out the lookup's whole timeout."""
+
+    def __init__(self):
+        self.asked = threading.Event()
+        self.queries = 0
+        self._released = threading.Event()
+        self._held = []
+        self._lock = threading.Lock()
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self._sock.bind(("127.0.0.1", 0))
+        self._sock.settimeout(0.1)
+        self.address = f"127.0.0.1:{self._sock.getsockname()[1]}"
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+
+    def _serve(self):
+        while not self._stop.is_set():
+            try:
+                data, peer = self._sock.recvfrom(4096)
+            except (TimeoutError, OSError):
+                continue
+            with self._lock:
+                self.queries += 1
+                self._held.append((data, peer))
+            self.asked.set()
+            if self._released.is_set():
+                self._answer_held()
+
+    def _answer_held(self):
+        with self._lock:
+            held, self._held = self._held, []
+        for data, peer in held:
+            reply = DNSRecord.parse(data).reply()
+            reply.header.rcode = RCODE.NXDOMAIN
+            self._sock.sendto(reply.pack(), peer)
+
+    def release(self):
+        self._released.set()
+        self._answer_held()
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(5)
+        self._sock.close()

@@ -14,7 +14,7 @@ def unique_domain(parent="example"):
 def domain_service(world, nameservers, timeout=0.5):
     """The service on a committed transaction of its own, asking the given test nameservers."""
     with world.request() as request:
-        yield DomainVerificationService(request.db, TxtLookup(parse_nameservers(nameservers), timeout))
+        yield DomainVerificationService(request.db, TxtLookup(parse_nameservers(nameservers), timeout), request.tm)
 
 
 @contextlib.contextmanager

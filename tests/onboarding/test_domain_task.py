@@ -8,7 +8,7 @@ from sqlalchemy import select
 
 from clinicrecords.onboarding.models import WorkspaceDomain
 from clinicrecords.onboarding.tasks import check_due_domains, check_due_domains_now
-from tests.onboarding.dns_server import authoritative_server
+from tests.onboarding.dns_server import HeldServer, authoritative_server
 from tests.onboarding.helpers import unique_domain, workspace_verified
 
 MIN = datetime.timedelta(minutes=1)
@@ -82,3 +82,40 @@ def test_a_check_another_worker_holds_is_skipped_without_waiting(world, dns, eng
         other_worker.rollback()
     assert dns.queries[status.txt_host] == 0
     assert str(workspace_id) in check_due_domains_now(dns.registry)
+
+
+@pytest.mark.commits  # the worker's check runs in a thread while the test looks at the pool
+def test_a_scheduled_check_waiting_on_dns_holds_no_connection_and_a_check_now_is_refused_at_once(world, make_app):
+    """Issue 31 item 1: the worker's checks obey the rule of "Check now": no connection while DNS answers."""
+    from clinicrecords.onboarding.interfaces import CheckRefused, IDomainVerification
+    from clinicrecords.tasks import prepared_request
+
+    with HeldServer() as held:
+        registry = make_app(**{"verification.nameservers": held.address,
+                               "verification.dns_timeout_seconds": "30"}).registry
+        workspace_id, _ = world.workspace(verified=False)
+        with prepared_request(registry) as request, request.tm:
+            request.find_service(IDomainVerification).set_domain(
+                workspace_id, unique_domain(), now=datetime.datetime.now(datetime.UTC) - 6 * MIN)
+        checked = {}
+
+        def worker():
+            with prepared_request(registry) as request, request.tm:
+                checked["status"] = request.find_service(IDomainVerification).check_if_due(workspace_id)
+
+        thread = threading.Thread(target=worker, daemon=True)
+        thread.start()
+        try:
+            assert held.asked.wait(30), "the scheduled check never asked the nameserver"
+            assert registry["db.engine"].pool.checkedout() == 0
+            with pytest.raises(CheckRefused, match="running now"):
+                with prepared_request(registry) as request, request.tm:
+                    request.find_service(IDomainVerification).check_now(workspace_id)
+            with prepared_request(registry) as request, request.tm:  # nor does another worker wait for it
+                assert request.find_service(IDomainVerification).check_if_due(workspace_id) is None
+        finally:
+            held.release()
+            thread.join(60)
+    assert checked["status"].last_result == "nxdomain" and held.queries == 1
+    with world.db() as db:
+        assert db.get(WorkspaceDomain, workspace_id).check_started_at is None

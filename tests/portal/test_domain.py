@@ -8,7 +8,7 @@ import pytest
 from sqlalchemy import select
 
 from clinicrecords.onboarding.models import WorkspaceDomain
-from tests.onboarding.dns_server import authoritative_server
+from tests.onboarding.dns_server import authoritative_server, silent_server
 from tests.onboarding.helpers import domain_service, unique_domain
 from tests.portal.helpers import error_summary, joined_as_developer, submit, with_workspace
 
@@ -24,8 +24,8 @@ def dns():
 
 @pytest.fixture
 def dns_app(make_app, dns):
-    """The application asking the test's DNS server."""
-    return make_app(**{"verification.nameservers": dns.address})
+    """The application asking the test's DNS server; its tests press "Check now" several times a minute."""
+    return make_app(**{"verification.nameservers": dns.address, "portal.domain_check_interval_seconds": "0"})
 
 
 def _page(client, workspace_id, suffix=""):
@@ -180,3 +180,28 @@ def test_only_an_owner_sets_the_domain_a_developer_sees_it_and_checks(app, engin
     page = _page(developer, workspace_id)
     assert "Change the domain" not in page.text
     submit(page, "check", status=303)  # any member may look the record up
+
+
+def test_a_second_check_within_the_interval_is_refused_with_when_to_try_again(make_app, dns):
+    app = make_app(**{"verification.nameservers": dns.address})  # the default: one check per 30 seconds
+    client, workspace_id = with_workspace(app)
+    host, _ = _entered(client, workspace_id)
+    submit(_page(client, workspace_id), "check", status=303)
+    refused = submit(_page(client, workspace_id), "check", status=429)
+    [message] = error_summary(refused)
+    seconds = int(message.removeprefix("The domain was checked moments ago: check again in ").removesuffix(
+        " seconds"))
+    assert 1 <= seconds <= 30 and 1 <= int(refused.headers["Retry-After"]) <= 30
+    assert refused.html.find(id="check-error") is not None
+    assert dns.queries[host] == 1
+    assert client.get(f"/portal/workspaces/{workspace_id}/activity").text.count("domain.checked") == 1
+
+
+def test_a_dns_timeout_is_the_pages_message(make_app):
+    with silent_server() as silent:
+        app = make_app(**{"verification.nameservers": silent, "verification.dns_timeout_seconds": "0.5"})
+        client, workspace_id = with_workspace(app)
+        _entered(client, workspace_id)
+        checked = client.get(submit(_page(client, workspace_id), "check", status=303).location)
+    assert "DNS did not answer in time (this never counts as absent)" in _text(checked, "checked")
+    assert _text(checked, "state") == "pending"

@@ -3,8 +3,6 @@ touched the patient or one of the patient's records — which key, which organiz
 patient's records. The access report a clinic owes a patient who asks. Only the patient's own record ids are
 shown: an entry that also named other patients' records does not reveal them."""
 
-import csv
-import io
 import uuid
 from dataclasses import dataclass
 
@@ -13,6 +11,7 @@ from sqlalchemy import select
 from clinicrecords.access import services as access
 from clinicrecords.audit.services import entries_naming
 from clinicrecords.clinics.services import open_clinic
+from clinicrecords.csv_export import csv_text
 from clinicrecords.db.meta import TenantBase
 from clinicrecords.patients import services as patients
 from clinicrecords.portal.web.forms import FormError
@@ -91,13 +90,9 @@ class AccessReport:
 
     @staticmethod
     def csv(accesses):
-        out = io.StringIO()
-        writer = csv.writer(out)
-        writer.writerow(CSV_COLUMNS)
-        for a in accesses:
-            writer.writerow([a.at.isoformat(), a.organization, a.key, a.method, a.route, a.status,
-                             " ".join(f"{kind}:{record_id}" for kind, record_id in a.records), a.request_id])
-        return out.getvalue()
+        return csv_text(CSV_COLUMNS, ([a.at.isoformat(), a.organization, a.key, a.method, a.route, a.status,
+                                      " ".join(f"{kind}:{record_id}" for kind, record_id in a.records),
+                                      a.request_id] for a in accesses))
 
 
 def access_report_factory(context, request):

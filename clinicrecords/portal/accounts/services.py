@@ -8,13 +8,17 @@ from sqlalchemy import func, select
 from clinicrecords.clock import now
 from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.accounts.passwords import Passwords, password_problem
-from clinicrecords.portal.accounts.throttle import LoginThrottle, ThrottleRules
+from clinicrecords.portal.accounts.throttle import LoginThrottle, ThrottleRules, whole_minutes
 from clinicrecords.portal.web.forms import FormError
 
 # Deliberately loose (RFC 5321 lengths, one @, a dot in the domain): the invitation link proves the address.
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
 LOGIN_REFUSED = "Email or password is not right"
-THROTTLED = "Too many attempts to log in. Wait 15 minutes and try again"
+
+
+def throttled(wait):
+    minutes = whole_minutes(wait)
+    return f"Too many attempts to log in. Try again in {minutes} minute{'s' if minutes != 1 else ''}"
 
 
 def normal_email(text):
@@ -61,13 +65,14 @@ class AccountService:
         email = normal_email(email)
         if not email or not password:
             raise FormError("email", LOGIN_REFUSED)
-        if self.throttle.blocked(email, address):
-            raise FormError("email", THROTTLED)
+        wait = self.throttle.wait(email, address)
+        if wait is not None:
+            raise FormError("email", throttled(wait))
         account = self.by_email(email)
         if not self.passwords.verify(account.password_hash if account else None, password):
             self.throttle.fail(email, address)
             raise FormError("email", LOGIN_REFUSED)
-        self.throttle.succeed(email)
+        self.throttle.succeed(email, address)
         if self.passwords.needs_rehash(account.password_hash):
             account.password_hash = self.passwords.hash(password)
         return account

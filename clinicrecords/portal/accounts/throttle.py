@@ -1,25 +1,44 @@
-"""Log-in throttling: after too many failures in a window, further attempts for that email (known or not)
-or from that address are refused before the password is even checked, with the same words either way."""
+"""Log-in throttling, counted in the database so it holds across processes.
+
+Failures count per account and address (the email typed, known or not, from one client address) and per
+address. Too many for the pair refuses that pair only: whoever knows an owner's email cannot keep the owner
+out, as the owner's right password from another address still works. Too many from an address refuses that
+address for every account. A refused attempt is answered at once with how long to wait (no server thread is
+ever put to sleep), before the password is checked, and with the same words for either limit.
+"""
 
 import datetime
+import math
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import delete, select
 
 from clinicrecords.portal.accounts.models import LoginFailure
 
 
 @dataclass(frozen=True)
 class ThrottleRules:
-    per_account: int = 5
+    per_account_and_address: int = 5
     per_address: int = 20
     window: datetime.timedelta = datetime.timedelta(minutes=15)
 
     @classmethod
     def from_settings(cls, settings):
-        return cls(int(settings.get("portal.login_failures_per_account", cls.per_account)),
+        return cls(int(settings.get("portal.login_failures_per_account_and_address", cls.per_account_and_address)),
                    int(settings.get("portal.login_failures_per_address", cls.per_address)),
                    datetime.timedelta(minutes=int(settings.get("portal.login_throttle_minutes", 15))))
+
+
+def whole_minutes(wait):
+    """A wait as the minutes to tell a person: rounded up, at least one."""
+    return max(1, math.ceil(wait / datetime.timedelta(minutes=1)))
+
+
+def _kept_by(limit, *conditions, since):
+    """When the failure that keeps `limit` of them in the window was made (the limit-th newest), or None while
+    fewer than `limit` are in the window."""
+    return (select(LoginFailure.at).where(LoginFailure.at > since, *conditions)
+            .order_by(LoginFailure.at.desc()).offset(limit - 1).limit(1).scalar_subquery())
 
 
 class LoginThrottle:
@@ -28,17 +47,21 @@ class LoginThrottle:
         self.rules = rules
         self.clock = clock
 
-    def blocked(self, email, address):
-        since = self.clock() - self.rules.window
-        by_email, by_address = self.db.execute(select(
-            func.count().filter(LoginFailure.email == email),
-            func.count().filter(LoginFailure.address == address),
-        ).where(LoginFailure.at > since, or_(LoginFailure.email == email, LoginFailure.address == address))).one()
-        return by_email >= self.rules.per_account or by_address >= self.rules.per_address
+    def wait(self, email, address):
+        """How long until this email may try again from this address, or None when it may now."""
+        now = self.clock()
+        since = now - self.rules.window
+        pair, by_address = self.db.execute(select(
+            _kept_by(self.rules.per_account_and_address, LoginFailure.email == email,
+                          LoginFailure.address == address, since=since),
+            _kept_by(self.rules.per_address, LoginFailure.address == address, since=since),
+        )).one()
+        kept_until = [at + self.rules.window for at in (pair, by_address) if at is not None]
+        return max(kept_until) - now if kept_until else None
 
     def fail(self, email, address):
         self.db.add(LoginFailure(email=email, address=address, at=self.clock()))
 
-    def succeed(self, email):
-        """A successful log-in clears the account's failures (not the address's)."""
-        self.db.execute(delete(LoginFailure).where(LoginFailure.email == email))
+    def succeed(self, email, address):
+        """A successful log-in clears the failures of its own account and address, not another address's."""
+        self.db.execute(delete(LoginFailure).where(LoginFailure.email == email, LoginFailure.address == address))

@@ -2,7 +2,7 @@ from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.security import NO_PERMISSION_REQUIRED, forget, remember
 from pyramid.view import view_config
 
-from clinicrecords.portal.accounts.forms import LogInForm, PasswordForm, SignUpForm, safe_next
+from clinicrecords.portal.accounts.forms import LogInForm, PasswordForm, SignUpForm, kept_next, safe_next
 from clinicrecords.portal.accounts.interfaces import IAccountService
 from clinicrecords.portal.accounts.resources import LogIn, LogOut, PasswordPage, SignUp
 from clinicrecords.portal.web.forms import FormError, rerender
@@ -19,7 +19,7 @@ def _signed_in(request, account, target):
 @view_config(route_name="portal", context=SignUp, request_method="GET", renderer=T + "signup.jinja2",
              permission=NO_PERMISSION_REQUIRED)
 def sign_up_page(context, request):
-    return {"form": SignUpForm()}
+    return {"form": SignUpForm(), "next": kept_next(request)}
 
 
 @view_config(route_name="portal", context=SignUp, request_method="POST", renderer=T + "signup.jinja2",
@@ -30,14 +30,14 @@ def sign_up(context, request):
         account = request.find_service(IAccountService).sign_up(form["email"], form["password"])
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, form=form)
+        return rerender(request, form=form, next=kept_next(request))
     return _signed_in(request, account, request.params.get("next"))
 
 
 @view_config(route_name="portal", context=LogIn, request_method="GET", renderer=T + "login.jinja2",
              permission=NO_PERMISSION_REQUIRED)
 def log_in_page(context, request):
-    return {"form": LogInForm(), "next": request.params.get("next", "")}
+    return {"form": LogInForm(), "next": kept_next(request)}
 
 
 @view_config(route_name="portal", context=LogIn, request_method="POST", renderer=T + "login.jinja2",
@@ -46,10 +46,10 @@ def log_in(context, request):
     form = LogInForm(request.POST)
     try:
         account = request.find_service(IAccountService).log_in(form["email"], form["password"],
-                                                                request.client_addr or "")
+                                                                request.remote_addr or "")
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, form=form, next=request.POST.get("next", ""))
+        return rerender(request, form=form, next=kept_next(request))
     return _signed_in(request, account, request.POST.get("next"))
 
 

@@ -9,7 +9,15 @@ T = "clinicrecords.portal.auto_accept:templates/"
 
 
 class SenderForm(Form):
+    """Resuming one kind for one sender."""
+
     fields = ("kinds", "sender")
+
+
+class KindsForm(SenderForm):
+    """The kinds ticked for one sender."""
+
+    lists = ("kinds",)
 
 
 def _page(context, request, form=None):
@@ -30,10 +38,9 @@ def settings(context, request):
 @view_config(route_name="portal", context=AutoAcceptPage, name="save", request_method="POST",
              renderer=T + "settings.jinja2", permission=CLINIC_ADMIN)
 def save(context, request):
-    form = SenderForm(request.POST)
+    form = KindsForm(request.POST)
     try:
-        request.find_service(IAutoAcceptSettings).save(context.clinic.id, form.text("sender"),
-                                                       request.POST.getall("kinds"),
+        request.find_service(IAutoAcceptSettings).save(context.clinic.id, form.text("sender"), form["kinds"],
                                                        request.identity.account_id)
     except FormError as exc:
         form.refused(exc)

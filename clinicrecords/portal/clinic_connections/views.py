@@ -13,10 +13,12 @@ T = "clinicrecords.portal.clinic_connections:templates/"
 
 class RequestForm(Form):
     fields = ("clinic_id", "scopes")
+    lists = ("scopes",)
 
 
 class GrantForm(Form):
     fields = ("scopes", "expires_on")
+    lists = ("scopes",)
 
 
 def _service(request):
@@ -27,7 +29,7 @@ def _service(request):
 
 def _ask_page(context, request, form):
     return {"form": form, "permissions": sorted(ALL_PERMISSIONS),
-            "checked": set(request.POST.getall("scopes")) if request.method == "POST" else set(),
+            "checked": set(form.shown("scopes")),
             "requests": _service(request).requests_of_workspace(context.workspace.id)}
 
 
@@ -42,7 +44,7 @@ def ask_page(context, request):
 def ask(context, request):
     form = RequestForm(request.POST)
     try:
-        _service(request).request(context.workspace.id, form["clinic_id"], request.POST.getall("scopes"),
+        _service(request).request(context.workspace.id, form["clinic_id"], form["scopes"],
                                   request.identity.account_id)
     except FormError as exc:
         form.refused(exc)
@@ -67,7 +69,7 @@ def _decide_page(context, request, form):
             "name": _service(request).workspace_name(workspace_id),
             "domain": request.find_service(IDomainVerification).status(workspace_id),
             "profile": request.find_service(IBusinessProfile).profile(workspace_id),
-            "checked": set(request.POST.getall("scopes")) if request.method == "POST"
+            "checked": set(form.shown("scopes")) if request.method == "POST"
             else set(context.connection_request.scopes)}
 
 
@@ -82,8 +84,7 @@ def decide_page(context, request):
 def approve(context, request):
     form = GrantForm(request.POST)
     try:
-        _service(request).approve(context.clinic.id, context.connection_request,
-                                  request.POST.getall("scopes"),
+        _service(request).approve(context.clinic.id, context.connection_request, form["scopes"],
                                   form["expires_on"], request.identity.account_id)
     except FormError as exc:
         form.refused(exc)
@@ -101,7 +102,7 @@ def decline(context, request):
 def _change_page(context, request, form):
     connection = context.connection
     return {"form": form, "connection": connection, "name": _service(request).workspace_name(
-        connection.workspace_id), "checked": set(request.POST.getall("scopes")) if request.method == "POST"
+        connection.workspace_id), "checked": set(form.shown("scopes")) if request.method == "POST"
             else set(connection.scopes)}
 
 
@@ -119,7 +120,7 @@ def change_page(context, request):
 def narrow(context, request):
     form = GrantForm(request.POST)
     try:
-        _service(request).narrow(context.clinic.id, context.connection, request.POST.getall("scopes"),
+        _service(request).narrow(context.clinic.id, context.connection, form["scopes"],
                                  form["expires_on"], request.identity.account_id)
     except FormError as exc:
         form.refused(exc)

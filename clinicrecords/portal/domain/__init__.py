@@ -7,6 +7,6 @@ from clinicrecords.portal.domain.services import domain_pages_factory
 
 
 def includeme(config):
-    config.register_service_factory(domain_pages_factory, iface=IDomainPages)
+    config.register_service_factory(domain_pages_factory(config.get_settings()), iface=IDomainPages)
     config.add_workspace_child("domain", DomainPage)
     config.scan(".views")

@@ -15,4 +15,6 @@ class IDomainPages(Interface):
         """Claim the domain (audited as domain.set); FormError on bad input, nothing written."""
 
     def check_now(workspace_id, account_id):
-        """Look the record up at once and restart the schedule (audited as domain.checked)."""
+        """Look the record up at once and restart the schedule (audited as domain.checked). Raises FormError
+        before a domain is entered, and `CheckRefused` (a FormError with `retry_after`) at once while another
+        check of the workspace runs or within `portal.domain_check_interval_seconds` of the last one."""

@@ -1,8 +1,11 @@
 """The domain pages' service: onboarding's verification with the portal's audit trail and form errors."""
 
+import datetime
+
 from zope.interface import implementer
 
 from clinicrecords.errors import InvalidInput
+from clinicrecords.onboarding import interfaces as onboarding
 from clinicrecords.onboarding.interfaces import IDomainVerification, normalize_domain
 from clinicrecords.portal.domain.interfaces import IDomainPages
 from clinicrecords.portal.web.forms import FormError
@@ -17,11 +20,20 @@ def _domain_error(exc):
     return FormError("domain", _sentence(str(exc)))
 
 
+class CheckRefused(FormError):
+    """A check the page refuses at once (one is running, or the last was moments ago): `retry_after`."""
+
+    def __init__(self, message, retry_after):
+        super().__init__("check", message)
+        self.retry_after = retry_after
+
+
 @implementer(IDomainPages)
 class DomainPages:
-    def __init__(self, verification, audit):
+    def __init__(self, verification, audit, check_interval):
         self.verification = verification
         self.audit = audit
+        self.check_interval = check_interval
 
     def status(self, workspace_id):
         return self.verification.status(workspace_id)
@@ -48,11 +60,21 @@ class DomainPages:
     def check_now(self, workspace_id, account_id):
         if self.verification.status(workspace_id) is None:
             raise FormError("domain", "Enter your domain first: there is nothing to check yet")
-        status = self.verification.check_now(workspace_id)
+        try:
+            status = self.verification.check_now(workspace_id, min_interval=self.check_interval)
+        except onboarding.CheckRefused as exc:
+            raise CheckRefused(_sentence(str(exc)), exc.retry_after) from None
         self.audit.record("domain.checked", account_id=account_id, workspace_id=workspace_id,
                           target=status.domain, result=status.last_result, state=status.state)
         return status
 
 
-def domain_pages_factory(context, request):
-    return DomainPages(request.find_service(IDomainVerification), request.find_service(IPortalAudit))
+def domain_pages_factory(settings):
+    # A member's "Check now" at most this often per workspace (one at a time in any case).
+    check_interval = datetime.timedelta(seconds=int(settings.get("portal.domain_check_interval_seconds", 30)))
+
+    def factory(context, request):
+        return DomainPages(request.find_service(IDomainVerification), request.find_service(IPortalAudit),
+                           check_interval)
+
+    return factory

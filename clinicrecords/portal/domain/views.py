@@ -1,8 +1,11 @@
+import math
+
 from pyramid.view import view_config
 
 from clinicrecords.onboarding import interfaces as onboarding
 from clinicrecords.portal.domain.forms import ChangeDomainForm, DomainForm
 from clinicrecords.portal.domain.interfaces import IDomainPages
+from clinicrecords.portal.domain.services import CheckRefused
 from clinicrecords.portal.domain.resources import DomainPage
 from clinicrecords.portal.web.forms import FormError, rerender, see_other
 from clinicrecords.portal.web.resources import MEMBER, OWNER
@@ -81,6 +84,11 @@ def change_domain(context, request):
 def check_now(context, request):
     try:
         request.find_service(IDomainPages).check_now(context.workspace.id, request.identity.account_id)
+    except CheckRefused as exc:
+        page = rerender(request, **_page(context, request, DomainForm().refused(exc)))
+        request.response.status = 429
+        request.response.headers["Retry-After"] = str(max(1, math.ceil(exc.retry_after.total_seconds())))
+        return page
     except FormError as exc:
         return rerender(request, **_page(context, request, DomainForm().refused(exc)))
     return see_other(request, "workspaces", context.workspace.id, "domain", checked=1)

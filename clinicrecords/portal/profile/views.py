@@ -28,7 +28,7 @@ def profile_page(context, request):
 def submit_profile(context, request):
     form = ProfileForm(request.POST)
     try:
-        request.find_service(IProfilePages).submit(context.workspace.id, form.values,
+        request.find_service(IProfilePages).submit(context.workspace.id, form.data,
                                                    request.identity.account_id)
     except FormError as exc:
         form.refused(exc)

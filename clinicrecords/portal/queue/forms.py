@@ -14,7 +14,10 @@ class ReviewForm(Form):
     fields = ("kind", "item_id")
 
 
-def filters_from(params):
-    return Filters(kind=(params.get("kind") or "").strip(),
-                   patient=(params.get("patient") or "").strip()[:200],
-                   sender=(params.get("sender") or "").strip())
+class QueueFilter(Form):
+    """The queue's filter: a GET form."""
+
+    fields = ("kind", "patient", "sender")
+
+    def filters(self):
+        return Filters(kind=self.text("kind"), patient=self.text("patient")[:200], sender=self.text("sender"))

@@ -2,7 +2,8 @@ import uuid
 
 from pyramid.view import view_config
 
-from clinicrecords.portal.queue.forms import AcceptForm, DeclineForm, ReviewForm, filters_from
+from clinicrecords.portal.queue.forms import AcceptForm, DeclineForm, QueueFilter, ReviewForm
+from clinicrecords.portal.queue.services import Filters
 from clinicrecords.portal.queue.interfaces import IReviewQueue
 from clinicrecords.portal.queue.resources import DecidedSubmission, PendingSubmission, QueuePage, ReviewsPage
 from clinicrecords.portal.web.forms import FormError, rerender, see_other
@@ -15,8 +16,13 @@ T = "clinicrecords.portal.queue:templates/"
              permission=CLINICIAN)
 def queue(context, request):
     service = request.find_service(IReviewQueue)
-    filters = filters_from(request.params)
-    return {"entries": service.pending(context.clinic.id, filters), "filters": filters,
+    form = QueueFilter(request.GET)
+    try:
+        filters = form.filters()
+    except FormError:  # the whole queue, with the filter's message above it
+        filters = Filters()
+        request.response.status = 400
+    return {"entries": service.pending(context.clinic.id, filters), "filters": filters, "form": form,
             "kinds": service.kind_names(), "senders": service.senders(context.clinic.id),
             "awaiting": len(service.awaiting_review(context.clinic.id))}
 
@@ -98,6 +104,9 @@ def mark_reviewed(context, request):
     form = ReviewForm(request.POST)
     try:
         item_id = uuid.UUID(form.text("item_id"))
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, **_reviews_page(context, request, form))
     except ValueError:
         form.error("item", "Choose an item to mark reviewed")
         return rerender(request, **_reviews_page(context, request, form))

@@ -37,4 +37,5 @@ class RequestFilter(Form):
 
     def query(self, **changes):
         """The filter's values as a query string's parameters (for the paging links)."""
-        return {name: value for name, value in {**self.values, **changes}.items() if value}
+        shown = {name: self.shown(name) for name in self.fields}
+        return {name: value for name, value in {**shown, **changes}.items() if value}

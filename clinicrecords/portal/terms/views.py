@@ -2,7 +2,7 @@ from pyramid.view import view_config
 
 from clinicrecords.errors import InvalidInput
 from clinicrecords.portal.terms.interfaces import ITermsService
-from clinicrecords.portal.web.forms import Form, rerender, see_other
+from clinicrecords.portal.web.forms import Form, FormError, rerender, see_other
 from clinicrecords.portal.web.resources import MEMBER, OWNER
 from clinicrecords.portal.workspaces.resources import WorkspacePart
 
@@ -33,12 +33,14 @@ def terms_page(context, request):
              permission=OWNER)
 def accept_terms(context, request):
     form = AcceptForm(request.POST)
-    if form["agree"] != "yes":
-        form.error("agree", "Tick the box to accept the API Terms for your organization")
-        return rerender(request, **_page(context, request, form))
     try:
+        if form["agree"] != "yes":
+            raise FormError("agree", "Tick the box to accept the API Terms for your organization")
         request.find_service(ITermsService).accept(context.workspace.id, request.identity.account_id,
                                                    form["version"])
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, **_page(context, request, form))
     except InvalidInput as exc:
         form.error("agree", str(exc))
         return rerender(request, **_page(context, request, form))

@@ -7,8 +7,10 @@ import logging
 from pyramid.httpexceptions import HTTPException, HTTPFound
 from pyramid.view import exception_view_config, forbidden_view_config, notfound_view_config
 
+from clinicrecords.failures import value_free_traceback
 from clinicrecords.portal.web.csrf import CSRFRefused
 from clinicrecords.portal.web.faces import face_of
+from clinicrecords.portal.web.forms import FormError
 
 log = logging.getLogger(__name__)
 ERROR_PAGE = "clinicrecords.portal.web:templates/error.jinja2"
@@ -50,5 +52,13 @@ def http_exception(exc, request):
 
 @exception_view_config(Exception, route_name="portal", renderer=ERROR_PAGE)
 def internal_error(exc, request):
-    log.error("unhandled error in portal request %s", request.request_id, exc_info=exc)
+    log.error("unhandled error in portal request %s\n%s", request.request_id, value_free_traceback(exc))
     return _page(request, 500, "Something went wrong", "The page could not be shown. Nothing was changed.")
+
+
+@exception_view_config(FormError, route_name="portal", renderer=ERROR_PAGE)
+def form_refused(exc, request):
+    """A form a view read outside its own `except FormError` (every view should catch it and show its page
+    with the message): still a 400 naming what was refused, never a 500."""
+    return _page(request, 400, "Please check what you entered",
+                 f"{exc} Nothing was changed: go back, correct it and submit the form again.")

@@ -1,9 +1,20 @@
 """Server-side forms, the GOV.UK way: what was typed is kept, each error is named by its field, and the page
-shows a summary linking to the fields. A form that fails re-renders with status 400; nothing was written."""
+shows a summary linking to the fields. A form that fails re-renders with status 400; nothing was written.
+
+A form is the one place a portal view reads what was submitted, as a form's body or a page's query. Text no
+field can take (a NUL, a lone surrogate) is refused here, field by field, so no service, query or log ever
+meets it: the form records the field's message, and reading the form's values for use (`form[name]`,
+`form.text(name)`, `form.data`) raises that FormError, which the view's own `except FormError` turns into its
+page with the message (every portal view reads its form inside that `try`). Pages show what was typed with
+`form.shown(name)`, the text without the characters that cannot be shown.
+"""
 
 from pyramid.httpexceptions import HTTPSeeOther
 
 from clinicrecords.errors import InvalidInput
+
+UNUSABLE_TEXT = "This contains a NUL character (a zero byte), which cannot be used here: remove it"
+NOT_TEXT = "This contains characters that are not text (broken Unicode): type it again"
 
 
 class FormError(InvalidInput):
@@ -15,21 +26,75 @@ class FormError(InvalidInput):
         super().__init__("; ".join(self.errors.values()))
 
 
+def unusable(text):
+    """Why submitted text cannot be used (a message), or None. A list is judged by its items."""
+    if isinstance(text, (list, tuple)):
+        return next(filter(None, map(unusable, text)), None)
+    if not isinstance(text, str):
+        return None
+    if "\x00" in text:
+        return UNUSABLE_TEXT
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return NOT_TEXT
+    return None
+
+
+def readable(text):
+    """Submitted text as a page can show it again: without NUL characters and lone surrogates."""
+    if isinstance(text, (list, tuple)):
+        return [readable(item) for item in text]
+    if not isinstance(text, str):
+        return text
+    return text.replace("\x00", "").encode("utf-8", "ignore").decode("utf-8")
+
+
 class Form:
-    """Submitted values and their errors. `fields` lists the form's field names in page order."""
+    """Submitted values and their errors. `fields` lists the form's field names in page order; those in
+    `lists` take several values (checkboxes) and read as lists."""
 
     fields = ()
+    lists = ()
 
     def __init__(self, values=None):
         values = values or {}
-        self.values = {name: values.get(name, "") for name in self.fields}
-        self.errors = {}
+        self._typed, self._refused, self.errors = {}, {}, {}
+        for name in self.fields:
+            typed = self._read(values, name)
+            problem = unusable(typed)
+            if problem:
+                self._refused[name] = self.errors[name] = problem
+                typed = readable(typed)
+            self._typed[name] = typed
+
+    def _read(self, values, name):
+        if name not in self.lists:
+            return values.get(name, "")
+        if hasattr(values, "getall"):
+            return values.getall(name)
+        return list(values.get(name) or ())
+
+    def _usable(self):
+        if self._refused:
+            raise FormError(errors=self._refused)
+        return self._typed
 
     def __getitem__(self, name):
-        return self.values.get(name, "")
+        """The field's value for use; FormError when any field's text could not be used."""
+        return self._usable().get(name, "")
 
     def text(self, name):
-        return (self.values.get(name) or "").strip()
+        return (self._usable().get(name) or "").strip()
+
+    @property
+    def data(self):
+        """Every field's value for use (a new dict); FormError when any field's text could not be used."""
+        return dict(self._usable())
+
+    def shown(self, name):
+        """The field as the page shows it again: what was typed, as far as it can be shown."""
+        return self._typed.get(name, [] if name in self.lists else "")
 
     def error(self, name, message):
         self.errors.setdefault(name, message)

@@ -3,11 +3,17 @@ from clinicrecords.portal.web.forms import Form
 
 class NewEndpointForm(Form):
     fields = ("mode", "url", "types")
+    lists = ("types",)
 
-    def __init__(self, values=None):
-        super().__init__(values)
-        chosen = values.getall("types") if hasattr(values, "getall") else (values or {}).get("types", ())
-        self.values["types"] = list(chosen or ())
+
+class DeliveriesFilter(Form):
+    """The deliveries log's filter and page (a GET form and its paging links)."""
+
+    fields = ("status", "starting_after")
+
+
+class ResendForm(Form):
+    fields = ("delivery_id",)
 
 
 class RotateForm(Form):

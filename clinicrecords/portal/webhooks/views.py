@@ -5,7 +5,7 @@ from pyramid.view import view_config
 
 from clinicrecords.portal.web.forms import Form, FormError, rerender, see_other
 from clinicrecords.portal.web.once import see_other_once, shown_once
-from clinicrecords.portal.webhooks.forms import NewEndpointForm, RecoverForm, RotateForm
+from clinicrecords.portal.webhooks.forms import DeliveriesFilter, NewEndpointForm, RecoverForm, ResendForm, RotateForm
 from clinicrecords.portal.webhooks.interfaces import IWebhookPages
 from clinicrecords.portal.webhooks.resources import FACES
 from clinicrecords.portal.webhooks.services import STATUS_FILTERS
@@ -76,12 +76,16 @@ def add_endpoint(context, request):
 
 def endpoint_page(context, request, **extra):
     """The endpoint's page: its settings, actions and a page of its deliveries log."""
-    status = request.params.get("status", "")
-    starting_after = request.params.get("starting_after", "")
+    shown = DeliveriesFilter(request.GET)
+    try:
+        status, starting_after = shown["status"], shown["starting_after"]
+    except FormError:  # the newest deliveries, with the filter's message above them
+        status, starting_after = "", ""
+        request.response.status = 400
     log = _pages(request).log(context.owner, context.endpoint, status, starting_after)
     values = {"endpoint": context.endpoint, "log": log, "status": status if status in STATUS_FILTERS else "",
-              "statuses": STATUS_FILTERS, "paged": bool(starting_after), "form": None, "secret": None,
-              "secret_gone": False, "tested": None}
+              "statuses": STATUS_FILTERS, "paged": bool(starting_after), "form": None if shown.valid else shown,
+              "secret": None, "secret_gone": False, "tested": None}
     values.update(extra)
     return values
 
@@ -120,7 +124,7 @@ def send_test(context, request):
 @webhooks_view("endpoint", name="resend", request_method="POST", renderer=T + "endpoint.jinja2")
 def resend(context, request):
     try:
-        _pages(request).resend(context.owner, context.endpoint, request.POST.get("delivery_id", ""),
+        _pages(request).resend(context.owner, context.endpoint, ResendForm(request.POST)["delivery_id"],
                                _account(request))
     except FormError as exc:
         return _refused(context, request, exc)
