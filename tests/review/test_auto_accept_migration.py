@@ -1,4 +1,4 @@
-"""Revision t31e_key_setting_connection: the settings of organization keys made before issue 31 get the
+"""Revision t21_key_setting_connection: the settings of organization keys made before issue 31 get the
 connection they were switched on under, so they keep applying; one switched on before the connection was
 renewed applies to nothing."""
 
@@ -13,7 +13,7 @@ from clinicrecords.review.models import AutoAcceptSetting
 from tests.review.conftest import Clinic, ok
 
 BEFORE = "t20_auto_accept_switched_on"
-REVISION = "t31e_key_setting_connection"
+REVISION = "t21_key_setting_connection"
 
 
 def _key(clinic):

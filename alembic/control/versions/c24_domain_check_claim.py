@@ -1,6 +1,6 @@
 """domain check claim: when the check of a workspace's domain that is running now began
 
-Revision ID: c31a_domain_check_claim
+Revision ID: c24_domain_check_claim
 Revises: c23_idempotency_claim
 
 Expand only: one nullable column. A check claims its workspace's row (sets it) in a short transaction of its
@@ -11,7 +11,7 @@ own, waits on DNS holding no connection, then records its result and clears it
 from alembic import op
 import sqlalchemy as sa
 
-revision = 'c31a_domain_check_claim'
+revision = 'c24_domain_check_claim'
 down_revision = 'c23_idempotency_claim'
 branch_labels = None
 depends_on = None

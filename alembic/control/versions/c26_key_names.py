@@ -1,6 +1,6 @@
 """keys: an optional name for each key (shown where keys are listed; keys made before show their masked id)
 
-Revision ID: c31c_key_names
+Revision ID: c26_key_names
 Revises: c31c_one_time_reads
 
 Expand only: a nullable column.
@@ -9,8 +9,8 @@ Expand only: a nullable column.
 from alembic import op
 import sqlalchemy as sa
 
-revision = 'c31c_key_names'
-down_revision = 'c31c_one_time_reads'
+revision = 'c26_key_names'
+down_revision = 'c25_one_time_reads'
 branch_labels = None
 depends_on = None
 

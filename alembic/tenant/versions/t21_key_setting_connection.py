@@ -1,6 +1,6 @@
 """auto_accept_settings.connected_at for the settings of organization keys: a new connection starts them off
 
-Revision ID: t31e_key_setting_connection
+Revision ID: t21_key_setting_connection
 Revises: t20_auto_accept_switched_on
 
 Data only. A key's own setting now holds the `connected_at` of its workspace's connection, as a workspace
@@ -13,7 +13,7 @@ of a clinic's own keys, and on a sandbox, need none. The clinic is this schema's
 
 from alembic import op
 
-revision = 't31e_key_setting_connection'
+revision = 't21_key_setting_connection'
 down_revision = 't20_auto_accept_switched_on'
 branch_labels = None
 depends_on = None

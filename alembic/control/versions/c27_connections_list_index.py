@@ -1,6 +1,6 @@
 """connections: GET /v1/connections is keyset-paged on (connected_at, clinic_id) within one workspace
 
-Revision ID: c31e_connections_list_index
+Revision ID: c27_connections_list_index
 Revises: c23_idempotency_claim
 
 Expand only: a new index, (workspace_id, connected_at, clinic_id), so a workspace's page reads in order.
@@ -8,8 +8,8 @@ Expand only: a new index, (workspace_id, connected_at, clinic_id), so a workspac
 
 from alembic import op
 
-revision = 'c31e_connections_list_index'
-down_revision = 'c23_idempotency_claim'
+revision = 'c27_connections_list_index'
+down_revision = 'c26_key_names'
 branch_labels = None
 depends_on = None
 

@@ -1,6 +1,6 @@
 """portal: one-time reads, what a POST's answer shows once, stashed sealed for the page it redirects to
 
-Revision ID: c31c_one_time_reads
+Revision ID: c25_one_time_reads
 Revises: c23_idempotency_claim
 
 Expand only: a new table (rows live minutes; they go with their session).
@@ -9,8 +9,8 @@ Expand only: a new table (rows live minutes; they go with their session).
 from alembic import op
 import sqlalchemy as sa
 
-revision = 'c31c_one_time_reads'
-down_revision = 'c23_idempotency_claim'
+revision = 'c25_one_time_reads'
+down_revision = 'c24_domain_check_claim'
 branch_labels = None
 depends_on = None
 
