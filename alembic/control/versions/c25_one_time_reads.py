@@ -1,7 +1,7 @@
 """portal: one-time reads, what a POST's answer shows once, stashed sealed for the page it redirects to
 
 Revision ID: c25_one_time_reads
-Revises: c23_idempotency_claim
+Revises: c24_domain_check_claim
 
 Expand only: a new table (rows live minutes; they go with their session).
 """

@@ -1,7 +1,7 @@
 """keys: an optional name for each key (shown where keys are listed; keys made before show their masked id)
 
 Revision ID: c26_key_names
-Revises: c31c_one_time_reads
+Revises: c25_one_time_reads
 
 Expand only: a nullable column.
 """

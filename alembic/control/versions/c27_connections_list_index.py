@@ -1,7 +1,7 @@
 """connections: GET /v1/connections is keyset-paged on (connected_at, clinic_id) within one workspace
 
 Revision ID: c27_connections_list_index
-Revises: c23_idempotency_claim
+Revises: c26_key_names
 
 Expand only: a new index, (workspace_id, connected_at, clinic_id), so a workspace's page reads in order.
 """
