@@ -12,19 +12,6 @@ from selenium.webdriver.common.by import By
 from tests.portal.test_browser import Visit, chrome  # noqa: F401  (the fixture)
 
 
-class NarrowToo(Visit):
-    """Every page also at 375 pixels wide, as a phone shows it (`NN-name-375.png`)."""
-
-    def shot(self, name):
-        path = super().shot(name)
-        self.driver.set_window_size(375, 800)
-        height = self.driver.execute_script("return document.documentElement.scrollHeight")
-        self.driver.set_window_size(375, max(800, min(height + 40, 3000)))
-        self.driver.save_screenshot(str(path.with_name(path.stem + "-375.png")))
-        self.driver.set_window_size(1280, 1000)
-        return path
-
-
 def _call(served, secret, path):
     request = urllib.request.Request(f"{served}{path}", headers={"Authorization": f"Bearer {secret}"})
     try:
@@ -41,7 +28,7 @@ def _keys_listed(driver):
 def test_reloading_key_created_makes_no_second_key_and_shows_no_secret(served, chrome, tmp_path):  # noqa: F811
     folder = tmp_path / "screenshots"
     folder.mkdir()
-    visit = NarrowToo(chrome, folder)
+    visit = Visit(chrome, folder)
     visit.new_workspace(served, "keys")
     sandbox = chrome.find_element(By.XPATH, "//dt[.='Sandbox clinic id']/following-sibling::dd").text.strip()
     visit.follow("API keys")
