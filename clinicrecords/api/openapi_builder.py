@@ -3,8 +3,8 @@
 import json
 
 from apispec import APISpec
-from apispec.ext.marshmallow import MarshmallowPlugin
-from apispec.ext.marshmallow.common import resolve_schema_cls
+from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
+from apispec.ext.marshmallow.common import resolve_schema_cls, resolve_schema_instance
 
 from clinicrecords.api.code_samples import CURL_SETUP, code_samples
 from clinicrecords.api.problem_codes import CODES, problem_type
@@ -187,6 +187,20 @@ def _exclusive_bounds(converter, field, ret, **kwargs):
     return {}
 
 
+class _Converter(OpenAPIConverter):
+    def schema2jsonschema(self, schema):
+        """A request schema's rules across fields (`OBJECT_RULES`) go on its object, beside the fields."""
+        jsonschema = super().schema2jsonschema(schema)
+        instance = resolve_schema_instance(schema)
+        if hasattr(instance, "object_rules"):
+            jsonschema.update(instance.object_rules())
+        return jsonschema
+
+
+class _Plugin(MarshmallowPlugin):
+    Converter = _Converter
+
+
 def error_code_table():
     """Markdown, from the code list itself: the page shows exactly the codes the API answers with."""
     rows = [f"| {known.status} | `{code}` | {known.title} |"
@@ -207,7 +221,7 @@ def introduction():
 class _Builder:
     def __init__(self, registry):
         self.registry = registry
-        self.plugin = MarshmallowPlugin(schema_name_resolver=_name_resolver())
+        self.plugin = _Plugin(schema_name_resolver=_name_resolver())
         self.spec = APISpec(
             title="Clinic Records API", version=version(), openapi_version="3.1.0", plugins=[self.plugin],
             info={"description": introduction()},
