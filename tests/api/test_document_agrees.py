@@ -164,3 +164,29 @@ def test_the_document_and_the_server_judge_a_body_alike(testapp, own_clinic, met
         assert response.status_int == 400, response.text
     assert (documented, response.status_int < 300) == (accepted, accepted), response.text
 
+
+def _parameter_validator(document, path, name):
+    parameter, = [p for p in document["paths"][path]["get"]["parameters"] if p["name"] == name]
+    return jsonschema_rs.validator_for(parameter["schema"])
+
+
+def test_a_cursor_the_server_did_not_issue_is_refused_by_both(testapp, own_clinic):
+    """The document gives the cursor's shape; what has another shape is refused by both alike, and a cursor
+    the server issued is accepted by both (a made-up one of that shape is the one disagreement left:
+    tests/api/contract_accepted.py)."""
+    document = testapp.get("/v1/openapi.json").json
+    cursor = _parameter_validator(document, "/v1/clinics/{clinic_id}/patients", "starting_after")
+    clinic_id, key = own_clinic
+    url, headers = f"/v1/clinics/{clinic_id}/patients", {"Authorization": f"Bearer {key}"}
+    for made_up in ("0", "a.b.c", "abc", "eyJz.x y"):
+        response = testapp.get(url, {"starting_after": made_up}, headers=headers, status=400)
+        assert response.json["errors"][0]["pointer"] == "/starting_after"
+        assert not cursor.is_valid(made_up)
+    issued = testapp.get(url, {"limit": 1}, headers=headers).json["next_cursor"]
+    assert cursor.is_valid(issued)
+    testapp.get(url, {"limit": 1, "starting_after": issued}, headers=headers, status=200)
+    # A stray character in an issued cursor, which base64 decoding alone would skip, is refused by both too.
+    stray = f"{issued[:4]}!{issued[4:]}"
+    assert not cursor.is_valid(stray)
+    testapp.get(url, {"limit": 1, "starting_after": stray}, headers=headers, status=400)
+
