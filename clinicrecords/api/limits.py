@@ -6,14 +6,13 @@ the limits wrap that policy: a body larger than its route allows (its view's `bo
 Every answer, refusals included, carries the security headers.
 """
 
-import re
 import time
 
 from pyramid.interfaces import IExecutionPolicy
 
 from clinicrecords.api.problems import Problem, problem_response
 from clinicrecords.api.request_log import log_request
-from clinicrecords.api.routes import operations
+from clinicrecords.api.routes import operations, template_pattern
 
 DEFAULT_MAX_BODY = 1024 * 1024
 DEFAULT_MAX_URL = 4096
@@ -28,13 +27,9 @@ SECURITY_HEADERS = {
 }
 
 
-def _template_pattern(path):
-    return re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(path)) + "/?$")
-
-
 def route_body_limits(registry):
     """(method, path pattern, limit) of every route whose view declares `body_limit=`."""
-    return [(op.method, _template_pattern(op.path), op.options["body_limit"])
+    return [(op.method, template_pattern(op.path), op.options["body_limit"])
             for op in operations(registry) if op.options.get("body_limit")]
 
 
