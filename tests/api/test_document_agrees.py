@@ -16,7 +16,9 @@ ALLERGY = "/v1/clinics/{clinic_id}/allergies/{allergy_id}"
 CONDITION = "/v1/clinics/{clinic_id}/conditions/{condition_id}"
 MEDICATIONS = "/v1/clinics/{clinic_id}/medication-statements"
 MEDICATION = "/v1/clinics/{clinic_id}/medication-statements/{medication_statement_id}"
+REFERRALS = "/v1/clinics/{clinic_id}/referrals"
 REFERRAL = "/v1/clinics/{clinic_id}/referrals/{referral_id}"
+SUBMISSION = "/v1/clinics/{clinic_id}/submissions/{submission_id}"
 IMPORTS = "/v1/clinics/{clinic_id}/patient-imports"
 CARE_PROVIDERS = "/v1/clinics/{clinic_id}/care-providers"
 MOVEMENT = "/v1/clinics/{clinic_id}/inventory/items/{item_id}/movements"
@@ -190,3 +192,16 @@ def test_a_cursor_the_server_did_not_issue_is_refused_by_both(testapp, own_clini
     assert not cursor.is_valid(stray)
     testapp.get(url, {"limit": 1, "starting_after": stray}, headers=headers, status=400)
 
+
+def test_a_withdrawn_submission_stays_readable_as_its_operation_says(testapp, own_clinic):
+    document = testapp.get("/v1/openapi.json").json
+    assert "GET on it still answers 200" in document["paths"][SUBMISSION]["delete"]["description"]
+    clinic_id, key = own_clinic
+    headers = {"Authorization": f"Bearer {key}"}
+    send = document["paths"][REFERRALS]["post"]["requestBody"]["content"]["application/json"]["example"]
+    sent = testapp.post_json(REFERRALS.format(clinic_id=clinic_id), send,
+                             headers={**headers, "Idempotency-Key": str(uuid.uuid4())}, status=202)
+    url = sent.headers["Location"]
+    withdrawn = testapp.delete(url, headers=headers, status=200).json["data"]
+    assert (withdrawn["review_status"], withdrawn["decision_reason"]) == ("rejected", "withdrawn")
+    assert testapp.get(url, headers=headers, status=200).json["data"] == withdrawn
