@@ -6,10 +6,13 @@ from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
 from apispec.ext.marshmallow.common import resolve_schema_cls, resolve_schema_instance
 
+from clinicrecords.api.body import MAX_EXPONENT, MAX_NUMBER_CHARS
 from clinicrecords.api.code_samples import CURL_SETUP, code_samples
+from clinicrecords.api.cursors import CURSOR_LIFETIME_SECONDS
 from clinicrecords.api.problem_codes import CODES, problem_type
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
 from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
+from clinicrecords.api.limits import DEFAULT_MAX_BODY, DEFAULT_MAX_URL
 from clinicrecords.api.openapi import version
 from clinicrecords.api.permission_names import grantable_permissions
 from clinicrecords.api.render import json_bytes
@@ -208,12 +211,35 @@ def error_code_table():
     return "\n".join(["| Status | Code | Meaning |", "| - | - | - |", *rows])
 
 
+# What the server enforces beside each operation's schemas: rules on a whole request, which no field's schema
+# can state (docs/decisions.md, "The document and the server agree").
+RULES_BESIDE_THE_SCHEMAS = "\n".join([
+    f"- **URLs** are at most {DEFAULT_MAX_URL} characters (414 `uri_too_long`); headers over the server's limit "
+    "are 431 `request_header_too_large`. Every operation declares both.",
+    f"- **Bodies** are JSON objects of at most {DEFAULT_MAX_BODY // 1024 // 1024} MiB unless the operation says "
+    f"otherwise (413 `payload_too_large`). A number is at most {MAX_NUMBER_CHARS} characters long with an "
+    f"exponent between -{MAX_EXPONENT} and {MAX_EXPONENT} (so `5e-324` is refused), and no text, object keys "
+    "included, contains NUL: each is 400 `invalid_request`.",
+    "- **Methods**: a method a path does not list is 405 `method_not_allowed` with `Allow`. The path's shape "
+    "alone decides it, after the key's own checks: also when the record the path names is absent or outside "
+    "the key's reach, so it reveals nothing about records.",
+    "- **Cursors** (`starting_after`) are opaque: only a `next_cursor` the server issued for the same list and "
+    f"key owner, within {CURSOR_LIFETIME_SECONDS // 3600} hours, is valid. Never build or change one.",
+    "- **References and codes**: an id in a body must name a record of the clinic (400 naming the field); "
+    "ICD-10-CM codes are checked against the code list, RxNorm codes against the verified list, NPIs and GTINs "
+    "against their check digits.",
+    "- **Rules across fields** (at least one change, fields that exclude each other) are part of each body's "
+    "schema; comparisons of two fields (an end before its start) are in the fields' descriptions.",
+])
+
+
 def introduction():
     return "\n\n".join([
         "Server-to-server JSON REST API to a clinic's own records. Every request carries `Authorization: "
         "Bearer <API_KEY>`; failures are application/problem+json with a stable `code`, listed in the table "
         "below (and as `x-error-codes` in this document). Each operation lists the codes it can answer.",
         "## Trying it with curl", CURL_SETUP,
+        "## Rules beside the schemas", RULES_BESIDE_THE_SCHEMAS,
         "## Error codes", error_code_table(),
     ])
 

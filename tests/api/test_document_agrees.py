@@ -3,6 +3,7 @@ them disagreeing on: each is judged by the served document's schema (for its fie
 query parameter) and by the server, and both must accept it or both refuse it."""
 
 import copy
+import re
 import uuid
 
 import jsonschema_rs
@@ -205,3 +206,19 @@ def test_a_withdrawn_submission_stays_readable_as_its_operation_says(testapp, ow
     withdrawn = testapp.delete(url, headers=headers, status=200).json["data"]
     assert (withdrawn["review_status"], withdrawn["decision_reason"]) == ("rejected", "withdrawn")
     assert testapp.get(url, headers=headers, status=200).json["data"] == withdrawn
+
+
+def test_the_url_limit_the_document_states_is_the_servers(testapp, own_clinic):
+    introduction = testapp.get("/v1/openapi.json").json["info"]["description"]
+    limit = int(re.search(r"\*\*URLs\*\* are at most (\d+) characters", introduction).group(1))
+    clinic_id, key = own_clinic
+    path = f"/v1/clinics/{clinic_id}/patients"
+    headers = {"Authorization": f"Bearer {key}"}
+
+    def query_of_length(length):
+        return "x=" + "a" * (length - len(path) - 2)
+
+    assert testapp.get(f"{path}?{query_of_length(limit)}", headers=headers, status=400).json["code"] == (
+        "invalid_request")  # the unknown parameter, read: the URL itself was within the limit
+    assert testapp.get(f"{path}?{query_of_length(limit + 1)}", headers=headers, status=414).json["code"] == (
+        "uri_too_long")
