@@ -3,9 +3,10 @@ other, a field that must stand alone. A request schema states them in `OBJECT_RU
 carries them beside the fields (`api/openapi_builder.py`), so a generated client knows what the server
 refuses. The schema's own validators still enforce every rule; these only say it.
 
-    class AllergyChange(RequestSchema):
-        OBJECT_RULES = all_of(at_least_one_of(CHANGES, "Send at least one change."),
-                              alone_when("clinical_status", "entered_in_error", SENT_WITH_ANY))
+    class ItemChange(RequestSchema):
+        OBJECT_RULES = all_of(
+            at_least_one_of(CHANGES, "Send at least one change."),
+            alone_when("status", "entered_in_error", ("client_reference",), "A retraction comes alone."))
 """
 
 
@@ -17,11 +18,6 @@ def all_of(*rules):
 def at_least_one_of(names, description):
     """At least one of these fields is sent."""
     return {"description": description, "anyOf": [{"required": [name]} for name in names]}
-
-
-def exactly_one_of(names, description):
-    """Exactly one of these fields is sent."""
-    return {"description": description, "oneOf": [{"required": [name]} for name in names]}
 
 
 def alone_when(field, value, alongside, description):
