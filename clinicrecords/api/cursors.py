@@ -6,12 +6,17 @@ import datetime
 import hashlib
 import hmac
 import json
+import re
 import time
 import uuid
 
 from clinicrecords.api.problems import invalid
 
 CURSOR_LIFETIME_SECONDS = 24 * 3600
+# What `sign` writes (base64url body, a dot, base64url signature); the OpenAPI document states it for
+# `starting_after`, and anything else is refused before it is decoded.
+CURSOR_PATTERN = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$"
+NOT_A_CURSOR = "Not a cursor of this list, or expired: use next_cursor as given."
 
 
 def _encode_value(value):
@@ -54,6 +59,8 @@ class CursorSigner:
     def verify(self, token, scope, now=None):
         """The position a cursor names, or a 400 invalid_request pointing at `starting_after`."""
         try:
+            if not re.fullmatch(CURSOR_PATTERN, token):
+                raise ValueError("shape")
             body_part, mac_part = token.split(".")
             body = _unb64(body_part)
             if not hmac.compare_digest(self._mac(body), _unb64(mac_part)):
@@ -66,5 +73,5 @@ class CursorSigner:
             return tuple(_decode_value(v) for v in payload["p"])
         except (ValueError, KeyError, TypeError, AttributeError):
             raise invalid([{"pointer": "/starting_after", "location": "query",
-                            "message": "Not a cursor of this list, or expired: use next_cursor as given."}],
+                            "message": NOT_A_CURSOR}],
                           "The cursor is not valid.") from None

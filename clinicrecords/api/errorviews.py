@@ -1,10 +1,11 @@
 """Every failure of every route, rendered as problem+json.
 
-Unknown paths are 404 not_found, a known resource asked with the wrong method is 405 with `Allow`,
-a missing or bad key is 401 invalid_key, a missing permission 403 scope_missing naming it (also instead of 404
-and 405 where the look guard refuses: a key that may not look there learns nothing), a database
-or a Redis (rate limits, queue) that does not answer 503, and anything unexpected 500 internal_error with
-no internals in the body.
+Unknown paths are 404 not_found, a documented route asked with a method it does not answer is 405 with
+`Allow` (decided by the URL's shape, whether or not the record it names exists or is within the key's reach:
+docs/decisions.md), a missing or bad key is 401 invalid_key, a missing permission 403 scope_missing naming it
+(also instead of 404 and 405 where the look guard refuses: a key that may not look there learns nothing), a
+database or a Redis (rate limits, queue) that does not answer 503, and anything unexpected 500 internal_error
+with no internals in the body.
 """
 
 import logging
@@ -18,6 +19,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from clinicrecords.api.idempotency import replay_for_missing_record
 from clinicrecords.api.problems import Problem, problem_response
+from clinicrecords.api.routes import route_methods
 from clinicrecords.failures import value_free_traceback
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,11 @@ def allowed_methods(request):
     return cache[key]
 
 
+def _answered(methods):
+    """Pyramid answers HEAD wherever it answers GET."""
+    return methods | {"HEAD"} if "GET" in methods else methods
+
+
 @notfound_view_config()
 def not_found_view(exc, request):
     context = getattr(request, "context", None)
@@ -67,7 +74,11 @@ def not_found_view(exc, request):
         if replayed is not None:
             return replayed
     methods = allowed_methods(request) if context is not None else frozenset()
-    if methods and request.method not in methods:
+    if not methods:
+        # Traversal stopped before the resource (a record that is absent or out of reach, a clinic the key
+        # does not reach): the route's template still says which methods it answers.
+        methods = route_methods(request.registry, request.environ.get("PATH_INFO", ""))
+    if methods and request.method not in _answered(methods):
         allow = ", ".join(sorted(methods))
         problem = Problem("method_not_allowed", f"Allowed methods: {allow}.", headers={"Allow": allow})
     else:

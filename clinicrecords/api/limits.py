@@ -8,14 +8,13 @@ answer to an https request (`wsgi.url_scheme`, as waitress sets it from the trus
 X-Forwarded-Proto) carries Strict-Transport-Security too, on the API and the portal alike.
 """
 
-import re
 import time
 
 from pyramid.interfaces import IExecutionPolicy
 
 from clinicrecords.api.problems import Problem, problem_response
 from clinicrecords.api.request_log import log_request, request_loggers
-from clinicrecords.api.routes import operations
+from clinicrecords.api.routes import operations, template_pattern
 from clinicrecords.settings import as_bool
 
 DEFAULT_MAX_BODY = 1024 * 1024
@@ -33,13 +32,9 @@ SECURITY_HEADERS = {
 HSTS = ("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
 
 
-def _template_pattern(path):
-    return re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(path)) + "/?$")
-
-
 def route_body_limits(registry):
     """(method, path pattern, limit) of every route whose view declares `body_limit=`."""
-    return [(op.method, _template_pattern(op.path), op.options["body_limit"])
+    return [(op.method, template_pattern(op.path), op.options["body_limit"])
             for op in operations(registry) if op.options.get("body_limit")]
 
 

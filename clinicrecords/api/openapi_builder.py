@@ -3,13 +3,16 @@
 import json
 
 from apispec import APISpec
-from apispec.ext.marshmallow import MarshmallowPlugin
-from apispec.ext.marshmallow.common import resolve_schema_cls
+from apispec.ext.marshmallow import MarshmallowPlugin, OpenAPIConverter
+from apispec.ext.marshmallow.common import resolve_schema_cls, resolve_schema_instance
 
+from clinicrecords.api.body import MAX_EXPONENT, MAX_NUMBER_CHARS
 from clinicrecords.api.code_samples import code_samples, curl_setup
+from clinicrecords.api.cursors import CURSOR_LIFETIME_SECONDS
 from clinicrecords.api.problem_codes import CODES, problem_type
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
 from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
+from clinicrecords.api.limits import DEFAULT_MAX_BODY, DEFAULT_MAX_URL
 from clinicrecords.api.openapi import version
 from clinicrecords.api.permission_names import grantable_permissions, permission_descriptions
 from clinicrecords.api.render import json_bytes
@@ -187,6 +190,20 @@ def _exclusive_bounds(converter, field, ret, **kwargs):
     return {}
 
 
+class _Converter(OpenAPIConverter):
+    def schema2jsonschema(self, schema):
+        """A request schema's rules across fields (`OBJECT_RULES`) go on its object, beside the fields."""
+        jsonschema = super().schema2jsonschema(schema)
+        instance = resolve_schema_instance(schema)
+        if hasattr(instance, "object_rules"):
+            jsonschema.update(instance.object_rules())
+        return jsonschema
+
+
+class _Plugin(MarshmallowPlugin):
+    Converter = _Converter
+
+
 def error_code_table():
     """Markdown, from the code list itself: the page shows exactly the codes the API answers with."""
     rows = [f"| {known.status} | `{code}` | {known.title} |"
@@ -201,6 +218,28 @@ def permission_table(registry):
     return "\n".join(["| Permission | What it allows |", "| - | - |", *rows])
 
 
+# What the server enforces beside each operation's schemas: rules on a whole request, which no field's schema
+# can state (docs/decisions.md, "The document and the server agree").
+RULES_BESIDE_THE_SCHEMAS = "\n".join([
+    f"- **URLs** are at most {DEFAULT_MAX_URL} characters (414 `uri_too_long`); headers over the server's limit "
+    "are 431 `request_header_too_large`. Every operation declares both.",
+    f"- **Bodies** are JSON objects of at most {DEFAULT_MAX_BODY // 1024 // 1024} MiB unless the operation says "
+    f"otherwise (413 `payload_too_large`). A number is at most {MAX_NUMBER_CHARS} characters long with an "
+    f"exponent between -{MAX_EXPONENT} and {MAX_EXPONENT} (so `5e-324` is refused), and no text, object keys "
+    "included, contains NUL: each is 400 `invalid_request`.",
+    "- **Methods**: a method a path does not list is 405 `method_not_allowed` with `Allow`. The path's shape "
+    "alone decides it, after the key's own checks: also when the record the path names is absent or outside "
+    "the key's reach, so it reveals nothing about records.",
+    "- **Cursors** (`starting_after`) are opaque: only a `next_cursor` the server issued for the same list and "
+    f"key owner, within {CURSOR_LIFETIME_SECONDS // 3600} hours, is valid. Never build or change one.",
+    "- **References and codes**: an id in a body must name a record of the clinic (400 naming the field); "
+    "ICD-10-CM codes are checked against the code list, RxNorm codes against the verified list, NPIs and GTINs "
+    "against their check digits.",
+    "- **Rules across fields** (at least one change, fields that exclude each other) are part of each body's "
+    "schema; comparisons of two fields (an end before its start) are in the fields' descriptions.",
+])
+
+
 def introduction(registry):
     return "\n\n".join([
         "Server-to-server JSON REST API to a clinic's own records. Every request carries `Authorization: "
@@ -211,6 +250,7 @@ def introduction(registry):
         "A clinic grants an organization some of these permissions when it connects it (`GET /v1/connections` "
         "lists them per clinic); each operation names the one it needs (`x-permission`).",
         permission_table(registry),
+        "## Rules beside the schemas", RULES_BESIDE_THE_SCHEMAS,
         "## Error codes", error_code_table(),
     ])
 
@@ -218,7 +258,7 @@ def introduction(registry):
 class _Builder:
     def __init__(self, registry):
         self.registry = registry
-        self.plugin = MarshmallowPlugin(schema_name_resolver=_name_resolver())
+        self.plugin = _Plugin(schema_name_resolver=_name_resolver())
         self.spec = APISpec(
             title="Clinic Records API", version=version(), openapi_version="3.1.0", plugins=[self.plugin],
             info={"description": introduction(registry)},

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from marshmallow import fields, validate
 from sqlalchemy import Integer, bindparam, tuple_
 
+from clinicrecords.api.cursors import CURSOR_LIFETIME_SECONDS, CURSOR_PATTERN, NOT_A_CURSOR
 from clinicrecords.api.schemas import RequestSchema
 from clinicrecords.db.prebuilt import Prebuilt
 
@@ -16,9 +17,17 @@ DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
 
 
+CURSOR_DESCRIPTION = (
+    f"Opaque: the `next_cursor` of the previous page, issued and signed by the server for this list and this "
+    f"key's owner, valid for {CURSOR_LIFETIME_SECONDS // 3600} hours. Never build or change one: anything the "
+    f"server did not issue for this list is 400 `invalid_request`, even when it has this shape.")
+
+
 class ListQuery(RequestSchema):
     limit = fields.Integer(load_default=DEFAULT_LIMIT, validate=validate.Range(1, MAX_LIMIT))
-    starting_after = fields.String(validate=validate.Length(1, 2000))
+    starting_after = fields.String(validate=[validate.Length(1, 2000), validate.Regexp(CURSOR_PATTERN,
+                                                                                        error=NOT_A_CURSOR)],
+                                   metadata={"description": CURSOR_DESCRIPTION})
 
 
 class UpdatedSinceListQuery(ListQuery):

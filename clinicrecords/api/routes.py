@@ -16,6 +16,7 @@ and a branch (`clinicrecords.resources.Branch`) its fixed children, on the class
 and an item resource may name a sandbox record that documentation examples use (`sandbox_example_id`).
 """
 
+import re
 from dataclasses import dataclass, field
 
 from pyramid.security import NO_PERMISSION_REQUIRED
@@ -133,3 +134,30 @@ def operations(registry):
             options = {name: intr.get(name) for name in _VIEW_OPTIONS if intr.get(name) is not None}
             result.append(Operation(node, method, path, view_name, permission, intr["callable"], options))
     return sorted(result, key=lambda op: (op.path, METHODS.index(op.method) if op.method in METHODS else 99))
+
+
+def template_pattern(path):
+    """A regular expression matching the URLs of a path template (any segment for each parameter)."""
+    return re.compile("^" + re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(path)) + "/?$")
+
+
+def _route_patterns(registry):
+    """[(pattern, methods)] of every documented path, those with fewer parameters first: a named view
+    (`/patients/search`) wins over an item template (`/patients/{patient_id}`)."""
+    if "api.route_patterns" not in registry:
+        by_path = {}
+        for operation in operations(registry):
+            by_path.setdefault(operation.path, set()).add(operation.method)
+        registry["api.route_patterns"] = [(template_pattern(path), frozenset(methods))
+                                          for path, methods in sorted(by_path.items(),
+                                                                      key=lambda item: item[0].count("{"))]
+    return registry["api.route_patterns"]
+
+
+def route_methods(registry, path):
+    """The methods of the documented route whose template `path` fits, or an empty set. The URL's shape
+    alone decides, which the document publishes: no record and no caller."""
+    for pattern, methods in _route_patterns(registry):
+        if pattern.match(path):
+            return methods
+    return frozenset()

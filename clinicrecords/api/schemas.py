@@ -13,14 +13,22 @@ class RequestSchema(Schema):
       posts every one of them).
     - `FORBIDDEN_FIELDS`: names that answer 400 `unknown_field` rather than `invalid_request`.
     - `REFUSE_UNDERSCORE_FIELDS`: underscore-prefixed names answer `unknown_field` too.
+    - `OBJECT_RULES`: JSON Schema for the rules the schema's validators enforce across fields (at least one
+      change, fields that exclude each other), built with `clinicrecords.api.object_rules`; the OpenAPI
+      document states them on the object so that it refuses what the server refuses. A schema whose rules
+      follow from its own fields computes them in `object_rules()`.
     """
 
     EXAMPLE: ClassVar[dict | None] = None
     FORBIDDEN_FIELDS: ClassVar[frozenset] = frozenset()
     REFUSE_UNDERSCORE_FIELDS: ClassVar[bool] = False
+    OBJECT_RULES: ClassVar[dict] = {}
 
     class Meta:
         unknown = RAISE
+
+    def object_rules(self):
+        return self.OBJECT_RULES
 
 
 class WholeNumber(fields.Integer):

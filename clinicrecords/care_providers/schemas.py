@@ -3,7 +3,7 @@ from marshmallow import fields, validate
 from clinicrecords.api.pagination import UpdatedSinceListQuery
 from clinicrecords.api.schemas import RequestSchema
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
-from clinicrecords.providers.services import validate_npi
+from clinicrecords.providers.services import NPI_PATTERN, validate_npi
 from clinicrecords.sandbox.interfaces import sandbox_id
 
 # pcp is the spec's; the others are this service's (docs/decisions.md).
@@ -27,7 +27,7 @@ class CareProviderUpdate(RequestSchema):
     is_primary = fields.Boolean()
     practice_name = _text(200)
     specialty = _text(100)
-    npi = fields.String(validate=validate_npi, allow_none=True)
+    npi = fields.String(validate=validate_npi, allow_none=True, metadata={"pattern": NPI_PATTERN})
     phone = _text(40)
     fax = _text(40)
     address = _text(500)

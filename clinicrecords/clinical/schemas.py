@@ -7,6 +7,7 @@ client_reference at most 200, origin_assistant_name at most 200 (docs/decisions.
 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
+from clinicrecords.api.object_rules import all_of, alone_when, at_least_one_of, either
 from clinicrecords.api.pagination import UpdatedSinceListQuery
 from clinicrecords.api.schemas import RequestSchema
 from clinicrecords.clinical import terminology
@@ -37,6 +38,9 @@ def _text(maximum):
     return fields.String(validate=validate.Length(1, maximum))
 
 
+_SENT_FIELDS = ("client_reference", "origin_assistant_name")
+
+
 class _Sent(RequestSchema):
     """What every send carries besides the item itself."""
 
@@ -50,7 +54,7 @@ def _status(values, create):
 
 def _retraction_alone(data, status_field):
     """entered_in_error proposes a retraction: it cannot be combined with other changes."""
-    changes = set(data) - {"client_reference", "origin_assistant_name"}
+    changes = set(data) - set(_SENT_FIELDS)
     if not changes:
         raise ValidationError("Send at least one change.", "_schema")
     if data.get(status_field) == RETRACTED and changes != {status_field}:
@@ -58,15 +62,29 @@ def _retraction_alone(data, status_field):
                               f"({', '.join(sorted(changes - {status_field}))}).", status_field)
 
 
+def _change_rules(schema, status_field):
+    """What `_retraction_alone` enforces, as the document states it."""
+    changes = sorted(field.data_key or name for name, field in schema.fields.items() if name not in _SENT_FIELDS)
+    return all_of(
+        at_least_one_of(changes, f"Send at least one change; {' and '.join(_SENT_FIELDS)} alone are none."),
+        alone_when(status_field, RETRACTED, _SENT_FIELDS,
+                   f"{status_field} {RETRACTED} proposes a retraction and cannot be combined with other changes."))
+
+
 class _Immutable:
-    """A change request that names a field that never changes gets a message saying what to do instead."""
+    """A change request that names a field that never changes gets a message saying what to do instead.
+    `STATUS_FIELD` names the field whose entered_in_error proposes a retraction (`_retraction_alone`)."""
 
     IMMUTABLE: dict = {}
+    STATUS_FIELD = "clinical_status"
 
     def load(self, data, *args, **kwargs):
         if isinstance(data, dict) and self.IMMUTABLE.keys() & data.keys():
             raise ValidationError({name: [message] for name, message in self.IMMUTABLE.items() if name in data})
         return super().load(data, *args, **kwargs)
+
+    def object_rules(self):
+        return _change_rules(self, self.STATUS_FIELD)
 
 
 class Reaction(RequestSchema):
@@ -82,6 +100,8 @@ class SubstanceOut(RequestSchema):
 
 
 class Substance(RequestSchema):
+    OBJECT_RULES = {"minProperties": 1}  # _named
+
     text = _text(200)
     rxnorm = fields.String(validate=validate.Regexp(r"^[0-9]{1,20}$", error="An RxNorm code is an RxCUI: digits."))
 
@@ -95,7 +115,8 @@ class Substance(RequestSchema):
 
 
 class _AllergyFields(RequestSchema):
-    category = fields.List(fields.String(validate=validate.OneOf(ALLERGY_CATEGORIES)), validate=validate.Length(max=4))
+    category = fields.List(fields.String(validate=validate.OneOf(ALLERGY_CATEGORIES)), validate=validate.Length(max=4),
+                           metadata={"uniqueItems": True})  # _categories_once
     criticality = fields.String(validate=validate.OneOf(CRITICALITIES))
     type = fields.String(validate=validate.OneOf(ALLERGY_TYPES))
     reactions = fields.List(fields.Nested(Reaction), validate=validate.Length(max=20))
@@ -117,6 +138,11 @@ class AllergyCreate(_Sent, _AllergyFields):
         "origin_assistant_name": "Intake Assistant",
     }
 
+    _STATEMENT_FIELDS = ("patient_id", "no_known_allergies", *_SENT_FIELDS, "note")
+    OBJECT_RULES = either("no_known_allergies", _STATEMENT_FIELDS, ["substance"],
+                          "An allergy names its substance; a statement of no known allergies carries no allergy "
+                          "details.")
+
     patient_id = fields.UUID(required=True)
     no_known_allergies = fields.Boolean(validate=validate.Equal(True, error="Send true, or leave it out."))
     substance = fields.Nested(Substance)
@@ -124,8 +150,7 @@ class AllergyCreate(_Sent, _AllergyFields):
 
     @validates_schema
     def _kind(self, data, **kwargs):
-        clinical = set(data) - {"patient_id", "no_known_allergies", "client_reference", "origin_assistant_name",
-                                "note"}
+        clinical = set(data) - set(self._STATEMENT_FIELDS)
         if data.get("no_known_allergies"):
             if clinical:
                 raise ValidationError({name: ["A statement of no known allergies carries no allergy details."]
@@ -147,7 +172,7 @@ class AllergyChange(_Immutable, _Sent, _AllergyFields):
 
     @validates_schema
     def _retraction(self, data, **kwargs):
-        _retraction_alone(data, "clinical_status")
+        _retraction_alone(data, self.STATUS_FIELD)
 
 
 def _icd10_field(required):
@@ -172,7 +197,7 @@ class ConditionCreate(_Sent):
     display = _text(200)
     clinical_status = _status(CONDITION_STATUSES, create=True)
     onset_date = fields.Date()
-    abatement_date = fields.Date()
+    abatement_date = fields.Date(metadata={"description": "not before onset_date, when both are sent"})
     note = _text(2000)
 
     @validates_schema
@@ -187,17 +212,19 @@ class ConditionChange(_Immutable, _Sent):
 
     clinical_status = _status(CONDITION_STATUSES, create=False)
     onset_date = fields.Date()
-    abatement_date = fields.Date()
+    abatement_date = fields.Date(metadata={"description": "not before onset_date, when both are sent"})
     display = _text(200)
     note = _text(2000)
 
     @validates_schema
     def _rules(self, data, **kwargs):
-        _retraction_alone(data, "clinical_status")
+        _retraction_alone(data, self.STATUS_FIELD)
         _dates_in_order(data, "onset_date", "abatement_date")
 
 
 class Medication(RequestSchema):
+    OBJECT_RULES = {"minProperties": 1}  # _named
+
     text = _text(200)
     rxnorm = fields.String(validate=validate.Regexp(r"^[0-9]{1,20}$", error="An RxNorm code is an RxCUI: digits."))
 
@@ -217,7 +244,7 @@ class MedicationStatementCreate(_Sent):
     status = _status(MEDICATION_STATUSES, create=True)
     dosage_text = _text(200)
     effective_start = fields.Date()
-    effective_end = fields.Date()
+    effective_end = fields.Date(metadata={"description": "not before effective_start, when both are sent"})
     note = _text(2000)
 
     @validates_schema
@@ -229,16 +256,17 @@ class MedicationStatementChange(_Immutable, _Sent):
     EXAMPLE = {"status": "stopped", "effective_end": "2024-05-01"}
     IMMUTABLE = {"medication": "The medicine never changes: report a different medicine as a new statement.",
                  "patient_id": "A statement stays with its patient."}
+    STATUS_FIELD = "status"
 
     status = _status(MEDICATION_STATUSES, create=False)
     dosage_text = _text(200)
     effective_start = fields.Date()
-    effective_end = fields.Date()
+    effective_end = fields.Date(metadata={"description": "not before effective_start, when both are sent"})
     note = _text(2000)
 
     @validates_schema
     def _rules(self, data, **kwargs):
-        _retraction_alone(data, "status")
+        _retraction_alone(data, self.STATUS_FIELD)
         _dates_in_order(data, "effective_start", "effective_end")
 
 
@@ -258,6 +286,7 @@ class ReferralCreate(_Sent):
 class ReferralChange(_Immutable, _Sent):
     EXAMPLE = {"priority": "urgent", "note": "Pain now wakes the patient at night."}
     IMMUTABLE = {"patient_id": "A referral stays with its patient."}
+    STATUS_FIELD = "status"
 
     reason_code = _icd10_field(required=False)
     reason_text = _text(200)
@@ -270,7 +299,7 @@ class ReferralChange(_Immutable, _Sent):
 
     @validates_schema
     def _retraction(self, data, **kwargs):
-        _retraction_alone(data, "status")
+        _retraction_alone(data, self.STATUS_FIELD)
 
 
 class ClinicalListQuery(UpdatedSinceListQuery):

@@ -23,8 +23,10 @@ class DispensingFlagQuery(ListQuery):
     """`from` and `to` are UTC calendar dates, both included. Defaults: `to` today, `from` 29 days before `to`
     (30 days in all). The window may span at most 366 days."""
 
-    from_ = fields.Date(data_key="from")
-    to = fields.Date()
+    from_ = fields.Date(data_key="from", metadata={"description": (
+        f"UTC calendar date, included; not after `to`, and the window from `from` to `to` spans at most "
+        f"{MAX_WINDOW_DAYS} days (default: {DEFAULT_WINDOW_DAYS - 1} days before `to`)")})
+    to = fields.Date(metadata={"description": "UTC calendar date, included (default: today)"})
     patient_id = fields.UUID()
 
     @post_load

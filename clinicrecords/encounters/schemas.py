@@ -21,6 +21,9 @@ SANDBOX_CLINIC_DRAFT_ID = SANDBOX_ENCOUNTER_IDS[2]
 SANDBOX_APP_DRAFT_ID = sandbox_id("encounter:app-draft-1")
 
 
+_NOT_BEFORE_START = "not before the start"
+
+
 class _BlankNote(RequestSchema):
     FORBIDDEN_FIELDS = ORDER_AND_BILLING_FIELDS
     REFUSE_UNDERSCORE_FIELDS = True
@@ -41,7 +44,7 @@ class EncounterCreate(_BlankNote):
     encounter_class = fields.String(data_key="class", required=True, validate=validate.OneOf(CLASSES))
     type = fields.String(validate=validate.Length(1, 100), allow_none=True)
     start = fields.AwareDateTime(required=True, default_timezone=None)
-    end = fields.AwareDateTime(allow_none=True, default_timezone=None)
+    end = fields.AwareDateTime(allow_none=True, default_timezone=None, metadata={"description": _NOT_BEFORE_START})
     reason = fields.String(validate=validate.Length(1, 500), allow_none=True)
 
 
@@ -52,8 +55,10 @@ class EncounterUpdate(_BlankNote):
                "end": "2026-03-02T09:30:00Z"}
 
     type = fields.String(validate=validate.Length(1, 100), allow_none=True)
-    start = fields.AwareDateTime(default_timezone=None)
-    end = fields.AwareDateTime(allow_none=True, default_timezone=None)
+    start = fields.AwareDateTime(default_timezone=None, metadata={"description": "not after the end (as sent, or "
+                                                                                  "as stored)"})
+    end = fields.AwareDateTime(allow_none=True, default_timezone=None,
+                               metadata={"description": f"{_NOT_BEFORE_START} (as sent, or as stored)"})
     reason = fields.String(validate=validate.Length(1, 500), allow_none=True)
 
 

@@ -5,6 +5,10 @@ import re
 from clinicrecords.errors import InvalidInput
 
 _REGULATOR = re.compile(r"^[A-Z0-9][A-Z0-9 ./-]{0,63}$")
+# The shapes as the OpenAPI document states them (the check digit and the tidying of case and spaces are
+# the server's own: docs/decisions.md).
+GTIN_PATTERN = r"^(?:[0-9]{8}|[0-9]{12,14})$"
+REGULATOR_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ./-]{0,63}$"
 
 
 def gtin_check_digit_ok(digits):

@@ -1,5 +1,6 @@
 from marshmallow import ValidationError, fields, validate, validates_schema
 
+from clinicrecords.api.object_rules import all_of, when
 from clinicrecords.api.schemas import RequestSchema, WholeNumber
 from clinicrecords.inventory.bands import BANDS
 from clinicrecords.inventory.ledger import KINDS as MOVEMENT_KINDS
@@ -60,6 +61,14 @@ class MovementCreate(RequestSchema):
 
     EXAMPLE = {"kind": "receipt", "quantity": 24, "lot": "AMX-2406", "expires_on": "2030-06-30",
                "reference": "PO-10442"}
+    OBJECT_RULES = all_of(
+        {"description": "quantity: 1 or more, but an adjustment's is the signed change, never 0.",
+         "if": {"required": ["kind"], "properties": {"kind": {"const": "adjustment"}}},
+         "then": {"properties": {"quantity": {"not": {"const": 0}}}},
+         "else": {"properties": {"quantity": {"minimum": 1}}}},
+        when("kind", "write_off", {"required": ["reason"], "properties": {"reason": {"minLength": 1}}},
+             "A write_off needs its reason (400 reason_required)."),
+    )
 
     kind = fields.String(required=True, validate=validate.OneOf(MOVEMENT_KINDS))
     quantity = WholeNumber(required=True, validate=validate.Range(-MAX_MOVEMENT_QUANTITY, MAX_MOVEMENT_QUANTITY))

@@ -22,6 +22,8 @@ from clinicrecords.events.services import emit
 from clinicrecords.inventory import bands, batches, ledger, network
 from clinicrecords.inventory.bands import BANDS, max_age
 from clinicrecords.inventory.product_codes import (
+    GTIN_PATTERN,
+    REGULATOR_PATTERN,
     gtin_input,
     normalize_gtin,
     normalize_regulator_number,
@@ -39,10 +41,10 @@ from clinicrecords.inventory.tills import (
     till,
 )
 
-__all__ = ["BANDS", "FRESHNESS_CHANGED", "InventoryError", "InventoryService", "create_item", "ensure_till",
-           "get_item", "inventory_service_factory", "linked_items_with_bands", "mark_till_stale", "max_age",
-           "network_projection", "normalize_gtin", "normalize_regulator_number", "report_till", "set_linked",
-           "set_stock", "sweep_stale_tills", "till", "till_row"]
+__all__ = ["BANDS", "FRESHNESS_CHANGED", "GTIN_PATTERN", "REGULATOR_PATTERN", "InventoryError", "InventoryService",
+           "create_item", "ensure_till", "get_item", "inventory_service_factory", "linked_items_with_bands",
+           "mark_till_stale", "max_age", "network_projection", "normalize_gtin", "normalize_regulator_number",
+           "report_till", "set_linked", "set_stock", "sweep_stale_tills", "till", "till_row"]
 
 AVAILABILITY_CHANGED = "inventory.availability.changed"
 ITEM_CREATED = "inventory.item.created"

@@ -2,7 +2,13 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from clinicrecords.api.pagination import ListQuery
 from clinicrecords.api.schemas import RequestSchema
-from clinicrecords.inventory.services import BANDS, normalize_gtin, normalize_regulator_number
+from clinicrecords.inventory.services import (
+    BANDS,
+    GTIN_PATTERN,
+    REGULATOR_PATTERN,
+    normalize_gtin,
+    normalize_regulator_number,
+)
 
 MAX_RESULTS = 50
 DEFAULT_RESULTS = 20
@@ -29,9 +35,11 @@ class ItemCriteria(RequestSchema):
     """Exactly one of: `q` (medicine name text, typo-tolerant), `gtin` (barcode, GTIN-8/12/13/14 with a valid
     check digit), `regulator_number` (the medicine's licence/registration number)."""
 
+    OBJECT_RULES = {"minProperties": 1, "maxProperties": 1}  # exactly_one
+
     q = fields.String(validate=validate.Length(2, 200))
-    gtin = _Gtin()
-    regulator_number = _RegulatorNumber()
+    gtin = _Gtin(metadata={"pattern": GTIN_PATTERN})
+    regulator_number = _RegulatorNumber(metadata={"pattern": REGULATOR_PATTERN})
 
     @validates_schema
     def exactly_one(self, data, **kwargs):

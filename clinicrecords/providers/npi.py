@@ -4,6 +4,7 @@
 from marshmallow import ValidationError
 
 NPI_PREFIX = "80840"
+NPI_PATTERN = r"^[0-9]{10}$"  # the shape the OpenAPI document states; the check digit is the server's own
 
 
 def npi_check_digit(first_nine):

@@ -10,10 +10,10 @@ from clinicrecords.api.pagination import keyset_page
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
 from clinicrecords.providers.models import Provider
-from clinicrecords.providers.npi import is_valid_npi, npi_check_digit, validate_npi
+from clinicrecords.providers.npi import NPI_PATTERN, is_valid_npi, npi_check_digit, validate_npi
 from clinicrecords.providers.schemas import ROLES
 
-__all__ = ["ProviderService", "clinicians_among", "is_valid_npi", "npi_check_digit", "parse_licence",
+__all__ = ["NPI_PATTERN", "ProviderService", "clinicians_among", "is_valid_npi", "npi_check_digit", "parse_licence",
            "provider_exists", "provider_service_factory", "validate_npi"]
 
 _JURISDICTION = re.compile(r"^[A-Z]{2}$")

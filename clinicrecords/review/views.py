@@ -25,6 +25,13 @@ def list_submissions(context, request):
     return render_page(request, "submission", page)
 
 
+# What a DELETE leaves behind (docs/decisions.md): the caller can still see what became of what it sent.
+WITHDRAWN_STAYS_READABLE = (
+    "Withdrawing decides the submission: it reads review_status `rejected` with decision_reason `withdrawn` "
+    "and is never deleted, so GET on it still answers 200 with that record (and a second DELETE 409 "
+    "`submission_not_pending`).")
+
+
 @view_config(context=SubmissionResource, request_method="GET", permission=DerivedPermission.SubmissionsOfKind,
              openapi={"summary": "Read one of your submissions", "kind": "submission"})
 def get_submission(context, request):
@@ -53,7 +60,7 @@ def change_submission(context, request):
 
 @view_config(context=SubmissionResource, request_method="DELETE", permission=DerivedPermission.SubmissionWithdraw,
              idempotency="optional", openapi={"summary": "Withdraw a pending submission", "kind": "submission",
-                      "errors": ["submission_not_pending"]})
+                      "errors": ["submission_not_pending"], "description": WITHDRAWN_STAYS_READABLE})
 def withdraw_submission(context, request):
     submission = request.find_service(ISubmissionService).withdraw(context.submission)
     return render_one(request, "submission", submission, plain_only=True)

@@ -23,7 +23,8 @@ class AppointmentCreate(RequestSchema):
     patient_id = fields.UUID(required=True)
     provider_id = fields.UUID(allow_none=True)
     specialty = fields.String(validate=validate.Length(1, 100), allow_none=True)
-    starts_at = fields.AwareDateTime(required=True, default_timezone=None)
+    starts_at = fields.AwareDateTime(required=True, default_timezone=None, metadata={"description": (
+        "the start of a 30-minute slot: on the hour or half hour of the clinic's local time, in the future")})
     referral_id = fields.UUID(allow_none=True)
     reason = fields.String(validate=validate.Length(1, 500), allow_none=True)
 

@@ -153,3 +153,17 @@ def test_limit_defaults_to_25(world, testapp, connected):
     _insert_patients(world, connected.clinic_id, 30)
     body = testapp.get(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers).json
     assert len(body["data"]) == 25 and body["has_more"] is True and body["next_cursor"]
+
+
+def test_a_cursor_with_a_stray_character_is_refused_by_the_signer_itself():
+    """The list query's pattern refuses it first; the signer, which other lists reach without that query
+    (the portal's), refuses what base64 decoding alone would have skipped."""
+    from clinicrecords.api.cursors import CursorSigner
+    from clinicrecords.api.problems import Problem
+
+    signer = CursorSigner("secret")
+    issued = signer.sign("/v1/list|owner", [1])
+    assert signer.verify(issued, "/v1/list|owner") == (1,)
+    for stray in (f"{issued[:4]}!{issued[4:]}", f"{issued} ", f"{issued}\n", f"={issued}"):
+        with pytest.raises(Problem):
+            signer.verify(stray, "/v1/list|owner")

@@ -1,13 +1,25 @@
 from marshmallow import fields, validate
 
+from clinicrecords.api.object_rules import all_of, when
 from clinicrecords.api.schemas import RequestSchema
-from clinicrecords.patients.imports.formats import FORMATS
+from clinicrecords.patients.imports.formats import FORMATS, MAX_ROWS
 from clinicrecords.sandbox.interfaces import sandbox_id
 
 STATUSES = ("validating", "succeeded", "needs_review", "failed")
 MAX_BYTES = 10 * 1024 * 1024
 
 SANDBOX_IMPORT_ID = sandbox_id("patient-import:1")
+
+_PATIENT_ENTRY = {"type": "object", "required": ["resource"], "properties": {"resource": {
+    "type": "object", "required": ["resourceType"], "properties": {"resourceType": {"const": "Patient"}}}}}
+# What `formats.read_rows` reads for each format, 1 to MAX_ROWS rows (ndjson's lines are counted once read).
+_DATA_BY_FORMAT = {
+    "json_array": {"type": "array", "minItems": 1, "maxItems": MAX_ROWS},
+    "ndjson": {"type": "string", "pattern": "\\S"},
+    "fhir_bundle": {"type": "object", "required": ["resourceType", "entry"], "properties": {
+        "resourceType": {"const": "Bundle"},
+        "entry": {"type": "array", "contains": _PATIENT_ENTRY, "minContains": 1, "maxContains": MAX_ROWS}}},
+}
 
 
 class PatientImportCreate(RequestSchema):
@@ -21,8 +33,11 @@ class PatientImportCreate(RequestSchema):
          "email": "mateo.lindqvist@example.org", "external_id": "LEGACY-0002"},
     ]}
 
+    OBJECT_RULES = all_of(*(when("input_format", name, {"properties": {"data": shape}}, f"data for {name}")
+                            for name, shape in _DATA_BY_FORMAT.items()))
+
     input_format = fields.String(required=True, validate=validate.OneOf(FORMATS))
-    data = fields.Raw(required=True)
+    data = fields.Raw(required=True, metadata={"type": ["array", "string", "object"]})
 
 
 class CountsOut(RequestSchema):
