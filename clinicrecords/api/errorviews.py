@@ -65,6 +65,16 @@ def not_found_view(exc, request):
     missing = guard(request, context) if guard is not None and context is not None else None
     if missing is not None:
         return problem_response(request, scope_missing(missing))
+    methods = allowed_methods(request) if context is not None else frozenset()
+    if not methods:
+        # Traversal stopped before the resource (a record that is absent or out of reach, a clinic the key
+        # does not reach): the route's template still says which methods it answers.
+        methods = route_methods(request.registry, request.environ.get("PATH_INFO", ""))
+    if methods and request.method not in _answered(methods):
+        allow = ", ".join(sorted(methods))
+        return problem_response(
+            request, Problem("method_not_allowed", f"Allowed methods: {allow}.", headers={"Allow": allow}))
+    # A method the path answers, on a record already gone: a retried DELETE replays its first answer.
     replay_guard = request.registry.get("api.replay_guard")
     if replay_guard is not None and context is not None and replay_guard(request, context):
         try:
@@ -73,17 +83,8 @@ def not_found_view(exc, request):
             return problem_response(request, problem)
         if replayed is not None:
             return replayed
-    methods = allowed_methods(request) if context is not None else frozenset()
-    if not methods:
-        # Traversal stopped before the resource (a record that is absent or out of reach, a clinic the key
-        # does not reach): the route's template still says which methods it answers.
-        methods = route_methods(request.registry, request.environ.get("PATH_INFO", ""))
-    if methods and request.method not in _answered(methods):
-        allow = ", ".join(sorted(methods))
-        problem = Problem("method_not_allowed", f"Allowed methods: {allow}.", headers={"Allow": allow})
-    else:
-        problem = Problem("not_found", "The resource does not exist or is not within this key's reach.")
-    return problem_response(request, problem)
+    return problem_response(
+        request, Problem("not_found", "The resource does not exist or is not within this key's reach."))
 
 
 @forbidden_view_config()

@@ -23,6 +23,9 @@ class SubmissionChange(RequestSchema):
 
     EXAMPLE = {"criticality": "low", "note": "The patient describes a milder reaction than first reported."}
 
+    # An empty merge patch changes nothing: refused ("Send at least one field to change").
+    OBJECT_RULES = {"minProperties": 1}
+
     class Meta:
         unknown = INCLUDE  # the kind's send schema reads the merged body, unknown fields included
 

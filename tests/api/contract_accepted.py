@@ -168,6 +168,12 @@ ACCEPTED = [
                "no JSON Schema keyword speaks of a number's written form (the document's introduction says "
                "it)."),
     Accepted(
+        ACCEPTS_VALID, pointer=".*", words=("Unknown field",), operations=(f"PATCH {SUBMISSIONS_ITEM}",),
+        reason="A change of a pending submission is a merge patch of what its send carried, validated as that "
+               "send would be: which fields it takes depends on the submission's kind (an allergy's, a "
+               "condition's, ...) and on whether it proposed a new item or a change, which the stored record "
+               "decides and the path does not show (the operation's description says so)."),
+    Accepted(
         "use_after_free", status=200, operations=(f"GET {SUBMISSIONS_ITEM}",), sent=_withdrawn,
         reason="DELETE on a submission withdraws it (review_status rejected, decision_reason withdrawn): the "
                "submission stays readable by design, and the operation's description says so."),
