@@ -1,0 +1,43 @@
+"""What one request learns on its way and later steps read: `request.state`, one typed object per request.
+
+Tweens, view derivers, renderers and the security policy hand each other these facts; each field says who
+writes it and who reads it, so a reader follows a value from here rather than hunting `request.<name> = ...`.
+A request gets a fresh state (pyramid_retry's next attempt is a new request, so it starts again).
+"""
+
+from dataclasses import dataclass, field
+
+from pyramid.decorator import reify
+
+
+@dataclass(slots=True)
+class RequestState:
+    # The identity the key gate accepted (access), so the gate runs once however often it is asked.
+    gated_identity: object | None = None
+    # Idempotent requests' 4xx answers, as record values, stored apart once the transaction ended
+    # (api.idempotency: the deriver appends, the tween outside pyramid_tm stores).
+    idempotency_refusals: list = field(default_factory=list)
+    # The ids of the records the answer shows, or None for an answer render_one/render_page did not build
+    # (api.representations writes; the audit trail reads).
+    shown_record_ids: list | None = None
+    # Records a write touched that its answer does not show (a removed record's patient): for the audit trail.
+    touched_record_ids: list = field(default_factory=list)
+    # The request's audit entry was committed with its transaction (audit: the inner tween's after-commit hook
+    # sets it; the outer tween then appends none apart).
+    audit_committed: bool = False
+    # The problem answer built for this request, as (Problem, Response): rendered once, stored for an
+    # idempotent refusal and then sent by the error view (api.problems).
+    problem_answer: tuple | None = None
+    # The problem code of the answer, for the request log (api.problems, and api.idempotency's replay of a
+    # stored refusal).
+    problem_code: str | None = None
+    # Whether the portal's signed-in account is staff, asked once per request (portal.staff).
+    portal_is_staff: bool | None = None
+
+
+class StatefulRequest:
+    """Request mixin: `request.state`, built on first use."""
+
+    @reify
+    def state(self) -> RequestState:
+        return RequestState()
