@@ -137,7 +137,7 @@ def _claim(request, owner_id, key, digest, replay_field):
                       "request (method, path or body).")
     replayed = _replay(claim, replay_field)
     if claim.status >= 400:  # a stored refusal: the request log still names its code
-        replayed.problem_code = json.loads(claim.body).get("code")
+        request.state.problem_code = json.loads(claim.body).get("code")
     return replayed
 
 
@@ -162,7 +162,7 @@ def idempotency_deriver(view, info):
             response = view(context, request)
         except Problem as problem:
             if 400 <= problem.status < 500:
-                request.idempotency_refusals.append(
+                request.state.idempotency_refusals.append(
                     _record_values(owner_id, key, digest, problem_response(request, problem)))
             raise
         if response.status_int < 500:
@@ -222,10 +222,10 @@ def refusals_apart_tween_factory(handler, registry):
     engine = registry["db.engine"]
 
     def refusals_apart(request):
-        request.idempotency_refusals = refusals = []
         try:
             return handler(request)
         finally:
+            refusals = request.state.idempotency_refusals
             if refusals:
                 with engine.begin() as connection:
                     connection.execute(_INSERT_UNLESS_KEPT, refusals)

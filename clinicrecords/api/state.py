@@ -12,6 +12,12 @@ from pyramid.decorator import reify
 
 @dataclass(slots=True)
 class RequestState:
+    # What the view's `body_schema` and `query_schema` read (api.validation's deriver): the view reads them
+    # as `request.validated` and `request.query`.
+    body: dict | None = None
+    query: dict | None = None
+    # The services built for this request, by (interface, name, id(context)) (clinicrecords.services).
+    services: dict = field(default_factory=dict)
     # The identity the key gate accepted (access), so the gate runs once however often it is asked.
     gated_identity: object | None = None
     # Idempotent requests' 4xx answers, as record values, stored apart once the transaction ended
@@ -33,11 +39,24 @@ class RequestState:
     problem_code: str | None = None
     # Whether the portal's signed-in account is staff, asked once per request (portal.staff).
     portal_is_staff: bool | None = None
+    # The pre-sign-in CSRF token this answer sets as a cookie (portal.web.csrf): one per request, however
+    # many forms the page shows.
+    portal_csrf_cookie: str | None = None
 
 
 class StatefulRequest:
-    """Request mixin: `request.state`, built on first use."""
+    """Request mixin: `request.state`, built on first use, and the view's parsed input."""
 
     @reify
     def state(self) -> RequestState:
         return RequestState()
+
+    @property
+    def validated(self) -> dict | None:
+        """The body as the view's `body_schema` read it."""
+        return self.state.body
+
+    @property
+    def query(self) -> dict | None:
+        """The query as the view's `query_schema` read it."""
+        return self.state.query
