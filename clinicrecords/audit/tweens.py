@@ -28,7 +28,7 @@ def audit_in_transaction_tween_factory(handler, registry):
 
 
 def _committed(request, ok):
-    request.audit_committed = getattr(request, "audit_committed", False) or ok
+    request.state.audit_committed = request.state.audit_committed or ok
 
 
 def audit_apart_tween_factory(handler, registry):
@@ -40,7 +40,7 @@ def audit_apart_tween_factory(handler, registry):
             # The commit itself failed; the exception view outside the tweens answers (and may retry).
             _record_apart(request, registry, 503 if is_unavailable(exc) else 500, None)
             raise
-        if not getattr(request, "audit_committed", False):
+        if not request.state.audit_committed:
             _record_apart(request, registry, response.status_int, response)
         return response
 
