@@ -8,10 +8,10 @@
   retry gets 409 idempotency_key_reused at once instead of waiting. The lock and the lookup of the stored
   answer are one round trip (the database function `control.idempotency_claim`, migration c23).
 - A success is stored in the request's own transaction, so the effect and its record commit together: the
-  record's upsert travels in the message that carries the COMMIT (`send_with_commit`).
-  A 4xx is stored in a transaction of its own once the request's transaction has ended (it was aborted and
-  wrote nothing; storing it meanwhile would take a second pooled connection). It never replaces a stored
-  answer still within retention: a retry that ran in between keeps its own.
+  record's upsert travels in the message that carries the COMMIT (`db.commit_or_apart.with_commit`).
+  A 4xx is stored apart, once the request's transaction has ended (it was aborted and wrote nothing:
+  `db.commit_or_apart.apart`). It never replaces a stored answer still within retention: a retry that ran in
+  between keeps its own.
   A 5xx or any unexpected error is not stored, so a retry runs again.
 """
 
@@ -30,8 +30,8 @@ from sqlalchemy.dialects.postgresql import JSONB, insert
 
 from clinicrecords.api.models import IdempotencyRecord
 from clinicrecords.api.problems import Problem, invalid, problem_response
+from clinicrecords.db.commit_or_apart import Apart, apart, with_commit
 from clinicrecords.db.prebuilt import Prebuilt
-from clinicrecords.db.request_transaction import send_with_commit
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -162,11 +162,10 @@ def idempotency_deriver(view, info):
             response = view(context, request)
         except Problem as problem:
             if 400 <= problem.status < 500:
-                request.state.idempotency_refusals.append(
-                    _record_values(owner_id, key, digest, problem_response(request, problem)))
+                _record_apart(request, _record_values(owner_id, key, digest, problem_response(request, problem)))
             raise
         if response.status_int < 500:
-            _record_with_commit(request.db, _record_values(owner_id, key, digest, response))
+            _record_with_commit(request, _record_values(owner_id, key, digest, response))
         return response
 
     return idempotent_view
@@ -211,26 +210,15 @@ _UPSERT_TEXT = _UPSERT.compile(dialect=postgresql.psycopg.dialect(), column_keys
     "owner_id", "key", "fingerprint", "status", "headers", "body"]).string
 
 
-def _record_with_commit(session, values):
+def _record_with_commit(request, values):
     """Insert, or replace an expired record with the same key, in the message that carries the request's
     COMMIT (one round trip less): the answer is stored with everything the request wrote, or neither is."""
-    send_with_commit(session, _UPSERT_TEXT, {**values, "headers": Jsonb(values["headers"])})
+    with_commit(request, _UPSERT_TEXT, {**values, "headers": Jsonb(values["headers"])})
 
 
-def refusals_apart_tween_factory(handler, registry):
-    """Outside pyramid_tm: store the 4xx answers of idempotent requests after their transaction ended."""
-    engine = registry["db.engine"]
-
-    def refusals_apart(request):
-        try:
-            return handler(request)
-        finally:
-            refusals = request.state.idempotency_refusals
-            if refusals:
-                with engine.begin() as connection:
-                    connection.execute(_INSERT_UNLESS_KEPT, refusals)
-
-    return refusals_apart
+def _record_apart(request, values):
+    """A refusal, once the request's transaction has ended; never over an answer still within retention."""
+    apart(request, lambda outcome: Apart(_INSERT_UNLESS_KEPT, values))
 
 
 def prune(db):
@@ -241,5 +229,3 @@ def prune(db):
 
 def includeme(config):
     config.add_view_deriver(idempotency_deriver, name="idempotency")
-    config.add_tween("clinicrecords.api.idempotency.refusals_apart_tween_factory",
-                     over="pyramid_tm.tm_tween_factory")

@@ -20,17 +20,14 @@ class RequestState:
     services: dict = field(default_factory=dict)
     # The identity the key gate accepted (access), so the gate runs once however often it is asked.
     gated_identity: object | None = None
-    # Idempotent requests' 4xx answers, as record values, stored apart once the transaction ended
-    # (api.idempotency: the deriver appends, the tween outside pyramid_tm stores).
-    idempotency_refusals: list = field(default_factory=list)
+    # What the request owes apart once its transaction has ended, unless its COMMIT carried it (db.commit_or_apart:
+    # the idempotency store and the audit trail owe, the tween outside pyramid_tm writes).
+    owed_apart: list = field(default_factory=list)
     # The ids of the records the answer shows, or None for an answer render_one/render_page did not build
     # (api.representations writes; the audit trail reads).
     shown_record_ids: list | None = None
     # Records a write touched that its answer does not show (a removed record's patient): for the audit trail.
     touched_record_ids: list = field(default_factory=list)
-    # The request's audit entry was committed with its transaction (audit: the inner tween's after-commit hook
-    # sets it; the outer tween then appends none apart).
-    audit_committed: bool = False
     # The problem answer built for this request, as (Problem, Response): rendered once, stored for an
     # idempotent refusal and then sent by the error view (api.problems).
     problem_answer: tuple | None = None
