@@ -16,8 +16,6 @@
 """
 
 import datetime
-import decimal
-import hashlib
 import json
 import re
 
@@ -28,6 +26,7 @@ from psycopg.types.json import Jsonb
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import JSONB, insert
 
+from clinicrecords.api import canonical
 from clinicrecords.api.models import IdempotencyRecord
 from clinicrecords.api.problems import Problem, invalid, problem_response
 from clinicrecords.db.commit_or_apart import Apart, apart, with_commit
@@ -42,24 +41,6 @@ _REPLAYED_HEADERS = ("Location", "Content-Type")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
-def _canonical_number(value):
-    """A number by its value: 1, 1.0 and 1.00 are one number (docs/decisions.md), and so are 2.5 and 2.50."""
-    number = decimal.Decimal(value)
-    if number == number.to_integral_value():
-        return str(int(number))
-    return format(number.normalize(), "f")
-
-
-def _canonical(value):
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{json.dumps(name)}:{_canonical(value[name])}" for name in sorted(value)) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(_canonical(item) for item in value) + "]"
-    if value is None or isinstance(value, (str, bool)):
-        return json.dumps(value)
-    return _canonical_number(value)
-
-
 def canonical_body(request):
     """The body as one text per meaning: members sorted, no whitespace, numbers by value. A body that is not
     a JSON object the API would read is compared as its bytes."""
@@ -67,28 +48,20 @@ def canonical_body(request):
         return b""
     try:
         # The parse validation reads too (reified): a large import is parsed once.
-        return b"json:" + _canonical(request.json_object).encode()
+        return b"json:" + canonical.canonical_json(request.json_object).encode()
     except (Problem, RecursionError):
         return b"bytes:" + request.body
 
 
-def _digest(*parts):
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(len(part).to_bytes(8, "big"))
-        digest.update(part)
-    return digest.digest()
-
-
 def fingerprint(request):
-    return _digest(request.method.encode(), request.path.encode(), canonical_body(request))
+    return canonical.digest(request.method.encode(), request.path.encode(), canonical_body(request))
 
 
 def _same_request(record, digest, request):
     # Records stored before bodies were compared as parsed hold a digest of the raw bytes: still a match
     # for a byte-identical retry within their retention.
-    return record.fingerprint in (digest, _digest(request.method.encode(), request.path.encode(),
-                                                   request.body or b""))
+    return record.fingerprint in (digest, canonical.digest(request.method.encode(), request.path.encode(),
+                                                             request.body or b""))
 
 
 def _record_values(owner_id, key, digest, response):

@@ -6,19 +6,19 @@ clinic's own screens) accept, decline, review automatically accepted items and s
 
 import collections
 import datetime
-import hashlib
-import json
 import uuid
 
 from sqlalchemy import String, Uuid, bindparam, func, insert, select
 from sqlalchemy.orm import make_transient_to_detached
 
 from clinicrecords.access.services import current_connection_at, key_by_key_id, workspace_of_key
+from clinicrecords.api.canonical import canonical_hash
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.render import iso
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now
+from clinicrecords.db import locks
 from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events.services import emit
@@ -40,10 +40,8 @@ class ReviewError(InvalidInput):
 
 def content_hash(resource_type, action, target_id, payload, origin_assistant_name):
     """The identity of what was sent, for the client_reference rule: same reference, same content."""
-    canonical = json.dumps({"resource_type": resource_type, "action": action, "target_id": target_id,
-                            "payload": payload, "origin_assistant_name": origin_assistant_name},
-                           sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return canonical_hash({"resource_type": resource_type, "action": action, "target_id": target_id,
+                           "payload": payload, "origin_assistant_name": origin_assistant_name})
 
 
 def add_pending_submission(db, *, submission_id, patient_id, resource_type, target_id, payload, client_reference,
@@ -118,7 +116,6 @@ def locked_submission(db, submission_id):
     return db.get(Submission, submission_id, with_for_update=True, populate_existing=True)
 
 
-_REFERENCE_LOCK = select(func.pg_advisory_xact_lock(func.hashtextextended(bindparam("lock_name", type_=String()), 0)))
 _BY_REFERENCE = select(Submission).where(Submission.sender_owner_id == bindparam("owner_id", type_=Uuid()),
                                          Submission.client_reference == bindparam("client_reference", type_=String()))
 
@@ -187,7 +184,7 @@ class SubmissionService:
 
     def _by_reference(self, owner_id, client_reference):
         # Two sends with one reference at once: the second waits for the first, then sees it.
-        self.db.execute(_REFERENCE_LOCK, {"lock_name": f"client_reference:{owner_id}:{client_reference}"})
+        locks.hold(self.db, "client_reference", owner_id, client_reference)
         return self.db.scalar(_BY_REFERENCE, {"owner_id": owner_id, "client_reference": client_reference})
 
     # Following
