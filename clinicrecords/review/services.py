@@ -26,8 +26,6 @@ from clinicrecords.patients.services import visible
 from clinicrecords.review.models import AutoAcceptPause, AutoAcceptSetting, Submission
 from clinicrecords.review.representations import staff_submission_json
 
-# The kinds of chart item clinicians review and switch automatic acceptance for.
-KINDS = ("allergy", "condition", "medication_statement", "referral")
 DECIDED_EVENT = "submission.decided"
 NEVER_AUTOMATIC_ACTIONS = ("update", "retract", "no_known_allergies")
 DEFAULT_PAUSE_THRESHOLD = 100
