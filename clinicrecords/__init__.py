@@ -5,13 +5,16 @@ from pyramid.request import Request
 
 from clinicrecords import contexts
 from clinicrecords.api.public_url import PublicUrls
+from clinicrecords.api.state import StatefulRequest
 from clinicrecords.listening import settings_with_listen
 from clinicrecords.settings import SettingsError, refuse_to_start, resolve
 
 NO_DEFAULT_PERMISSION = "__no_default_permission__"
 
 
-class ClinicRecordsRequest(PublicUrls, Request):
+class ClinicRecordsRequest(PublicUrls, StatefulRequest, Request):
+    """The application's request: public URLs, and `request.state` (what the request learns on its way)."""
+
     # pyramid_retry makes every body seekable so a retry can read it again. Bodies are capped (10 MiB for
     # imports), so keep them in memory rather than in temporary files that nothing closes.
     request_body_tempfile_limit = 16 * 1024 * 1024

@@ -59,7 +59,7 @@ def find_service(request, iface=Interface, context=_marker, name=""):
         context = None
     elif context is _marker:
         context = getattr(request, "context", None)
-    built = request.__dict__.setdefault("_services_built", {})
+    built = request.state.services
     key = (iface, name, id(context))
     found = built.get(key)
     if found is None:

@@ -27,7 +27,7 @@ def key_gate(policy):
     then read with its reach of that clinic in one statement."""
 
     def require_key(request, clinic_id=None):
-        passed = getattr(request, "key_gate_passed", None)
+        passed = request.state.gated_identity
         if passed is not None:
             return passed
         refuse_browsers(request)
@@ -39,7 +39,7 @@ def key_gate(policy):
             # The key came from the cache and the reach version has moved: nothing was counted yet, so the
             # statement decides as if there were no cache, in the same order.
             identity = _checked(request, policy.reidentify(request, clinic_id))
-        request.key_gate_passed = identity
+        request.state.gated_identity = identity
         return identity
 
     return require_key

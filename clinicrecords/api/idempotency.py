@@ -8,16 +8,14 @@
   retry gets 409 idempotency_key_reused at once instead of waiting. The lock and the lookup of the stored
   answer are one round trip (the database function `control.idempotency_claim`, migration c23).
 - A success is stored in the request's own transaction, so the effect and its record commit together: the
-  record's upsert travels in the message that carries the COMMIT (`send_with_commit`).
-  A 4xx is stored in a transaction of its own once the request's transaction has ended (it was aborted and
-  wrote nothing; storing it meanwhile would take a second pooled connection). It never replaces a stored
-  answer still within retention: a retry that ran in between keeps its own.
+  record's upsert travels in the message that carries the COMMIT (`db.commit_or_apart.with_commit`).
+  A 4xx is stored apart, once the request's transaction has ended (it was aborted and wrote nothing:
+  `db.commit_or_apart.apart`). It never replaces a stored answer still within retention: a retry that ran in
+  between keeps its own.
   A 5xx or any unexpected error is not stored, so a retry runs again.
 """
 
 import datetime
-import decimal
-import hashlib
 import json
 import re
 
@@ -28,10 +26,11 @@ from psycopg.types.json import Jsonb
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects.postgresql import JSONB, insert
 
+from clinicrecords.api import canonical
 from clinicrecords.api.models import IdempotencyRecord
 from clinicrecords.api.problems import Problem, invalid, problem_response
+from clinicrecords.db.commit_or_apart import Apart, apart, with_commit
 from clinicrecords.db.prebuilt import Prebuilt
-from clinicrecords.db.request_transaction import send_with_commit
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -42,24 +41,6 @@ _REPLAYED_HEADERS = ("Location", "Content-Type")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
-def _canonical_number(value):
-    """A number by its value: 1, 1.0 and 1.00 are one number (docs/decisions.md), and so are 2.5 and 2.50."""
-    number = decimal.Decimal(value)
-    if number == number.to_integral_value():
-        return str(int(number))
-    return format(number.normalize(), "f")
-
-
-def _canonical(value):
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{json.dumps(name)}:{_canonical(value[name])}" for name in sorted(value)) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(_canonical(item) for item in value) + "]"
-    if value is None or isinstance(value, (str, bool)):
-        return json.dumps(value)
-    return _canonical_number(value)
-
-
 def canonical_body(request):
     """The body as one text per meaning: members sorted, no whitespace, numbers by value. A body that is not
     a JSON object the API would read is compared as its bytes."""
@@ -67,28 +48,20 @@ def canonical_body(request):
         return b""
     try:
         # The parse validation reads too (reified): a large import is parsed once.
-        return b"json:" + _canonical(request.json_object).encode()
+        return b"json:" + canonical.canonical_json(request.json_object).encode()
     except (Problem, RecursionError):
         return b"bytes:" + request.body
 
 
-def _digest(*parts):
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(len(part).to_bytes(8, "big"))
-        digest.update(part)
-    return digest.digest()
-
-
 def fingerprint(request):
-    return _digest(request.method.encode(), request.path.encode(), canonical_body(request))
+    return canonical.digest(request.method.encode(), request.path.encode(), canonical_body(request))
 
 
 def _same_request(record, digest, request):
     # Records stored before bodies were compared as parsed hold a digest of the raw bytes: still a match
     # for a byte-identical retry within their retention.
-    return record.fingerprint in (digest, _digest(request.method.encode(), request.path.encode(),
-                                                   request.body or b""))
+    return record.fingerprint in (digest, canonical.digest(request.method.encode(), request.path.encode(),
+                                                             request.body or b""))
 
 
 def _record_values(owner_id, key, digest, response):
@@ -137,7 +110,7 @@ def _claim(request, owner_id, key, digest, replay_field):
                       "request (method, path or body).")
     replayed = _replay(claim, replay_field)
     if claim.status >= 400:  # a stored refusal: the request log still names its code
-        replayed.problem_code = json.loads(claim.body).get("code")
+        request.state.problem_code = json.loads(claim.body).get("code")
     return replayed
 
 
@@ -162,11 +135,10 @@ def idempotency_deriver(view, info):
             response = view(context, request)
         except Problem as problem:
             if 400 <= problem.status < 500:
-                request.idempotency_refusals.append(
-                    _record_values(owner_id, key, digest, problem_response(request, problem)))
+                _record_apart(request, _record_values(owner_id, key, digest, problem_response(request, problem)))
             raise
         if response.status_int < 500:
-            _record_with_commit(request.db, _record_values(owner_id, key, digest, response))
+            _record_with_commit(request, _record_values(owner_id, key, digest, response))
         return response
 
     return idempotent_view
@@ -211,26 +183,15 @@ _UPSERT_TEXT = _UPSERT.compile(dialect=postgresql.psycopg.dialect(), column_keys
     "owner_id", "key", "fingerprint", "status", "headers", "body"]).string
 
 
-def _record_with_commit(session, values):
+def _record_with_commit(request, values):
     """Insert, or replace an expired record with the same key, in the message that carries the request's
     COMMIT (one round trip less): the answer is stored with everything the request wrote, or neither is."""
-    send_with_commit(session, _UPSERT_TEXT, {**values, "headers": Jsonb(values["headers"])})
+    with_commit(request, _UPSERT_TEXT, {**values, "headers": Jsonb(values["headers"])})
 
 
-def refusals_apart_tween_factory(handler, registry):
-    """Outside pyramid_tm: store the 4xx answers of idempotent requests after their transaction ended."""
-    engine = registry["db.engine"]
-
-    def refusals_apart(request):
-        request.idempotency_refusals = refusals = []
-        try:
-            return handler(request)
-        finally:
-            if refusals:
-                with engine.begin() as connection:
-                    connection.execute(_INSERT_UNLESS_KEPT, refusals)
-
-    return refusals_apart
+def _record_apart(request, values):
+    """A refusal, once the request's transaction has ended; never over an answer still within retention."""
+    apart(request, lambda outcome: Apart(_INSERT_UNLESS_KEPT, values))
 
 
 def prune(db):
@@ -241,5 +202,3 @@ def prune(db):
 
 def includeme(config):
     config.add_view_deriver(idempotency_deriver, name="idempotency")
-    config.add_tween("clinicrecords.api.idempotency.refusals_apart_tween_factory",
-                     over="pyramid_tm.tm_tween_factory")

@@ -84,7 +84,7 @@ class LimitedExecutionPolicy:
                 response.headers["X-Request-Id"] = request.request_id
                 # Refused before the tweens run, so the request-log tween never sees this answer.
                 sinks, caller_of = request_loggers(self.registry)
-                log_request(request, response.status_int, started, sinks, response, caller_of)
+                log_request(request, response.status_int, started, sinks, caller_of)
         else:
             response = self.inner(environ, router)
         present = {name.lower() for name, _ in response.headerlist}  # one pass, not one per header

@@ -43,10 +43,11 @@ def invalid(errors, detail="The request failed validation."):
 
 def problem_response(request, problem):
     # Rendered once per request: an idempotent request's refusal is stored from the same answer the error
-    # view then sends. Keyed by the request, as a Problem instance may be raised again in another request.
-    rendered = getattr(problem, "_rendered", None)
-    if rendered is not None and rendered[0] is request:
-        return rendered[1]
+    # view then sends. Kept on the request, as a Problem instance may be raised again in another request.
+    state = request.state
+    answer = state.problem_answer
+    if answer is not None and answer[0] is problem:
+        return answer[1]
     response = Response(
         status=problem.status,
         body=json.dumps(problem.body(request.request_id)).encode(),
@@ -54,7 +55,7 @@ def problem_response(request, problem):
         charset=None,
     )
     response.headers.update(problem.headers)
+    state.problem_answer = (problem, response)
     # The request log records the code without reading the body back.
-    response.problem_code = problem.code
-    problem._rendered = (request, response)
+    state.problem_code = problem.code
     return response

@@ -63,23 +63,23 @@ def document_ids(documents, method):
 def _shown(request, documents):
     """The ids of the records an answer shows, kept for the audit trail (`shown_ids`) so it need not parse the
     body back."""
-    request.shown_record_ids = document_ids(documents, request.method)
+    request.state.shown_record_ids = document_ids(documents, request.method)
     return documents
 
 
 def shown_ids(request):
     """The ids `render_*` showed in this request's answer, or None for an answer they did not build."""
-    return getattr(request, "shown_record_ids", None)
+    return request.state.shown_record_ids
 
 
 def note_touched(request, ids):
     """Records a write touched that its answer does not show (a removed record's patient, the patients an
     import created), for the audit trail."""
-    request.touched_record_ids = [*touched_ids(request), *(str(value) for value in ids)]
+    request.state.touched_record_ids.extend(str(value) for value in ids)
 
 
 def touched_ids(request):
-    return getattr(request, "touched_record_ids", [])
+    return request.state.touched_record_ids
 
 
 def render_one(request, kind, record, status=200, headers=None, plain_only=False, extra=None):

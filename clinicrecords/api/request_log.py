@@ -6,7 +6,8 @@ Requests made with a valid key are also handed, as a `KeyedRequest`, to the sink
 block or touch the database on the request's thread.
 
 Who called is asked of the function set with `config.set_request_caller(caller)` (clinicrecords.access: the
-key it read, the clinic from the request's context); the problem code is the answer's own (`problem_code`).
+key it read, the clinic from the request's context); the problem code is the one the answer was rendered with
+(`request.state.problem_code`).
 Every answer to a request that carries a valid key is logged to the key's owner, refusals made before the key
 was read included (a browser's request, a body over its limit): for those the caller reads the key then.
 """
@@ -57,10 +58,11 @@ class KeyedRequest(NamedTuple):
     latency_ms: float
 
 
-def keyed_request(request, caller, response, status, latency_ms):
+def keyed_request(request, caller, status, latency_ms):
+    code = request.state.problem_code if status >= 400 else None
     return KeyedRequest(time.time() - latency_ms / 1000, caller.owner_id, caller.key_id, caller.key_mode,
                         caller.clinic_id, request.method, request.environ.get("PATH_INFO", ""), status,
-                        getattr(response, "problem_code", None), request.request_id, latency_ms)
+                        code, request.request_id, latency_ms)
 
 
 def log_line(request_id, method, path, status, latency_ms, caller=None):
@@ -87,14 +89,14 @@ def _no_caller(request, read_key=False):
     return None
 
 
-def log_request(request, status, started, sinks=(), response=None, caller_of=_no_caller):
+def log_request(request, status, started, sinks=(), caller_of=_no_caller):
     latency_ms = elapsed_ms(started)
     # A refusal may come before the key was read: the caller reads it then, so its owner sees the refusal.
     caller = caller_of(request, read_key=status >= 400)
     path = request.environ.get("PATH_INFO", "")
     log_line(request.request_id, request.method, path, status, latency_ms, caller)
     if sinks and caller is not None:
-        entry = keyed_request(request, caller, response, status, latency_ms)
+        entry = keyed_request(request, caller, status, latency_ms)
         for append in sinks:
             append(entry)
 
@@ -121,7 +123,7 @@ def request_log_tween_factory(handler, registry):
             response.headers["X-Request-Id"] = request.request_id
             return response
         finally:
-            log_request(request, status, started, sinks, response, caller_of)
+            log_request(request, status, started, sinks, caller_of)
 
     return request_log_tween
 

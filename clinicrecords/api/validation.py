@@ -113,9 +113,10 @@ def validation_deriver(view, info):
     query_schema = info.options.get("query_schema")
 
     def validated_view(context, request):
-        request.query = parse_query(request, query_schema)
+        state = request.state
+        state.query = parse_query(request, query_schema)
         if body_schema is not None:
-            request.validated = parse_body(request, body_schema)
+            state.body = parse_body(request, body_schema)
         return view(context, request)
 
     return validated_view

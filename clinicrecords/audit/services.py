@@ -21,7 +21,7 @@ from clinicrecords.api.request_log import route_template
 from clinicrecords.audit.models import AuditEntry
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now as clock_now
-from clinicrecords.db.request_transaction import send_with_commit
+from clinicrecords.db.commit_or_apart import Apart
 from clinicrecords.db.tenancy import schema_name, translate_map
 
 log = logging.getLogger(__name__)
@@ -107,10 +107,6 @@ def entry_values(request, scope, status, response=None):
 _INSERT = insert(AuditEntry.__table__)
 
 
-def append(connection, values):
-    connection.execute(_INSERT, values)
-
-
 _COLUMNS = [column.name for column in AuditEntry.__table__.columns]
 
 
@@ -123,16 +119,15 @@ def _insert_into(schema):
         values=sql.SQL(", ").join(map(sql.Placeholder, _COLUMNS))).as_string()
 
 
-def append_with_commit(session, clinic_id, values):
-    """In the request's transaction, sent in one message with its COMMIT (one round trip less)."""
-    send_with_commit(session, _insert_into(schema_name(clinic_id)),
-                     {"at": clock_now(), **values, "record_ids": Jsonb(values["record_ids"])})
+def entry_with_commit(clinic_id, values):
+    """(query, params): the entry in the request's transaction, sent in one message with its COMMIT."""
+    params = {"at": clock_now(), **values, "record_ids": Jsonb(values["record_ids"])}
+    return _insert_into(schema_name(clinic_id)), params
 
 
-def append_apart(engine, clinic_id, values):
-    """In a short transaction of its own: for reads and refusals whose request transaction did not commit."""
-    with engine.begin() as connection:
-        append(connection.execution_options(schema_translate_map=translate_map(clinic_id)), values)
+def entry_apart(clinic_id, values):
+    """The entry in a short transaction of its own: for reads and refusals whose transaction did not commit."""
+    return Apart(_INSERT, values, translate_map(clinic_id))
 
 
 def describe(entry):

@@ -3,8 +3,7 @@ statements) and referrals. Sends become submissions of the review queue (clinicr
 
 from zope.interface import Interface
 
-from clinicrecords.clinical import interfaces, resources, schemas
-from clinicrecords.clinical import representations as rep
+from clinicrecords.clinical import interfaces
 from clinicrecords.clinical.terminology import RxNormList
 from clinicrecords.clinical.kinds import KINDS
 from clinicrecords.clinical.seed import seed_clinical
@@ -14,24 +13,12 @@ from clinicrecords.clinical.services import item_service_factory, proposal_servi
 def includeme(config):
     settings = config.get_settings()
     config.registry["clinical.rxnorm"] = RxNormList(settings.get("clinical.rxnorm_extra_file"))
-    for name, collection in (("allergies", resources.AllergyCollection),
-                             ("conditions", resources.ConditionCollection),
-                             ("medication-statements", resources.MedicationStatementCollection),
-                             ("referrals", resources.ReferralCollection)):
-        config.add_clinic_collection(name, collection)
-    for iface, kind in ((interfaces.IAllergies, "allergy"), (interfaces.IConditions, "condition"),
-                        (interfaces.IMedicationStatements, "medication_statement"),
-                        (interfaces.IReferrals, "referral")):
-        config.register_service_factory(item_service_factory(kind), iface=iface, context=Interface)
-    config.register_service_factory(proposal_service_factory, iface=interfaces.IProposalService, context=Interface)
-    config.add_representation("allergy", plain=rep.allergy_json, fhir=rep.allergy_fhir, schema=schemas.AllergyOut)
-    config.add_representation("condition", plain=rep.condition_json, fhir=rep.condition_fhir,
-                              schema=schemas.ConditionOut)
-    config.add_representation("medication_statement", plain=rep.medication_statement_json,
-                              fhir=rep.medication_statement_fhir, schema=schemas.MedicationStatementOut)
-    config.add_representation("referral", plain=rep.referral_json, fhir=rep.referral_fhir,
-                              schema=schemas.ReferralOut)
     for kind in KINDS:
+        config.add_clinic_collection(kind.collection_name, kind.collection)
+        config.register_service_factory(item_service_factory(kind.model), iface=kind.collection.service,
+                                        context=Interface)
+        config.add_representation(kind.resource_type, **kind.representation)
         config.add_review_kind(kind)
+    config.register_service_factory(proposal_service_factory, iface=interfaces.IProposalService, context=Interface)
     config.add_sandbox_seeder(seed_clinical)
     config.scan(".views")

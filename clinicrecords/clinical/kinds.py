@@ -1,9 +1,11 @@
-"""How each clinical kind reaches the chart when its submission is confirmed (review.kinds.ReviewKind)."""
+"""The clinical kinds, each in one place: its collection, its representations and how it reaches the chart
+when its submission is confirmed (review.kinds.ReviewKind). `clinical.includeme` registers them from `KINDS`."""
 
 from sqlalchemy import func, or_, select
 
 from clinicrecords.access.interfaces import Permission
-from clinicrecords.clinical import schemas
+from clinicrecords.clinical import representations as rep
+from clinicrecords.clinical import resources, schemas
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.clinical.services import ProposalService
@@ -29,10 +31,13 @@ def _values(payload, renames=None):
 
 class _ChartKind(ReviewKind):
     """`create_schema` and `change_schema`: the bodies of a new item's send and of a change (a pending
-    submission's change is validated with the one its action was sent with)."""
+    submission's change is validated with the one its action was sent with). `collection_name` and
+    `collection`: where its items are read, under a clinic; `representation`: its plain and FHIR shapes."""
 
-    renames = None
     status_field = "clinical_status"
+    collection_name: str
+    collection: type
+    representation: dict
 
     def build(self, submission, accepted_by):
         return self.model(id=submission.target_id, patient_id=submission.patient_id, accepted_by=accepted_by,
@@ -67,6 +72,9 @@ class AllergyKind(_ChartKind):
     read_permission = Permission.AllergiesRead
     write_permission = Permission.AllergiesWrite
     renames = {"substance": {"text": "substance_text", "rxnorm": "substance_rxnorm"}}
+    summary_fields = ("substance_text", "clinical_status", "criticality", "type")
+    collection_name, collection = "allergies", resources.AllergyCollection
+    representation = {"plain": rep.allergy_json, "fhir": rep.allergy_fhir, "schema": schemas.AllergyOut}
 
     def build(self, submission, accepted_by):
         record = super().build(submission, accepted_by)
@@ -115,6 +123,9 @@ class ConditionKind(_ChartKind):
     model = Condition
     read_permission = Permission.ConditionsRead
     write_permission = Permission.ConditionsWrite
+    summary_fields = ("display", "icd10_code", "clinical_status", "onset_date")
+    collection_name, collection = "conditions", resources.ConditionCollection
+    representation = {"plain": rep.condition_json, "fhir": rep.condition_fhir, "schema": schemas.ConditionOut}
 
 
 class MedicationStatementKind(_ChartKind):
@@ -125,6 +136,10 @@ class MedicationStatementKind(_ChartKind):
     write_permission = Permission.MedicationsWrite
     renames = {"medication": {"text": "medication_text", "rxnorm": "medication_rxnorm"}}
     status_field = "status"
+    summary_fields = ("medication_text", "dosage_text", "status", "effective_start")
+    collection_name, collection = "medication-statements", resources.MedicationStatementCollection
+    representation = {"plain": rep.medication_statement_json, "fhir": rep.medication_statement_fhir,
+                      "schema": schemas.MedicationStatementOut}
 
 
 class ReferralKind(_ChartKind):
@@ -134,6 +149,9 @@ class ReferralKind(_ChartKind):
     read_permission = Permission.ReferralsRead
     write_permission = Permission.ReferralsWrite
     status_field = "status"
+    summary_fields = ("specialty", "reason_code", "reason_text", "priority", "status")
+    collection_name, collection = "referrals", resources.ReferralCollection
+    representation = {"plain": rep.referral_json, "fhir": rep.referral_fhir, "schema": schemas.ReferralOut}
 
     def build(self, submission, accepted_by):
         record = super().build(submission, accepted_by)

@@ -5,6 +5,7 @@ and a send naming the patient is refused like one naming no patient (docs/decisi
 """
 
 import datetime
+import functools
 import operator
 import uuid
 
@@ -15,7 +16,7 @@ from clinicrecords.api.pagination import PrebuiltPages, keyset_page
 from clinicrecords.api.problems import invalid
 from clinicrecords.api.validation import load_body
 from clinicrecords.clinical import representations, staff, terminology
-from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
+from clinicrecords.clinical.models import Allergy, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.db.prebuilt import Prebuilt
@@ -45,12 +46,12 @@ class ItemService:
     def get(self, item_id):
         """The item as a read-only row (its views render it or read its ids), or None when absent or its
         patient is restricted. Legacy allergy names have no id."""
-        return _GET[self.model].first(self.db, item_id=item_id)
+        return _get(self.model).first(self.db, item_id=item_id)
 
     def list(self, query, cursors):
         """A page of rows (not entities): the representations read columns only
         (tests/clinical/test_rows_render_alike.py proves plain and FHIR identical)."""
-        pages = _PAGES[self.model].bound({"patient_id": query.get("patient_id"),
+        pages = _pages(self.model).bound({"patient_id": query.get("patient_id"),
                                            "updated_since": query.get("updated_since")})
         return keyset_page(cursors, self.db, pages, (self.model.created_at, self.model.id), query, rows=True)
 
@@ -149,7 +150,7 @@ class ProposalService:
                      if getattr(submission, name) is not None})
         merged = merge_patch(sent, patch)
         if submission.action in ("update", "retract"):
-            record = _GET[MODELS[kind.resource_type]].first(self.db, item_id=submission.target_id)
+            record = _get(kind.model).first(self.db, item_id=submission.target_id)
             if record is None:
                 raise invalid([{"pointer": "", "message": "The item this change names is no longer readable."}])
             data = load_body(kind.change_schema, merged)
@@ -174,28 +175,25 @@ def referral_of(db, referral_id):
     return db.get(Referral, referral_id)
 
 
-def _get_item(model):
+# Built once per kind's model: constructing these showed in the profile of every read.
+@functools.cache
+def _get(model):
     statement = visible(select(*model.__table__.columns), model.patient_id).where(
         model.id == bindparam("item_id", type_=Uuid()))
     return Prebuilt(statement.where(Allergy.entry != "legacy_text") if model is Allergy else statement)
 
 
-MODELS = {"allergy": Allergy, "condition": Condition, "medication_statement": MedicationStatement,
-          "referral": Referral}
+@functools.cache
+def _pages(model):
+    return PrebuiltPages(visible(select(*model.__table__.columns), model.patient_id), (model.created_at, model.id),
+                         {"patient_id": (model.patient_id, operator.eq),
+                          "updated_since": (model.updated_at, operator.ge)})
 
 
-# Built once: constructing these showed in the profile of every read.
-_GET = {model: _get_item(model) for model in MODELS.values()}
-_PAGES = {model: PrebuiltPages(visible(select(*model.__table__.columns), model.patient_id),
-                                (model.created_at, model.id),
-                                {"patient_id": (model.patient_id, operator.eq),
-                                 "updated_since": (model.updated_at, operator.ge)})
-          for model in MODELS.values()}
-
-
-def item_service_factory(resource_type):
+def item_service_factory(model):
+    """The reads of one kind's items (`model`: its kind's, clinical/kinds.py)."""
     def factory(context, request):
-        return ItemService(clinic_scope(context).db, MODELS[resource_type])
+        return ItemService(clinic_scope(context).db, model)
     return factory
 
 

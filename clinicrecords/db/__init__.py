@@ -150,3 +150,6 @@ def includeme(config):
     config.registry["db.session_factory"] = sessionmaker(
         bind=engine, class_=request_transaction.RequestSession, expire_on_commit=False)
     config.add_request_method(_request_db, "db", reify=True)
+    # Outside the request's transaction: what it owes apart, written once that transaction has ended.
+    config.add_tween("clinicrecords.db.commit_or_apart.commit_or_apart_tween_factory",
+                     over="pyramid_tm.tm_tween_factory")

@@ -13,7 +13,11 @@ from clinicrecords.events.models import EventCounter
 from clinicrecords.events.settings import webhook_settings
 
 
-__all__ = ["delivery_service_factory", "emit", "endpoint_service_factory", "tester_factory"]
+# The permission each review kind's submission.decided needs, named by the review queue at configuration.
+permit_submission_kind = types.permit_submission_kind
+
+__all__ = ["delivery_service_factory", "emit", "endpoint_service_factory", "permit_submission_kind",
+           "tester_factory"]
 
 
 @implementer(IWebhookEndpoints)

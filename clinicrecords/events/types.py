@@ -11,14 +11,15 @@ from sqlalchemy import and_, false, or_
 from clinicrecords.access.interfaces import ALL_PERMISSIONS, Permission
 from clinicrecords.events.models import Event
 
-# submission.decided needs the permission the kind was sent with (the submission routes' permission).
-SUBMISSION_KIND_PERMISSIONS = {
-    "allergy": Permission.AllergiesWrite,
-    "condition": Permission.ConditionsWrite,
-    "medication_statement": Permission.MedicationsWrite,
-    "reported_medicine": Permission.MedicationsWrite,
-    "referral": Permission.ReferralsWrite,
-}
+# submission.decided needs the permission the kind was sent with (the submission routes' permission): the
+# review queue names each kind's as the kind is registered (`permit_submission_kind`, at configuration, in every
+# process that builds the application). `reported_medicine` is the name reported medicines' events were
+# first recorded with: those stay visible with the permission they were sent with.
+SUBMISSION_KIND_PERMISSIONS = {"reported_medicine": Permission.MedicationsWrite}
+
+
+def permit_submission_kind(resource_type, permission):
+    SUBMISSION_KIND_PERMISSIONS[resource_type] = permission
 
 
 @dataclass(frozen=True)
@@ -79,4 +80,4 @@ def visible_clause(granted, owner_id):
     return or_(*clauses) if clauses else false()
 
 
-__all__ = ["ALL_PERMISSIONS", "EVENT_TYPES", "PING", "get", "visible", "visible_clause"]
+__all__ = ["ALL_PERMISSIONS", "EVENT_TYPES", "PING", "get", "permit_submission_kind", "visible", "visible_clause"]

@@ -2,7 +2,8 @@ from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.clinics.services import open_clinic_or_fail
 from clinicrecords.review.representations import REVIEW_STATUSES, staff_submission_json
-from clinicrecords.review.services import (KINDS, StaffReview, accept_as_staff, decline_as_staff, pause_settings,
+from clinicrecords.review.kinds import CHART_KINDS
+from clinicrecords.review.services import (StaffReview, accept_as_staff, decline_as_staff, pause_settings,
                                            review_item_as_staff)
 
 
@@ -64,7 +65,7 @@ def _register_item(commands):
     item = command_group(commands, "item", help="inventory items and chart items")
     review = item.add_parser("review", help="mark an automatically accepted item reviewed")
     _clinic_arg(review)
-    review.add_argument("--kind", required=True, choices=KINDS)
+    review.add_argument("--kind", required=True, choices=CHART_KINDS)
     review.add_argument("item_id", type=uuid_arg, metavar="ITEM_ID")
     review.add_argument("--staff-id", type=uuid_arg, metavar="ID")
     review.set_defaults(handler=item_review)
@@ -83,7 +84,7 @@ def _register_auto_accept(commands):
     sender = change.add_mutually_exclusive_group(required=True)
     sender.add_argument("--key", metavar="KEY_ID", help="the key id printed by `key create`")
     sender.add_argument("--workspace", type=uuid_arg, metavar="WORKSPACE_ID")
-    change.add_argument("--kinds", required=True, help="comma-separated: " + ",".join(KINDS))
+    change.add_argument("--kinds", required=True, help="comma-separated: " + ",".join(CHART_KINDS))
     switch = change.add_mutually_exclusive_group(required=True)
     switch.add_argument("--on", dest="enabled", action="store_const", const=True)
     switch.add_argument("--off", dest="enabled", action="store_const", const=False)

@@ -3,9 +3,9 @@
 from zope.interface import Interface
 
 # What a context that owns a kind of item implements and registers (config.add_review_kind).
-from clinicrecords.review.kinds import ReviewKind, Revision, from_iso
+from clinicrecords.review.kinds import CHART_KINDS, ReviewKind, Revision, from_iso
 
-__all__ = ["ISubmissionService", "ReviewKind", "Revision", "from_iso"]
+__all__ = ["CHART_KINDS", "ISubmissionService", "ReviewKind", "Revision", "from_iso"]
 
 
 class ISubmissionService(Interface):

@@ -7,6 +7,13 @@ import datetime
 from dataclasses import dataclass
 
 
+# The chart kinds the review queue holds, as the API names them (`resource_type`): what a submission list
+# filters by, what `item review --kind` and `auto-accept set --kinds` take, and what the document lists. The
+# context that owns each registers one `ReviewKind` for it (`config.add_review_kind`): the queue refuses a
+# kind not named here and a name no kind was registered for.
+CHART_KINDS = ("allergy", "condition", "medication_statement", "referral")
+
+
 @dataclass(frozen=True)
 class Revision:
     """What a pending submission holds once its sender's change is applied, validated as a new send."""
@@ -18,10 +25,14 @@ class Revision:
 
 
 class ReviewKind(abc.ABC):
-    resource_type: str
+    resource_type: str  # one of CHART_KINDS
     model: type
     read_permission: str
-    write_permission: str
+    write_permission: str  # also what its `submission.decided` event needs (clinicrecords.events)
+    # A coded field the payload holds as one object and the chart in two columns: {field: {part: column}}.
+    renames: dict | None = None
+    # The columns that name an item at a glance (the clinic console); none: every column of its own.
+    summary_fields: tuple = ()
 
     @abc.abstractmethod
     def create(self, db, submission, accepted_by):

@@ -2,6 +2,7 @@ from marshmallow import fields, validate
 
 from clinicrecords.api.render import iso
 from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.review.kinds import CHART_KINDS
 
 REVIEW_STATUSES = ("pending", "confirmed", "rejected")
 ACTIONS = ("create", "update", "retract", "no_known_allergies")
@@ -39,8 +40,7 @@ class SubmissionOut(RequestSchema):
 
     submission_id = fields.UUID()
     patient_id = fields.UUID()
-    resource_type = fields.String(validate=validate.OneOf(("allergy", "condition", "medication_statement",
-                                                           "referral")))
+    resource_type = fields.String(validate=validate.OneOf(CHART_KINDS))
     action = fields.String(validate=validate.OneOf(ACTIONS))
     review_status = fields.String(validate=validate.OneOf(REVIEW_STATUSES))
     target_id = fields.UUID()

@@ -2,13 +2,13 @@ from marshmallow import INCLUDE, fields, validate
 
 from clinicrecords.api.pagination import ListQuery
 from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.review.kinds import CHART_KINDS
 from clinicrecords.review.representations import REVIEW_STATUSES
 
 
 class SubmissionListQuery(ListQuery):
     review_status = fields.String(validate=validate.OneOf(REVIEW_STATUSES))
-    resource_type = fields.String(validate=validate.OneOf(("allergy", "condition", "medication_statement",
-                                                           "referral")))
+    resource_type = fields.String(validate=validate.OneOf(CHART_KINDS))
 
 
 def _text(maximum):

@@ -4,7 +4,7 @@ from marshmallow import Schema, fields, validate
 
 from clinicrecords.api.schemas import RequestSchema, WholeNumber
 from clinicrecords.clinical.services import REFERRAL_STATUSES
-from clinicrecords.review.services import KINDS
+from clinicrecords.review.interfaces import CHART_KINDS
 from clinicrecords.sandbox.interfaces import sandbox_id
 
 _STAFF_ID = fields.UUID(load_default=None, metadata={"description": "the clinician acting (optional)"})
@@ -25,7 +25,7 @@ class SubmissionDecline(RequestSchema):
 
 class ItemReview(RequestSchema):
     EXAMPLE = {"kind": "condition", "item_id": str(sandbox_id("condition:2"))}
-    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    kind = fields.String(required=True, validate=validate.OneOf(CHART_KINDS))
     item_id = fields.UUID(required=True)
     staff_id = _STAFF_ID
 

@@ -6,6 +6,7 @@ import uuid
 import pytest
 from sqlalchemy import func, select
 
+from clinicrecords.db import locks
 from clinicrecords.patients.models import Patient
 from clinicrecords.patients.schemas import PatientCreate
 
@@ -86,15 +87,14 @@ def test_keys_are_per_owner(world, testapp, connected, url):
 def test_concurrent_reuse_is_409_reused(app, world, connected, url, engine):
     """Two real concurrent requests: the second arrives while the first holds the key."""
     import webtest
-    from sqlalchemy import text
 
     key = str(uuid.uuid4())
-    lock_key = f"idempotency:{connected.workspace_id}:{key}"
     results = {}
-    # Hold the key's advisory lock from outside, exactly as a first request in flight does.
+    # Hold the key's advisory lock from outside, exactly as a first request in flight does: the lock the
+    # claim takes is the one db/locks.py names.
     with engine.connect() as holder:
         holder.begin()
-        holder.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:k, 0))"), {"k": lock_key})
+        locks.hold(holder, "idempotency", connected.workspace_id, key)
 
         def second():
             client = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})

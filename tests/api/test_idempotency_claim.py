@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy import text
 
 from clinicrecords.api.idempotency import _CLAIM
+from clinicrecords.db import locks
 
 GATE = 7_220_422  # an advisory lock of this test's own, held while the first request "commits"
 
@@ -75,8 +76,7 @@ def test_a_plain_single_statement_would_miss_it(engine):
 def test_a_key_held_by_another_transaction_is_not_claimed(engine):
     owner_id, key = uuid.uuid4(), "held"
     with engine.connect() as holder, holder.begin():
-        holder.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:name, 0))"),
-                       {"name": f"idempotency:{owner_id}:{key}"})
+        locks.hold(holder, "idempotency", owner_id, key)
         with engine.connect() as other, other.begin():
             claim = other.execute(_CLAIM.statement, {"owner_id": owner_id, "key": key}).one()
     assert not claim.claimed and claim.status is None

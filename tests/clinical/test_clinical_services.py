@@ -14,7 +14,7 @@ from tests.common.scopes import ClinicNode, a_patient, cursors, plain_identity, 
 
 def test_items_are_read_without_a_request_and_legacy_text_has_no_id(world):
     with plain_scope(world, world.clinic(seed=True)) as scope:
-        allergies = item_service_factory("allergy")(ClinicNode(scope), None)
+        allergies = item_service_factory(Allergy)(ClinicNode(scope), None)
         assert allergies.db is scope.db and allergies.model is Allergy
         assert allergies.get(sandbox_id("allergy:1")).substance_text == "Penicillin G"
         assert allergies.get(sandbox_id("allergy:2")) is None  # legacy_text

@@ -8,12 +8,16 @@ import pytest
 from sqlalchemy import select
 
 from clinicrecords.clinical import representations as rep
-from clinicrecords.clinical.services import _PAGES, MODELS
+from clinicrecords.clinical.kinds import KINDS
+from clinicrecords.clinical.services import _pages
 from clinicrecords.db.tenancy import bind_to_clinic
 
 SHAPES = {"allergy": (rep.allergy_json, rep.allergy_fhir), "condition": (rep.condition_json, rep.condition_fhir),
           "medication_statement": (rep.medication_statement_json, rep.medication_statement_fhir),
           "referral": (rep.referral_json, rep.referral_fhir)}
+
+
+MODELS = {kind.resource_type: kind.model for kind in KINDS}
 
 
 class _Caller:
@@ -28,7 +32,7 @@ def test_rows_and_entities_render_the_same_documents(world, kind):
     with world.db() as db:
         bind_to_clinic(db, sandbox_id)
         entities = {e.id: e for e in db.scalars(select(model))}
-        rows = {r.id: r for r in _PAGES[model].bound({}).fetch(db, None, 1000)}
+        rows = {r.id: r for r in _pages(model).bound({}).fetch(db, None, 1000)}
         assert entities and set(rows) == set(entities)  # the sandbox seeds every kind; none is restricted
         owners = {getattr(e, "sender_owner_id", None) for e in entities.values()} | {uuid.uuid4(), None}
         callers = [_Caller(owner) for owner in owners]

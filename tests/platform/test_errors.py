@@ -5,6 +5,7 @@ import json
 import pytest
 from pyramid.request import Request
 
+from clinicrecords import ClinicRecordsRequest
 from clinicrecords.api.body import _json_object
 from clinicrecords.api.problems import Problem
 
@@ -88,7 +89,7 @@ def test_numbers_are_exact_decimals():
 def test_unexpected_errors_are_500_without_internals(app):
     from clinicrecords.api.errorviews import internal_error_view
 
-    request = Request.blank("/v1/me")
+    request = ClinicRecordsRequest.blank("/v1/me")
     request.registry = app.registry
     from clinicrecords.api.request_id import _request_id
 

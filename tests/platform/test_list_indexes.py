@@ -18,7 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.schema import CreateSchema
 
 import clinicrecords
-from clinicrecords.clinical import services as clinical_services
+from clinicrecords.clinical.kinds import KINDS
 from clinicrecords.clinics.services import CLINIC_SCHEMAS
 from clinicrecords.db import migrations
 from clinicrecords.db.meta import CONTROL_SCHEMA
@@ -36,8 +36,7 @@ ALWAYS_FILTERED_BY = {
 
 # Call sites whose sort columns name `self`: what `self` stands for, one value per listed model.
 SELF_STANDS_FOR = {
-    "clinicrecords.clinical.services": [types.SimpleNamespace(model=model)
-                                        for model in clinical_services.MODELS.values()],
+    "clinicrecords.clinical.services": [types.SimpleNamespace(model=kind.model) for kind in KINDS],
 }
 
 

@@ -32,6 +32,9 @@ GET_ONE = 4
 # The same counter before the transaction; in it BEGIN, the idempotency lock and lookup in one call, the patient
 # INSERT and what it sends, then the stored answer and the audit row sent with COMMIT.
 POST_WITH_IDEMPOTENCY_KEY = 6
+# A refused one: the counter; in its transaction BEGIN, the claim and the ROLLBACK; then what it owes apart (the
+# refusal to replay and the audit entry) in one transaction of its own.
+REFUSED_POST_WITH_IDEMPOTENCY_KEY = 8
 
 
 @pytest.fixture
@@ -82,6 +85,25 @@ def test_post_with_an_idempotency_key_takes_six_round_trips_and_its_answer_is_st
     replayed = client.post_json(url, PatientCreate.EXAMPLE, status=201,
                                 headers={**connected.headers, "Idempotency-Key": keys[-1]})
     assert replayed.headers["Idempotent-Replayed"] == "true" and replayed.json["data"]["id"] == first.json["data"]["id"]
+
+
+def test_a_refused_post_owes_its_stored_answer_and_its_audit_entry_in_one_transaction_apart(counted):
+    client, trips, connected, _ = counted
+    url, keys = f"/v1/clinics/{connected.clinic_id}/patients", []
+
+    def refused():
+        keys.append(str(uuid.uuid4()))
+        return client.post_json(url, {"given_name": ""}, status=400,
+                                headers={**connected.headers, "Idempotency-Key": keys[-1]})
+
+    assert per_request(client, trips, refused) == REFUSED_POST_WITH_IDEMPOTENCY_KEY
+    first = refused()
+    replayed = client.post_json(url, {"given_name": ""}, status=400,
+                                headers={**connected.headers, "Idempotency-Key": keys[-1]})
+    assert replayed.headers["Idempotent-Replayed"] == "true" and replayed.body == first.body
+    status, result, err = admin("audit", "list", "--clinic", str(connected.clinic_id))
+    assert status == 0, err
+    assert [entry["status"] for entry in result["data"] if entry["method"] == "POST"] == [400] * 15
 
 
 def _request_session_with_a_patient(make_app, family_name):

@@ -3,8 +3,10 @@ factory registered for any context; built on first use, never shared between req
 
 import pytest
 from pyramid.config import Configurator
-from pyramid.request import Request, apply_request_extensions
+from pyramid.request import apply_request_extensions
 from zope.interface import Interface
+
+from clinicrecords import ClinicRecordsRequest
 
 
 class IPerRequest(Interface):
@@ -40,7 +42,7 @@ def _registry(built):
 
 
 def _request(registry, context=None):
-    request = Request.blank("/")
+    request = ClinicRecordsRequest.blank("/")
     request.registry = registry
     apply_request_extensions(request)
     request.context = context

@@ -12,7 +12,8 @@ from sqlalchemy import text
 
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.db.tenancy import schema_name
-from clinicrecords.review.services import StaffReview, locked_submission
+from clinicrecords.review.decisions import locked_submission
+from clinicrecords.review.services import StaffReview
 from tests.review.conftest import Clinic
 
 

@@ -16,6 +16,7 @@ from sqlalchemy import delete, func, or_, select
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.schemas import ValidationError, error_pointers
 from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.db import locks
 from clinicrecords.events.services import emit
 from clinicrecords.patients.imports.formats import RowProblem, read_rows
 from clinicrecords.patients.imports.models import PatientImport, PatientImportRow, PatientImportRun
@@ -69,7 +70,7 @@ class PatientImportService:
                 valid.append({"row": number, "data": candidate})
         digest = content_hash(input_format, data)
         # Identical submissions queue here until the first commits, so both cannot pass the check below.
-        self.db.execute(select(func.pg_advisory_xact_lock(func.hashtextextended(f"import:{clinic_id}:{digest}", 0))))
+        locks.hold(self.db, "import", clinic_id, digest)
         earlier = self.db.scalar(select(PatientImport.id).where(
             PatientImport.content_hash == digest,
             or_(PatientImport.status != "needs_review", PatientImport.valid_only_run_at.is_not(None))).limit(1))

@@ -89,25 +89,27 @@ class ClinicConnections:
         return next((c for c in access.list_connections(self.db, clinic_id=clinic_id)
                      if c.workspace_id == workspace_id and c.revoked_at is None), None)
 
-    def approve(self, clinic_id, request, scopes, expires_on, account_id):
+    def approve(self, clinic_id, connection_request, scopes, expires_on, account_id):
         granted = sorted(set(scopes))
         if not granted:
             raise FormError("scopes", "Tick at least one permission, or decline the request")
-        if set(granted) - set(request.scopes):
+        if set(granted) - set(connection_request.scopes):
             raise FormError("scopes", "Grant only permissions the organization asked for")
         expires_at = _expiry(expires_on, self.clock())
-        access.grant_connection(self.db, request.workspace_id, clinic_id, granted, expires_at=expires_at)
-        request.status, request.granted_scopes = "approved", granted
-        request.decided_by, request.decided_at = account_id, self.clock()
+        access.grant_connection(self.db, connection_request.workspace_id, clinic_id, granted,
+                                expires_at=expires_at)
+        connection_request.status, connection_request.granted_scopes = "approved", granted
+        connection_request.decided_by, connection_request.decided_at = account_id, self.clock()
         self.audit.record("connection.approved", account_id=account_id, clinic_id=clinic_id,
-                          target=str(request.workspace_id), scopes=granted,
+                          target=str(connection_request.workspace_id), scopes=granted,
                           expires_at=expires_at.isoformat() if expires_at else None)
         self.db.flush()
 
-    def decline(self, clinic_id, request, account_id):
-        request.status, request.decided_by, request.decided_at = "declined", account_id, self.clock()
+    def decline(self, clinic_id, connection_request, account_id):
+        connection_request.status = "declined"
+        connection_request.decided_by, connection_request.decided_at = account_id, self.clock()
         self.audit.record("connection.declined", account_id=account_id, clinic_id=clinic_id,
-                          target=str(request.workspace_id))
+                          target=str(connection_request.workspace_id))
         self.db.flush()
 
     def narrow(self, clinic_id, connection, scopes, expires_on, account_id):

@@ -2,13 +2,6 @@
 
 import datetime
 
-# The fields that name a chart item at a glance, per kind; anything else falls back to every set column.
-SUMMARY_FIELDS = {
-    "allergy": ("substance_text", "clinical_status", "criticality", "type"),
-    "condition": ("display", "icd10_code", "clinical_status", "onset_date"),
-    "medication_statement": ("medication_text", "dosage_text", "status", "effective_start"),
-    "referral": ("specialty", "reason_code", "reason_text", "priority", "status"),
-}
 BOOKKEEPING = {"id", "patient_id", "accepted_by", "reviewed_at", "reviewed_by_staff_id",
                "source_submission_id",
                "created_at", "updated_at", "sender_owner_id", "acted_at"}
@@ -37,9 +30,11 @@ def payload_rows(payload):
 
 
 def item_summary(kind, item):
+    """The item as a line: the fields its review kind names at a glance (`summary_fields`), else every set
+    column of its own."""
     if getattr(item, "entry", None) == "no_known_allergies":
         return "No known allergies"
-    names = SUMMARY_FIELDS.get(kind) or [c.name for c in item.__table__.columns if c.name not in BOOKKEEPING]
+    names = kind.summary_fields or [c.name for c in item.__table__.columns if c.name not in BOOKKEEPING]
     parts = [f"{label(name)}: {text(getattr(item, name, None))}" for name in names
              if getattr(item, name, None) not in (None, "", [])]
     return "; ".join(parts)

@@ -127,14 +127,14 @@ class ReviewQueue:
                                 .order_by(kind.model.created_at)).all()
         entry = QueueEntry(submission, patient, self._sender(submission.workspace_id),
                            readable.payload_rows(submission.payload),
-                           [(item.id, readable.item_summary(kind.resource_type, item)) for item in chart])
+                           [(item.id, readable.item_summary(kind, item)) for item in chart])
         if submission.action in ("update", "retract"):
             target = self.db.get(kind.model, submission.target_id)
-            entry.changes = readable.change_rows(submission.payload, target, getattr(kind, "renames", None))
+            entry.changes = readable.change_rows(submission.payload, target, kind.renames)
         else:
             duplicate = kind.duplicate_of(self.db, submission)
             if duplicate is not None:
-                entry.duplicate = readable.item_summary(submission.resource_type, duplicate)
+                entry.duplicate = readable.item_summary(kind, duplicate)
         return entry
 
     def awaiting_review(self, clinic_id):
@@ -142,10 +142,10 @@ class ReviewQueue:
         self._staff(clinic_id)
         found = []
         for name in self.kind_names():
-            model = self.kinds[name].model
-            items = self.db.scalars(select(model).where(model.accepted_by == "automatic",
-                                                        model.reviewed_at.is_(None))).all()
-            found.extend((name, item, patient, readable.item_summary(name, item))
+            kind = self.kinds[name]
+            items = self.db.scalars(select(kind.model).where(kind.model.accepted_by == "automatic",
+                                                             kind.model.reviewed_at.is_(None))).all()
+            found.extend((name, item, patient, readable.item_summary(kind, item))
                          for item, patient in self._with_patients(items))
         return sorted(found, key=lambda row: row[1].created_at, reverse=True)
 

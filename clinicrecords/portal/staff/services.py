@@ -150,6 +150,7 @@ def staff_service_factory(context, request):
 
 def staff_principals(request, identity):
     """`portal.principal_finders`: the staff principal of a staff account (once per request)."""
-    if not hasattr(request, "_portal_is_staff"):
-        request._portal_is_staff = request.find_service(IStaffService).is_staff(identity.account_id)
-    return (STAFF,) if request._portal_is_staff else ()
+    state = request.state
+    if state.portal_is_staff is None:
+        state.portal_is_staff = request.find_service(IStaffService).is_staff(identity.account_id)
+    return (STAFF,) if state.portal_is_staff else ()

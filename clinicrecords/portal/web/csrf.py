@@ -39,9 +39,9 @@ class CSRFGuard:
             return identity.csrf_token
         token = request.cookies.get(self.cookie_name)
         if not token:
-            token = request.environ.setdefault("clinicrecords.portal.csrf", new_token())
-            if not request.environ.get("clinicrecords.portal.csrf_set"):
-                request.environ["clinicrecords.portal.csrf_set"] = True
+            token = request.state.portal_csrf_cookie
+            if token is None:
+                token = request.state.portal_csrf_cookie = new_token()
                 request.add_response_callback(self._set_cookie(token))
         return token
 

@@ -1,0 +1,72 @@
+"""Connections: a clinic granting a workspace's keys permissions on its data, in force until revoked or expired."""
+
+import uuid
+
+from sqlalchemy import select
+
+from clinicrecords.access.models import Connection
+from clinicrecords.access.workspaces import AccessError, get_clinic, get_workspace, of_owner, revoke_once
+from clinicrecords.clinics.services import clinic_names
+from clinicrecords.clock import now as clock_now
+
+
+def workspace_connections(db, workspace_id):
+    """(Connection, clinic name) for every clinic that connected the workspace, active ones first."""
+    connections = db.scalars(select(Connection).where(Connection.workspace_id == workspace_id)).all()
+    names = clinic_names(db, {connection.clinic_id for connection in connections})
+    named = [(connection, names[connection.clinic_id]) for connection in connections]
+    return sorted(named, key=lambda pair: (pair[0].revoked_at is not None, pair[1], pair[0].clinic_id))
+
+
+def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None):
+    """Connect a workspace to a clinic. Granting again while the connection is in force replaces the scopes
+    (how a clinic narrows a grant); granting again after it was revoked or expired is a new connection, with
+    a new `connected_at` (what automatic acceptance settings are tied to: a new connection starts with them
+    off)."""
+    get_workspace(db, workspace_id)
+    clinic = get_clinic(db, clinic_id)
+    if clinic.is_sandbox:
+        raise AccessError("a sandbox clinic cannot be connected; test keys reach their own sandbox")
+    now = clock_now()
+    if expires_at is not None and expires_at <= now:
+        raise AccessError("--expires-at must be in the future")
+    connection = db.scalar(select(Connection).where(Connection.workspace_id == workspace_id,
+                                                    Connection.clinic_id == clinic_id))
+    if connection is None:
+        connection = Connection(id=uuid.uuid4(), workspace_id=workspace_id, clinic_id=clinic_id)
+        db.add(connection)
+    elif connection.revoked_at is not None or (connection.expires_at is not None and connection.expires_at <= now):
+        connection.revoked_at = None
+        connection.connected_at = now
+    connection.scopes = sorted(scopes)
+    connection.expires_at = expires_at
+    db.flush()
+    return connection
+
+
+def revoke_connection(db, workspace_id, clinic_id):
+    connection = db.scalar(select(Connection).where(Connection.workspace_id == workspace_id,
+                                                    Connection.clinic_id == clinic_id))
+    if connection is None:
+        raise AccessError("no connection between that workspace and clinic")
+    return revoke_once(connection)
+
+
+def list_connections(db, workspace_id=None, clinic_id=None):
+    """Connections of one workspace or clinic (or every one), oldest first, revoked ones included."""
+    return of_owner(db, Connection, Connection.connected_at, workspace_id, clinic_id)
+
+
+def active_connections(now):
+    """The connections in force at `now` (neither revoked nor expired) as a subquery (`workspace_id`,
+    `clinic_id`, `scopes`), for another context to compose into its own single statement (the event routing:
+    docs/performance.md)."""
+    return (select(Connection.workspace_id, Connection.clinic_id, Connection.scopes)
+            .where(Connection.revoked_at.is_(None), Connection.expires_at.is_(None) | (Connection.expires_at > now))
+            .subquery("active_connection"))
+
+
+def current_connection_at(db, workspace_id, clinic_id):
+    """When the workspace's current (unrevoked) connection to the clinic was made, or None."""
+    return db.scalar(select(Connection.connected_at).where(
+        Connection.workspace_id == workspace_id, Connection.clinic_id == clinic_id, Connection.revoked_at.is_(None)))

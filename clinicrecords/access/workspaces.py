@@ -1,0 +1,92 @@
+"""Workspaces, and what keys and connections share: the error every access operation raises on bad input, the
+owners they belong to, revoking once."""
+
+import uuid
+from dataclasses import dataclass
+
+from sqlalchemy import select
+
+from clinicrecords.access.models import ApiKey, Connection, Workspace
+from clinicrecords.clinics.services import create_clinic, find_clinic
+from clinicrecords.clock import now as clock_now
+from clinicrecords.errors import InvalidInput
+
+
+class AccessError(InvalidInput):
+    """Bad input for an access operation; nothing was written."""
+
+
+def create_workspace(db, name, verified=False, paid=False, terms_accepted=False, seed=None, workspace_id=None):
+    """A workspace and its own sandbox clinic, seeded by `seed(db, clinic)`."""
+    name = (name or "").strip()
+    if not name or len(name) > 200:
+        raise AccessError("name must be 1 to 200 characters")
+    workspace = Workspace(id=workspace_id or uuid.uuid4(), name=name, verified=verified,
+                          plan="paid" if paid else "sandbox", terms_accepted=terms_accepted)
+    db.add(workspace)
+    db.flush()
+    sandbox = create_clinic(db, f"{name} sandbox clinic", sandbox_of_workspace_id=workspace.id)
+    workspace.sandbox_clinic_id = sandbox.id
+    if seed is not None:
+        seed(db, sandbox)
+    return workspace
+
+
+def get_workspace(db, workspace_id):
+    workspace = db.get(Workspace, workspace_id)
+    if workspace is None:
+        raise AccessError(f"no workspace {workspace_id}")
+    return workspace
+
+
+def get_clinic(db, clinic_id):
+    clinic = find_clinic(db, clinic_id)
+    if clinic is None:
+        raise AccessError(f"no clinic {clinic_id}")
+    return clinic
+
+
+def set_workspace(db, workspace_id, verified=None, paid=None, terms_accepted=None):
+    workspace = get_workspace(db, workspace_id)
+    if verified is not None:
+        workspace.verified = verified
+    if paid is not None:
+        workspace.plan = "paid" if paid else "sandbox"
+    if terms_accepted is not None:
+        workspace.terms_accepted = terms_accepted
+    return workspace
+
+
+@dataclass(frozen=True)
+class Revocation:
+    """A key or connection after `revoke_*`: revoking again changes nothing and says so."""
+
+    record: ApiKey | Connection
+    already_revoked: bool
+
+
+def revoke_once(record):
+    """Revoke a key or a connection; one already revoked keeps its time."""
+    already = record.revoked_at is not None
+    if not already:
+        record.revoked_at = clock_now()
+    return Revocation(record, already)
+
+
+def list_workspaces(db):
+    return db.scalars(select(Workspace).order_by(Workspace.created_at, Workspace.id)).all()
+
+
+def of_owner(db, model, oldest_first, workspace_id, clinic_id):
+    """Keys or connections (`model`) of one workspace or clinic, or every one, oldest first."""
+    query = select(model).order_by(oldest_first, model.id)
+    if workspace_id is not None:
+        query = query.where(model.workspace_id == get_workspace(db, workspace_id).id)
+    if clinic_id is not None:
+        query = query.where(model.clinic_id == get_clinic(db, clinic_id).id)
+    return db.scalars(query).all()
+
+
+def workspace_is_verified(db, workspace_id):
+    """The flag the live-key gate reads (`not_verified`); domain verification and operators set it."""
+    return get_workspace(db, workspace_id).verified

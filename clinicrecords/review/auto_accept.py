@@ -1,0 +1,106 @@
+"""Automatic acceptance: per clinic, per sender (a key, or a workspace's connection in force) and kind, off by
+default; paused when a sender's volume is unusual."""
+
+import datetime
+import uuid
+
+from sqlalchemy import String, Uuid, bindparam, func, select
+
+from clinicrecords.access.services import current_connection_at
+from clinicrecords.clock import now
+from clinicrecords.db.prebuilt import Prebuilt
+from clinicrecords.review.decisions import Decisions
+from clinicrecords.review.models import AutoAcceptPause, AutoAcceptSetting, Submission
+
+NEVER_AUTOMATIC_ACTIONS = ("update", "retract", "no_known_allergies")
+DEFAULT_PAUSE_THRESHOLD = 100
+DEFAULT_PAUSE_WINDOW_MINUTES = 60
+
+
+def pause_settings(settings):
+    """(threshold, window minutes): automatic acceptance pauses once a sender had `threshold` items accepted
+    automatically in the clinic within the window (settings `review.auto_accept_pause_threshold`,
+    `review.auto_accept_pause_window_minutes`)."""
+    threshold = int(settings.get("review.auto_accept_pause_threshold", DEFAULT_PAUSE_THRESHOLD))
+    window = int(settings.get("review.auto_accept_pause_window_minutes", DEFAULT_PAUSE_WINDOW_MINUTES))
+    return threshold, window
+
+
+def connected_at_now(db, clinic, workspace_id):
+    """The `connected_at` of the workspace's connection to the clinic in force (None on a sandbox, which has
+    no connection: its workspace's test keys reach it)."""
+    if clinic.is_sandbox:
+        return None
+    return current_connection_at(db, workspace_id, clinic.id)
+
+
+# Built once: every send asks. A key without a workspace binds workspace_id NULL, which matches no row.
+_ENABLED = (
+    ((AutoAcceptSetting.sender_type == "key") & (AutoAcceptSetting.sender_id == bindparam("key_id", type_=Uuid())))
+    | ((AutoAcceptSetting.sender_type == "workspace")
+       & (AutoAcceptSetting.sender_id == bindparam("workspace_id", type_=Uuid()))),
+    AutoAcceptSetting.kind == bindparam("kind", type_=String()), AutoAcceptSetting.enabled.is_(True))
+_ENABLED_SETTINGS = select(AutoAcceptSetting).where(*_ENABLED)
+# Off is the common case: a cheap read settles it without loading a setting as an entity.
+_ANY_ENABLED = Prebuilt(select(AutoAcceptSetting.id).where(*_ENABLED).limit(1))
+
+
+class AutoAcceptance:
+    """Per clinic, per sender (a key, or a workspace's current connection) and kind; off by default."""
+
+    def __init__(self, db, registry, clinic):
+        self.db = db
+        self.registry = registry
+        self.clinic = clinic
+
+    def _connected_at(self, workspace_id):
+        return connected_at_now(self.db, self.clinic, workspace_id)
+
+    def setting_for(self, identity, kind):
+        """The setting that switches automatic acceptance on for this caller and kind, or None. The key's own
+        setting wins over its workspace's; both are read in one statement (every send asks)."""
+        asked = {"key_id": identity.id, "workspace_id": identity.workspace_id, "kind": kind}
+        if _ANY_ENABLED.first(self.db, **asked) is None:
+            return None
+        found = {setting.sender_type: setting for setting in self.db.scalars(_ENABLED_SETTINGS, asked)}
+        setting = found.get("key")
+        if setting is None and "workspace" in found:
+            setting = found["workspace"]
+            if setting.switched_on_at is None or identity.created_at > setting.switched_on_at:
+                return None  # a key created (or rolled) after it was switched on starts with it off
+        if setting is not None and identity.workspace_id is not None and \
+                setting.connected_at != self._connected_at(identity.workspace_id):
+            return None  # switched on for an earlier connection: a new connection starts with it off
+        return setting
+
+    def setting_in_force(self, action, kind, identity):
+        """The setting that may accept this send automatically (switched on, not paused), or None."""
+        if action in NEVER_AUTOMATIC_ACTIONS:
+            return None
+        setting = self.setting_for(identity, kind)
+        return None if setting is None or setting.paused_at is not None else setting
+
+    def consider(self, submission, setting):
+        """Accept the submission automatically under `setting` (in force), unless it duplicates a record or
+        the sender's volume is unusual (which pauses the setting). True when it was accepted."""
+        decisions = Decisions(self.db, self.registry, self.clinic.id)
+        if decisions.kind(submission.resource_type).duplicate_of(self.db, submission) is not None:
+            return
+        if self._unusual_volume(setting, submission):
+            return
+        decisions.confirm(submission, "automatic")
+        return True
+
+    def _unusual_volume(self, setting, submission):
+        threshold, window = pause_settings(self.registry.settings)
+        sender = (Submission.api_key_id if setting.sender_type == "key" else Submission.workspace_id)
+        accepted = self.db.scalar(select(func.count()).select_from(Submission).where(
+            sender == setting.sender_id, Submission.accepted_automatically.is_(True),
+            Submission.decided_at > now() - datetime.timedelta(minutes=window)))
+        if accepted < threshold:
+            return False
+        setting.paused_at = now()
+        self.db.add(AutoAcceptPause(id=uuid.uuid4(), sender_type=setting.sender_type, sender_id=setting.sender_id,
+                                    kind=setting.kind, paused_at=setting.paused_at, accepted_in_window=accepted,
+                                    threshold=threshold, window_minutes=window, submission_id=submission.id))
+        return True
