@@ -2,7 +2,7 @@
 
 from pyramid.events import ContextFound
 
-from clinicrecords.access.gate import add_gate_check, gate_where_traversal_stopped, key_gate
+from clinicrecords.access.entry import add_gate_check, gate_where_traversal_stopped, key_gate
 from clinicrecords.access.identity import record_last_use
 from clinicrecords.access.keycache import DEFAULT_SIZE, KeyCache
 from clinicrecords.access.permissions import PERMISSION_DESCRIPTIONS
