@@ -11,6 +11,7 @@ from clinicrecords.access.permissions import (
     TEST_HELPERS,
     DerivedPermission,
     Permission,
+    PortalPermission,
     describe_permission,
     parse_scopes,
     refusal_name,
@@ -39,4 +40,4 @@ from clinicrecords.access.usage import IUsageService  # noqa: E402
 
 __all__ = ["ALL_PERMISSIONS", "EVENTS_FEED", "KEY_HOLDER", "PERMISSION_DESCRIPTIONS", "PSEUDO_PERMISSIONS",
            "TEST_HELPERS", "DerivedPermission", "ILiveKeyGate", "ISandboxSeed", "IUsageService", "PLANS", "Permission",
-           "describe_permission", "key_label", "masked", "parse_scopes", "refusal_name"]
+           "PortalPermission", "describe_permission", "key_label", "masked", "parse_scopes", "refusal_name"]

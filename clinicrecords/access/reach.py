@@ -13,6 +13,7 @@ from zope.interface import implementer
 
 from clinicrecords.clinics.interfaces import IReach
 from clinicrecords.access.models import Connection, Workspace
+from clinicrecords.access.permission_map import live_access_blocked
 from clinicrecords.api.pagination import Page, keyset_page
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.services import find_clinic, with_clinic
@@ -34,18 +35,6 @@ class CallingKey:
 
 def _active_connection(now):
     return (Connection.revoked_at.is_(None)) & (Connection.expires_at.is_(None) | (Connection.expires_at > now))
-
-
-def live_access_blocked(identity):
-    """Why a live workspace key reaches no real clinic now (a `Problem`), or None. Checked in this order."""
-    if identity.clinic_id is not None or identity.is_test:
-        return None
-    if not identity.workspace_verified:
-        return Problem("not_verified", "The workspace's verification is absent or has lapsed.")
-    if identity.workspace_plan != "paid" or not identity.workspace_terms_accepted:
-        return Problem("workspace_plan_required",
-                       "Live access needs a paid plan with the API Terms of Use accepted.")
-    return None
 
 
 @implementer(IReach)

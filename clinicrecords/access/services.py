@@ -10,7 +10,7 @@ from sqlalchemy import String, cast, literal, null, select, union_all
 
 from clinicrecords.access.keys import hash_secret, masked, new_key
 from clinicrecords.access.models import ApiKey, Connection, Workspace
-from clinicrecords.access.permission_map import may_use_helpers  # noqa: F401 (other contexts ask it here)
+from clinicrecords.access.predicates import may_use_helpers  # noqa: F401 (other contexts ask it here)
 from clinicrecords.clinics.services import clinic_name_rows, clinic_names, find_clinic
 from clinicrecords.clinics.services import create_clinic
 from clinicrecords.clock import now as clock_now
