@@ -27,6 +27,12 @@ class ILiveKeyGate(Interface):
 
 
 
+class IReach(Interface):
+    """Which clinics a key reaches, listed: `reachable(identity, query, cursors)` → a page of the clinics it
+    reaches now (GET /v1/connections); `calling_key(identity)` (GET /v1/me). Provided by
+    clinicrecords.access.reach.ReachService. Entering one is the entry's (clinicrecords.access.entry)."""
+
+
 class ISandboxSeed(Interface):
     """Seeds a new workspace's sandbox clinic: `seed(request, clinic)`. The sandbox context provides it (it
     builds on access, so access asks for it by interface rather than importing it)."""
@@ -39,5 +45,6 @@ from clinicrecords.access.models import PLANS  # noqa: E402
 from clinicrecords.access.usage import IUsageService  # noqa: E402
 
 __all__ = ["ALL_PERMISSIONS", "EVENTS_FEED", "KEY_HOLDER", "PERMISSION_DESCRIPTIONS", "PSEUDO_PERMISSIONS",
-           "TEST_HELPERS", "DerivedPermission", "ILiveKeyGate", "ISandboxSeed", "IUsageService", "PLANS", "Permission",
-           "PortalPermission", "describe_permission", "key_label", "masked", "parse_scopes", "refusal_name"]
+           "TEST_HELPERS", "DerivedPermission", "ILiveKeyGate", "IReach", "ISandboxSeed", "IUsageService", "PLANS",
+           "Permission", "PortalPermission", "describe_permission", "key_label", "masked", "parse_scopes",
+           "refusal_name"]

@@ -10,7 +10,6 @@ from sqlalchemy import String, cast, literal, null, select, union_all
 
 from clinicrecords.access.keys import hash_secret, masked, new_key
 from clinicrecords.access.models import ApiKey, Connection, Workspace
-from clinicrecords.access.predicates import may_use_helpers  # noqa: F401 (other contexts ask it here)
 from clinicrecords.clinics.services import clinic_name_rows, clinic_names, find_clinic
 from clinicrecords.clinics.services import create_clinic
 from clinicrecords.clock import now as clock_now
@@ -352,3 +351,7 @@ def current_connection_at(db, workspace_id, clinic_id):
 
 # For the sandbox's demo command: a key read back as the API reads it.
 from clinicrecords.access.identity import authenticate as authenticate  # noqa: E402
+
+# For the test helpers' sandbox clinic, entered as /v1/clinics/{clinic_id} is, with the helpers' reach.
+from clinicrecords.access.entry import enter as enter  # noqa: E402
+from clinicrecords.access.permission_map import reach_of_helpers as reach_of_helpers  # noqa: E402
