@@ -9,7 +9,6 @@ holds there, are the access context's (its entry and permission map).
 
 import uuid
 
-from pyramid.authorization import DENY_ALL
 from pyramid.location import lineage
 
 
@@ -22,7 +21,7 @@ def parse_uuid(segment):
 
 
 class Resource:
-    """A node of the tree: it knows its parent, its name and the request. ACLs are inherited upwards."""
+    """A node of the tree: it knows its parent, its name and the request."""
 
     def __init__(self, parent, name):
         self.__parent__ = parent
@@ -69,7 +68,6 @@ class Branch(Resource):
 class Root:
     __name__ = ""
     __parent__ = None
-    __acl__ = (DENY_ALL,)
 
     def __init__(self, request):
         self.request = request

@@ -1,5 +1,7 @@
 from zope.interface import Interface
 
+# What the permission map reads of the portal's nodes, which they provide.
+from clinicrecords.access.memberships import IClinicStaffMembership, IWorkspaceMembership
 # The permission names: the vocabulary every context's views declare (`permission=Permission.X`), published
 # here as access's contract (clinicrecords.access.permissions is their implementation, inside access).
 from clinicrecords.access.permissions import (
@@ -45,6 +47,6 @@ from clinicrecords.access.models import PLANS  # noqa: E402
 from clinicrecords.access.usage import IUsageService  # noqa: E402
 
 __all__ = ["ALL_PERMISSIONS", "EVENTS_FEED", "KEY_HOLDER", "PERMISSION_DESCRIPTIONS", "PSEUDO_PERMISSIONS",
-           "TEST_HELPERS", "DerivedPermission", "ILiveKeyGate", "IReach", "ISandboxSeed", "IUsageService", "PLANS",
-           "Permission", "PortalPermission", "describe_permission", "key_label", "masked", "parse_scopes",
-           "refusal_name"]
+           "TEST_HELPERS", "DerivedPermission", "IClinicStaffMembership", "ILiveKeyGate", "IReach", "ISandboxSeed",
+           "IUsageService", "IWorkspaceMembership", "PLANS", "Permission", "PortalPermission", "describe_permission",
+           "key_label", "masked", "parse_scopes", "refusal_name"]

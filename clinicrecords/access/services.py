@@ -352,6 +352,8 @@ def current_connection_at(db, workspace_id, clinic_id):
 # For the sandbox's demo command: a key read back as the API reads it.
 from clinicrecords.access.identity import authenticate as authenticate  # noqa: E402
 
-# For the test helpers' sandbox clinic, entered as /v1/clinics/{clinic_id} is, with the helpers' reach.
+# For the test helpers' sandbox clinic, entered as /v1/clinics/{clinic_id} is, with the helpers' reach; and the
+# permission map's check for the portal's policy.
 from clinicrecords.access.entry import enter as enter  # noqa: E402
+from clinicrecords.access.permission_map import holds as holds  # noqa: E402
 from clinicrecords.access.permission_map import reach_of_helpers as reach_of_helpers  # noqa: E402
