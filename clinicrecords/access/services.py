@@ -352,8 +352,11 @@ def current_connection_at(db, workspace_id, clinic_id):
 # For the sandbox's demo command: a key read back as the API reads it.
 from clinicrecords.access.identity import authenticate as authenticate  # noqa: E402
 
-# For the test helpers' sandbox clinic, entered as /v1/clinics/{clinic_id} is, with the helpers' reach; and the
-# permission map's check for the portal's policy.
+# For the test helpers' sandbox clinic, entered as /v1/clinics/{clinic_id} is, with the helpers' reach; the
+# permission map's check for the portal's policy; and its row rules, which the patients and clinical contexts
+# apply to their own tables.
 from clinicrecords.access.entry import enter as enter  # noqa: E402
 from clinicrecords.access.permission_map import holds as holds  # noqa: E402
 from clinicrecords.access.permission_map import reach_of_helpers as reach_of_helpers  # noqa: E402
+from clinicrecords.access.permission_map import sent_by as sent_by  # noqa: E402
+from clinicrecords.access.permission_map import shown_to_keys as shown_to_keys  # noqa: E402

@@ -1,17 +1,22 @@
 """Authorization is one map (issue 32, item 2): every permission any view of either surface declares is decided
-by clinicrecords.access.permission_map, both security policies ask it, and no resource carries an ACL."""
+by clinicrecords.access.permission_map, both security policies ask it, no resource carries an ACL, and the row
+rules the map writes are the ones the owning contexts apply."""
 
 import pathlib
 import types
 import uuid
 
 from pyramid.security import NO_PERMISSION_REQUIRED
+from sqlalchemy import select
 from zope.interface import alsoProvides
 
 import clinicrecords
 from clinicrecords.access.interfaces import Permission, PortalPermission
-from clinicrecords.access.permission_map import PERMISSION_MAP, holds
+from clinicrecords.access.permission_map import PERMISSION_MAP, holds, sent_by, shown_to_keys
+from clinicrecords.clinical.models import Allergy
 from clinicrecords.clinics.interfaces import IClinicContext
+from clinicrecords.patients.models import Patient
+from clinicrecords.patients.services import visible, visible_patients
 from clinicrecords.portal.staff.resources import ClinicResource, ClinicsCollection, Staff
 from clinicrecords.portal.web.resources import PortalRoot
 from clinicrecords.portal.workspaces.resources import InvitationPage, Members, WorkspaceResource, WorkspacesCollection
@@ -132,3 +137,18 @@ def test_a_grantable_permission_is_held_where_the_clinic_granted_it():
         below = types.SimpleNamespace(__parent__=clinic)
         assert holds(key, below, permission)
         assert [other for other in Permission if holds(key, below, other)] == [permission]
+
+
+# The row rules: the map writes them, the owning contexts apply them to their own tables.
+
+
+def test_the_patients_context_applies_the_maps_visibility_rule():
+    rule = str(shown_to_keys(Patient.restricted).compile())
+    for statement in (visible_patients(), visible(select(Allergy.id), Allergy.patient_id)):
+        assert rule in str(statement.compile())
+
+
+def test_a_referral_is_its_senders():
+    sender = types.SimpleNamespace(owner_id=uuid.uuid4())
+    assert sent_by(sender, sender.owner_id)
+    assert not sent_by(sender, uuid.uuid4()) and not sent_by(None, sender.owner_id)
