@@ -30,9 +30,15 @@ class ILiveKeyGate(Interface):
 
 
 class IReach(Interface):
-    """Which clinics a key reaches, listed: `reachable(identity, query, cursors)` → a page of the clinics it
-    reaches now (GET /v1/connections); `calling_key(identity)` (GET /v1/me). Provided by
-    clinicrecords.access.reach.ReachService. Entering one is the entry's (clinicrecords.access.entry)."""
+    """The clinics a key reaches, listed, and the calling key. Provided by clinicrecords.access.reach.ReachService;
+    entering a clinic is the entry's (clinicrecords.access.entry), who reaches which the permission map's."""
+
+    def reachable(identity, query, cursors, now=None):
+        """One page of the clinics the key reaches now (`Reached`: clinic, granted, connection), oldest
+        connection first (GET /v1/connections)."""
+
+    def calling_key(identity):
+        """The calling key and its owner's name (`CallingKey`), for GET /v1/me."""
 
 
 class ISandboxSeed(Interface):
