@@ -120,8 +120,13 @@ GRANTABLE = frozenset(Permission)
 def holds(caller, context, permission):
     """Whether `caller` holds `permission` on `context`: some clause of the map has every predicate true. A
     permission the map does not name is held by nobody (a view without one: `NO_DEFAULT_PERMISSION`)."""
-    return any(all(predicate(caller, context) for predicate in clause)
-               for clause in PERMISSION_MAP.get(permission, ()))
+    for clause in PERMISSION_MAP.get(permission, ()):
+        for predicate in clause:
+            if not predicate(caller, context):
+                break
+        else:
+            return True
+    return False
 
 
 # 4. The API's check. Entering a clinic's collection needs at least one of the permissions its views declare,
