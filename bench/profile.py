@@ -95,8 +95,8 @@ def round_trips_per_request(client, call, requests=50, engine=None):
 
 # The parts of the request path docs/performance.md accounts for, by the function that does each.
 PHASES = (
-    ("key gate (cache or statement, rate limit)", r"access/gate.py:\d+\(require_key\)"),
-    ("...key statement (cold or stale cache)", r"access/identity.py:\d+\(read_identity\)"),
+    ("entry (key gate, reach, binding, scope)", r"access/entry.py:\d+\(enter\)"),
+    ("...key statement (cold or stale cache)", r"access/identity.py:\d+\(read_key\)"),
     ("...rate-limit counter and reach version", r"access/ratelimit.py:\d+\(rate_limit_check\)"),
     ("item read", r"clinical/services.py:\d+\(get\)"),
     ("page read", r"clinical/services.py:\d+\(list\)"),

@@ -3,12 +3,13 @@
 Bounded contexts hang their resources on the tree with two config directives:
 `config.add_api_resource(name, factory, public=False)` for `/v1/<name>` and
 `config.add_clinic_collection(name, factory)` for `/v1/clinics/{clinic_id}/<name>`. Factories receive
-`(parent, name)`; the request is `parent.request`.
+`(parent, name)`; the request is `parent.request`. Who may enter a child that is not public, and what a key
+holds there, are the access context's (its entry and permission map).
 """
 
 import uuid
 
-from pyramid.authorization import DENY_ALL
+from pyramid.location import lineage
 
 
 def parse_uuid(segment):
@@ -20,7 +21,7 @@ def parse_uuid(segment):
 
 
 class Resource:
-    """A node of the tree: it knows its parent, its name and the request. ACLs are inherited upwards."""
+    """A node of the tree: it knows its parent, its name and the request."""
 
     def __init__(self, parent, name):
         self.__parent__ = parent
@@ -67,7 +68,6 @@ class Branch(Resource):
 class Root:
     __name__ = ""
     __parent__ = None
-    __acl__ = (DENY_ALL,)
 
     def __init__(self, request):
         self.request = request
@@ -79,18 +79,23 @@ class Root:
 
 
 class V1(Resource):
-    """`/v1`: children registered by the bounded contexts (clinics, listings, ...). Every child that is not
-    public passes the key gate on the way in, unless it `gates_items` itself (the clinics collection: with the
-    clinic the path names)."""
+    """`/v1`: children registered by the bounded contexts (clinics, listings, ...)."""
 
     def __getitem__(self, name):
         entry = self.request.registry["resources.api"].get(name)
         if entry is None:
             raise KeyError(name)
-        factory, public = entry
-        if not public and not getattr(factory, "gates_items", False):
-            self.request.require_key()
+        factory, _ = entry
         return factory(self, name)
+
+
+def needs_key(context):
+    """Whether `context` lies under a child of /v1 registered without `public`: a path only a valid key may
+    enter (clinicrecords.access.entry)."""
+    for node in lineage(context):
+        if isinstance(node.__parent__, V1):
+            return not node.request.registry["resources.api"][node.__name__][1]
+    return False
 
 
 class ClinicChildren:
@@ -104,7 +109,7 @@ class ClinicChildren:
 
 
 def _add_api_resource(config, name, factory, public=False):
-    """`public` resources need no key (the OpenAPI document); every other child of /v1 passes the key gate."""
+    """`public` resources need no key (the OpenAPI document); every other child of /v1 is entered with one."""
     config.registry["resources.api"][name] = (factory, public)
 
 

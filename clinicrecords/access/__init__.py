@@ -1,14 +1,14 @@
-"""Access: bearer keys, workspaces, connections, permissions, reach, /v1/me and /v1/connections."""
+"""Access: bearer keys, workspaces, connections, who may do what (the permission map), entering a clinic,
+/v1/me and /v1/connections."""
 
 from pyramid.events import ContextFound
 
-from clinicrecords.access.gate import add_gate_check, gate_where_traversal_stopped, key_gate
-from clinicrecords.access.identity import record_last_use
+from clinicrecords.access.entry import Clinics, enter_where_traversal_stopped
+from clinicrecords.access.interfaces import IReach
 from clinicrecords.access.keycache import DEFAULT_SIZE, KeyCache
-from clinicrecords.access.permissions import PERMISSION_DESCRIPTIONS
-from clinicrecords.clinics.interfaces import IReach
 from clinicrecords.access.permission_map import look_refusal, replay_allowed
-from clinicrecords.access.ratelimit import make_limiter, rate_limit_check
+from clinicrecords.access.permissions import PERMISSION_DESCRIPTIONS
+from clinicrecords.access.ratelimit import make_limiter
 from clinicrecords.access.reach import reach_factory
 from clinicrecords.access.representations import ConnectionOut, KeyOut, connection_json, key_json
 from clinicrecords.access.resources import Connections, Me
@@ -24,16 +24,16 @@ def includeme(config):
     key_cache = KeyCache(int(settings.get("access.key_cache_size", DEFAULT_SIZE)))
     config.registry["access.key_cache"] = key_cache
     policy = KeySecurityPolicy(settings["secrets.key_pepper"], key_cache)
+    config.registry["access.key_policy"] = policy
     config.set_security_policy(policy)
     config.set_request_caller(policy.caller)
     config.set_look_guard(look_refusal)
     config.set_replay_guard(replay_allowed)
-    config.add_directive("add_gate_check", add_gate_check)
     config.registry["access.rate_limiter"] = make_limiter(settings, config.registry["db.engine"])
-    config.add_gate_check(rate_limit_check)
-    config.add_gate_check(record_last_use)
-    config.add_request_method(key_gate(policy), "require_key")
-    config.add_subscriber(gate_where_traversal_stopped, ContextFound)
+    # /v1/clinics/{clinic_id}: the clinic the path names is entered there; a keyed path naming none, once
+    # traversal has found its context (clinicrecords.access.entry).
+    config.add_api_resource("clinics", Clinics)
+    config.add_subscriber(enter_where_traversal_stopped, ContextFound)
     config.register_service_factory(reach_factory, iface=IReach)
     config.registry["access.allowances"] = plan_allowances(settings)
     config.register_service_factory(usage_service_factory, iface=IUsageService)

@@ -31,7 +31,6 @@ class KeyIdentity:
     workspace_plan: str | None = None
     workspace_terms_accepted: bool = False
     sandbox_clinic_id: uuid.UUID | None = None
-    prefetched: object = field(default=None, compare=False, repr=False)
     # The reach version this identity was cached with (clinicrecords.access.keycache); None when the key was
     # read on this request. The rate limiter counts a cached identity only while the version is unchanged.
     cached_at_version: int | None = field(default=None, compare=False, repr=False)
@@ -59,14 +58,23 @@ class KeyIdentity:
 
 
 @dataclass(frozen=True)
-class Prefetched:
-    """What reach needs about the clinic named in the request's path, read in the key's own statement so a
-    request into a clinic costs one round trip for key and reach (clinicrecords.access.reach)."""
+class ClinicFound:
+    """What the key's statement read about the clinic the request's path names, for the entry to decide the
+    key's reach of it (clinicrecords.access.permission_map.reach_of_key) without another round trip."""
 
     clinic_id: uuid.UUID
-    clinic: object  # the Clinic, or None when no such clinic exists
+    clinic: object  # the Clinic (a row of the autocommit read, not yet in the request's session), or None
     connection_scopes: tuple | None  # the workspace's active connection to it, or None
     connection_expires_at: datetime.datetime | None = None
+
+
+@dataclass(frozen=True)
+class KeyRead:
+    """A valid key as read, by the statement or from the key cache: who calls and, when the path names a
+    clinic, what was read about it. The entry keeps `found` to itself: only the identity goes on."""
+
+    identity: KeyIdentity
+    found: ClinicFound | None = None
 
 
 _CLINIC_ID = bindparam("clinic_id", type_=Uuid())
@@ -90,28 +98,32 @@ _KEY_AND_REACH = with_clinic(
 )
 
 
-def authenticate(db, pepper, authorization, now=None, clinic_id=None):
-    """The identity for an Authorization header value, or None for every kind of bad key.
-
-    With `clinic_id` (the clinic the request's path names), the same statement reads what reach needs about
-    that clinic: the identity then carries it as `prefetched`."""
+def authenticate(db, pepper, authorization, now=None):
+    """The identity for an Authorization header value, or None for every kind of bad key."""
     parsed = parse_key(bearer_token(authorization))
     if parsed is None:
         return None
-    return read_identity(db, pepper, parsed, clinic_id, now or clock_now())
+    read = read_key(db, pepper, parsed, None, now or clock_now())
+    return read.identity if read is not None else None
 
 
-def read_identity(db, pepper, parsed, clinic_id, now, cache=None):
-    """The identity (or None) by the statement; a valid one goes into `cache` (a KeyCache) labelled with the
-    reach version it was read at."""
+def read_key(db, pepper, parsed, clinic_id, now, cache=None):
+    """The key (a `KeyRead`, or None for every kind of bad key) by the statement, with what it found of the
+    clinic `clinic_id` names (None: no clinic named); a valid one goes into `cache` (a KeyCache) labelled
+    with the reach version it was read at."""
     row = db.execute(_KEY_AND_REACH, {"key_id": parsed.key_id, "clinic_id": clinic_id, "now": now}).first()
-    identity = _identity(pepper, parsed, clinic_id, now, row)
-    if identity is not None and cache is not None:
-        cache.put(parsed.key_id, clinic_id, row.secret_hash, replace(identity, cached_at_version=row.reach_version))
-    return identity
+    identity = _identity(pepper, parsed, now, row)
+    if identity is None:
+        return None
+    found = ClinicFound(clinic_id, row.Clinic, tuple(row.connection_scopes) if row.connection_scopes is not None
+                        else None, row.connection_expires_at) if clinic_id is not None else None
+    if cache is not None:
+        cache.put(parsed.key_id, clinic_id, row.secret_hash,
+                  KeyRead(replace(identity, cached_at_version=row.reach_version), found))
+    return KeyRead(identity, found)
 
 
-def _identity(pepper, parsed, clinic_id, now, row):
+def _identity(pepper, parsed, now, row):
     if not secret_matches(pepper, parsed.secret, row.secret_hash if row else None):
         return None
     if row.mode != parsed.mode or row.revoked_at is not None or (row.expires_at and row.expires_at <= now):
@@ -132,10 +144,6 @@ def _identity(pepper, parsed, clinic_id, now, row):
         workspace_plan=row.plan if has_workspace else None,
         workspace_terms_accepted=bool(has_workspace and row.terms_accepted),
         sandbox_clinic_id=row.sandbox_clinic_id if has_workspace else None,
-        prefetched=Prefetched(clinic_id, row.Clinic,
-                              tuple(row.connection_scopes) if row.connection_scopes is not None else None,
-                              row.connection_expires_at)
-        if clinic_id is not None else None,
     )
 
 

@@ -1,5 +1,7 @@
 from zope.interface import Interface
 
+# What the permission map reads of the portal's nodes, which they provide.
+from clinicrecords.access.memberships import IClinicStaffMembership, IWorkspaceMembership
 # The permission names: the vocabulary every context's views declare (`permission=Permission.X`), published
 # here as access's contract (clinicrecords.access.permissions is their implementation, inside access).
 from clinicrecords.access.permissions import (
@@ -11,6 +13,7 @@ from clinicrecords.access.permissions import (
     TEST_HELPERS,
     DerivedPermission,
     Permission,
+    PortalPermission,
     describe_permission,
     parse_scopes,
     refusal_name,
@@ -26,6 +29,18 @@ class ILiveKeyGate(Interface):
 
 
 
+class IReach(Interface):
+    """The clinics a key reaches, listed, and the calling key. Provided by clinicrecords.access.reach.ReachService;
+    entering a clinic is the entry's (clinicrecords.access.entry), who reaches which the permission map's."""
+
+    def reachable(identity, query, cursors, now=None):
+        """One page of the clinics the key reaches now (`Reached`: clinic, granted, connection), oldest
+        connection first (GET /v1/connections)."""
+
+    def calling_key(identity):
+        """The calling key and its owner's name (`CallingKey`), for GET /v1/me."""
+
+
 class ISandboxSeed(Interface):
     """Seeds a new workspace's sandbox clinic: `seed(request, clinic)`. The sandbox context provides it (it
     builds on access, so access asks for it by interface rather than importing it)."""
@@ -38,5 +53,6 @@ from clinicrecords.access.models import PLANS  # noqa: E402
 from clinicrecords.access.usage import IUsageService  # noqa: E402
 
 __all__ = ["ALL_PERMISSIONS", "EVENTS_FEED", "KEY_HOLDER", "PERMISSION_DESCRIPTIONS", "PSEUDO_PERMISSIONS",
-           "TEST_HELPERS", "DerivedPermission", "ILiveKeyGate", "ISandboxSeed", "IUsageService", "PLANS", "Permission",
-           "describe_permission", "key_label", "masked", "parse_scopes", "refusal_name"]
+           "TEST_HELPERS", "DerivedPermission", "IClinicStaffMembership", "ILiveKeyGate", "IReach", "ISandboxSeed",
+           "IUsageService", "IWorkspaceMembership", "PLANS", "Permission", "PortalPermission", "describe_permission",
+           "key_label", "masked", "parse_scopes", "refusal_name"]

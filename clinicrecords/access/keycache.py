@@ -1,5 +1,6 @@
-"""The in-process key cache (issue 22): what the key-and-reach statement returned for (key id, clinic), kept
-per application and used only while it is still true.
+"""The in-process key cache (issue 22): what the key-and-reach statement returned for (key id, clinic) (a
+`KeyRead`: the identity and what it found of the clinic), kept per application and used only while it is still
+true.
 
 An entry is trusted on a request only when all of these hold on that request:
 - the secret sent matches the cached hash (checked every time: "valid" is never cached without it);
@@ -27,7 +28,7 @@ class StaleKey(Exception):
 @dataclass(frozen=True)
 class CachedKey:
     secret_hash: bytes
-    identity: object  # KeyIdentity with `cached_at_version` set
+    read: object  # KeyRead whose identity has `cached_at_version` set
 
 
 class KeyCache:
@@ -43,34 +44,34 @@ class KeyCache:
         return len(self._entries)
 
     def usable(self, pepper, parsed, clinic_id, now, address):
-        """The cached identity for this key and clinic if every per-request check passes, else None (then
+        """The cached `KeyRead` for this key and clinic if every per-request check passes, else None (then
         the statement decides). The version is checked afterwards, by the rate limiter's round trip."""
         entry = self._entries.get((parsed.key_id, clinic_id))
         if entry is None:
             return None
-        identity = entry.identity
+        read = entry.read
+        identity = read.identity
         if not secret_matches(pepper, parsed.secret, entry.secret_hash) or identity.mode != parsed.mode:
             return None
         if identity.expires_at is not None and identity.expires_at <= now:
             return None
-        prefetched = identity.prefetched
-        if prefetched is not None and prefetched.connection_expires_at is not None \
-                and prefetched.connection_expires_at <= now:
+        found = read.found
+        if found is not None and found.connection_expires_at is not None and found.connection_expires_at <= now:
             return None
         if not identity.ip_allowed(address):
             return None
-        return identity
+        return read
 
-    def put(self, key_id, clinic_id, secret_hash, identity):
+    def put(self, key_id, clinic_id, secret_hash, read):
         if self.size <= 0:
             return
         with self._lock:
             held = self._entries.pop((key_id, clinic_id), None)
-            if held is not None and held.identity.cached_at_version > identity.cached_at_version:
-                identity, secret_hash = held.identity, held.secret_hash  # a slower thread's older read
+            if held is not None and held.read.identity.cached_at_version > read.identity.cached_at_version:
+                read, secret_hash = held.read, held.secret_hash  # a slower thread's older read
             while len(self._entries) >= self.size:
                 self._entries.pop(next(iter(self._entries)))
-            self._entries[(key_id, clinic_id)] = CachedKey(secret_hash, identity)
+            self._entries[(key_id, clinic_id)] = CachedKey(secret_hash, read)
 
     def clear(self):
         with self._lock:

@@ -1,81 +1,142 @@
-"""Authorization in one place: who holds each permission, and the one check a request passes.
+"""Who may do what, on both surfaces: the one file that says it.
 
-As hypothesis/h's `security/permission_map`: a permission is held when its predicate is true of the calling
-key and the resource asked (the context). A grantable permission (`Permission`) is held when the clinic the
-context lies in granted it to the key (the clinic scope's `granted`), or, outside a clinic, when the key's own
-scopes name it. The pseudo- and derived permissions have their own predicate in `PERMISSION_MAP`.
+Shaped as hypothesis/h's `security/permission_map`: each permission maps to clauses, each clause a list of
+predicates (clinicrecords.access.predicates) of the caller and the resource asked (the context); the
+permission is held when every predicate of at least one clause is true. Read from the top:
 
-`refusal(...)` is the one check: the view's permission when a view answers, and before it the collection
-guard — entering a clinic's collection needs at least one of the permissions its views declare, so a key
-that may not look there gets the same 403 for an existing, a restricted and an absent record
-(docs/authentication.md, precedence 5 before 6). A request no view answers (404, 405) passes the guard
-alone (`look_refusal`).
+1. Reach: which clinic a key enters, with which permissions (`reach_of_key`; the test helpers'
+   `reach_of_helpers`). The entry (clinicrecords.access.entry) decides it from the key's own statement.
+2. Rows: what a key sees inside a clinic it entered (`shown_to_keys`, the restricted-patient rule every read
+   of a patient's records goes through; `sent_by`, a referral's sender).
+3. `PERMISSION_MAP`: the API's permissions (the caller is a key) and the portal's roles (a signed-in account).
+4. The check each request passes: `refusal` for the API (the collection guard, then the view's permission;
+   `look_refusal` alone where no view answers), `holds` for the portal.
 """
 
 from typing import NamedTuple
 
 from pyramid.location import lineage
 
-from clinicrecords.access.permissions import (EVENTS_FEED, KEY_HOLDER, TEST_HELPERS, DerivedPermission,
-                                              refusal_name)
+from clinicrecords.access import predicates as p
+from clinicrecords.access.permissions import (EVENTS_FEED, KEY_HOLDER, TEST_HELPERS, DerivedPermission, Permission,
+                                              PortalPermission, refusal_name)
+from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.interfaces import IClinicContext, clinic_scope
 
-
-def granted(identity, context):
-    """The grantable permissions the key holds where the context lies."""
-    scope = clinic_scope(context)
-    return scope.granted if scope is not None else identity.scopes
-
-
-def may_use_helpers(identity, clinic):
-    """A workspace's test key on that workspace's own sandbox clinic; never a live or clinic-owned key."""
-    return (identity is not None and identity.is_test and identity.clinic_id is None
-            and clinic is not None and clinic.sandbox_of_workspace_id is not None
-            and clinic.id == identity.sandbox_clinic_id
-            and clinic.sandbox_of_workspace_id == identity.workspace_id)
+# 1. Reach (spec: Authentication → Reach). Precedence when several refusals apply (docs/authentication.md): the
+# entry's gate first (invalid_key, ip_not_allowed, rate_limited), then sandbox_only, not_verified,
+# workspace_plan_required (all about the key itself, so they leak nothing about the clinic), then not_found
+# (the clinic is outside reach, or does not exist: one answer for both), then scope_missing (the map below).
 
 
-def _any_key(identity, context):
-    return True
+def live_access_blocked(identity):
+    """Why a live workspace key reaches no real clinic now (a `Problem`), or None. Checked in this order."""
+    if identity.clinic_id is not None or identity.is_test:
+        return None
+    if not identity.workspace_verified:
+        return Problem("not_verified", "The workspace's verification is absent or has lapsed.")
+    if identity.workspace_plan != "paid" or not identity.workspace_terms_accepted:
+        return Problem("workspace_plan_required",
+                       "Live access needs a paid plan with the API Terms of Use accepted.")
+    return None
 
 
-def _on_own_sandbox(identity, context):
-    scope = clinic_scope(context)
-    return scope is not None and may_use_helpers(identity, scope.clinic)
+def reach_of_key(identity, found):
+    """(clinic, the permissions it grants the key) for the clinic the path names, from what the key's statement
+    found of it (`identity.ClinicFound`); else the refusal (a `Problem`, or KeyError for 404).
+
+    - a clinic's own key reaches its clinic, with the key's scopes;
+    - a workspace's test key reaches its workspace's sandbox clinic only, with the key's scopes;
+    - a live workspace key reaches a real clinic its workspace holds an active connection to, while the
+      workspace is verified and on the paid plan with the terms accepted, with the key's scopes narrowed to
+      what the connection grants."""
+    clinic = found.clinic
+    if identity.clinic_id is not None:
+        if found.clinic_id != identity.clinic_id or clinic is None:
+            raise KeyError(found.clinic_id)
+        return clinic, identity.scopes
+    if identity.is_test:
+        if found.clinic_id != identity.sandbox_clinic_id:
+            raise Problem("sandbox_only", "A test key reaches only its workspace's sandbox clinic.")
+        if clinic is None:
+            raise KeyError(found.clinic_id)
+        return clinic, identity.scopes
+    blocked = live_access_blocked(identity)
+    if blocked is not None:
+        raise blocked
+    if clinic is None or clinic.is_sandbox or found.connection_scopes is None:
+        raise KeyError(found.clinic_id)
+    return clinic, identity.scopes & frozenset(found.connection_scopes)
 
 
-def _conferred(permission):
-    """A derived permission: held with any of the grantable permissions the nearest resource declaring it in
-    `confers` ({derived permission: granting permissions}) names; none declares it, none holds it."""
+def reach_of_helpers(identity, found):
+    """/v1/test_helpers/clinics/{clinic_id}: a workspace's test key on its own sandbox clinic, with its scopes;
+    any other key or clinic answers like an absent one (404 never tells which clinics exist)."""
+    if not p.may_use_helpers(identity, found.clinic):
+        raise KeyError(found.clinic_id)
+    return found.clinic, identity.scopes
 
-    def holds(identity, context):
-        for node in lineage(context):
-            confers = getattr(node, "confers", None)
-            if confers and permission in confers:
-                return not granted(identity, context).isdisjoint(confers[permission])
-        return False
 
-    return holds
+# 2. Rows
 
+
+def shown_to_keys(restricted):
+    """A patient marked restricted, and everything recorded about them, is hidden from every API key (clinic
+    staff see them in the console). `restricted` is the patient's column: the patients context applies this to
+    its table (`patients.services.visible`), and every other context's reads of a patient's records join it."""
+    return restricted.is_(False)
+
+
+def sent_by(identity, sender_owner_id):
+    """A referral's sender (the workspace or clinic whose key sent it) alone reads why the clinic declined it,
+    and alone changes or takes it back."""
+    return identity is not None and sender_owner_id == identity.owner_id
+
+
+# 3. The map
 
 PERMISSION_MAP = {
-    KEY_HOLDER: _any_key,  # /v1/me, /v1/connections: any valid key
-    EVENTS_FEED: _any_key,  # a clinic's event feed: any key that reached the clinic (spec: no one permission)
-    TEST_HELPERS: _on_own_sandbox,
-    **{permission: _conferred(permission) for permission in DerivedPermission},
+    # The API. A grantable permission is held where the clinic granted it to the key (`scope.granted`: what
+    # reach decided above); outside a clinic (/v1/listings), when the key's own scopes name it.
+    **{permission: [[p.granted(permission)]] for permission in Permission},
+    KEY_HOLDER: [[p.any_key]],  # /v1/me, /v1/connections
+    EVENTS_FEED: [[p.any_key]],  # a clinic's event feed: the spec names no one permission; reaching it is enough
+    TEST_HELPERS: [[p.test_key_on_its_own_sandbox]],
+    # A submission is read with the read or write permission of the kind sent, changed or withdrawn with its
+    # write one: its resource says which (`confers`).
+    **{derived: [[p.conferred(derived)]] for derived in DerivedPermission},
+    # The portal. Traversal finds a workspace or a clinic's console only for an account it belongs to.
+    PortalPermission.SignedIn: [[p.signed_in, p.not_staff_in_developer_places]],
+    PortalPermission.Member: [[p.signed_in, p.workspace_member]],
+    PortalPermission.Owner: [[p.signed_in, p.workspace_owner]],
+    PortalPermission.ClinicStaff: [[p.signed_in, p.on_clinic_staff]],
+    PortalPermission.ClinicAdmin: [[p.signed_in, p.clinic_admin]],
+    PortalPermission.Clinician: [[p.signed_in, p.clinician]],
 }
 
+GRANTABLE = frozenset(Permission)
 
-def holds(identity, context, permission):
-    predicate = PERMISSION_MAP.get(permission)
-    if predicate is not None:
-        return predicate(identity, context)
-    return permission in granted(identity, context)
+
+def holds(caller, context, permission):
+    """Whether `caller` holds `permission` on `context`: some clause of the map has every predicate true. A
+    permission the map does not name is held by nobody (a view without one: `NO_DEFAULT_PERMISSION`)."""
+    for clause in PERMISSION_MAP.get(permission, ()):
+        for predicate in clause:
+            if not predicate(caller, context):
+                break
+        else:
+            return True
+    return False
+
+
+# 4. The API's check. Entering a clinic's collection needs at least one of the permissions its views declare,
+# so a key that may not look there gets the same 403 for an existing, a restricted and an absent record
+# (docs/authentication.md, precedence 5 before 6); then the view's permission.
 
 
 class Declared(NamedTuple):
     """The permissions the views on a resource class declare: by method, all of them, and those of them that
-    `PERMISSION_MAP` decides (not simply granted)."""
+    are not grantable (decided by their own predicates)."""
 
     by_method: dict
     every: frozenset
@@ -99,7 +160,7 @@ def view_permissions(registry, resource_class):
                     for method in (methods,) if isinstance(methods, str) else methods:
                         by_method.setdefault(method, set()).add(related["value"])
         every = frozenset().union(*by_method.values())
-        cache[resource_class] = Declared(by_method, every, every & PERMISSION_MAP.keys())
+        cache[resource_class] = Declared(by_method, every, every - GRANTABLE)
     return cache[resource_class]
 
 
@@ -114,11 +175,10 @@ def _collection_and_scope(context):
     return None, None
 
 
-def _guard_refusal(registry, identity, collection, granted_here, method):
+def _guard_refusal(identity, collection, granted_here, declared, method):
     """The permission to name when the key holds none of its collection's permissions, else None."""
-    declared = view_permissions(registry, type(collection))
     if not declared.every or not granted_here.isdisjoint(declared.every) or any(
-            PERMISSION_MAP[p](identity, collection) for p in declared.mapped):
+            holds(identity, collection, permission) for permission in declared.mapped):
         return None
     by_method = declared.by_method
     wanted = by_method.get("GET", set()) if method in ("GET", "HEAD") else set().union(
@@ -131,17 +191,13 @@ def refusal(registry, identity, context, method, permission=None):
     view's `permission` (None when no view answers)."""
     collection, scope = _collection_and_scope(context)
     if collection is not None:
-        missing = _guard_refusal(registry, identity, collection, scope.granted, method)
+        missing = _guard_refusal(identity, collection, scope.granted, view_permissions(registry, type(collection)),
+                                 method)
         if missing is not None:
             return missing
-    if permission is None:
+    if permission is None or holds(identity, context, permission):
         return None
-    predicate = PERMISSION_MAP.get(permission)
-    if predicate is not None:
-        held = predicate(identity, context)
-    else:
-        held = permission in (scope.granted if scope is not None else identity.scopes)
-    return None if held else permission
+    return permission
 
 
 def look_refusal(request, context):

@@ -1,4 +1,5 @@
-"""Every permission the API knows, in one registry. A key or connection grants a subset of these."""
+"""Every permission the application knows, in one registry: the API's (a key or connection grants a subset of
+these) and the portal's roles. Who holds each is clinicrecords.access.permission_map's."""
 
 from enum import StrEnum
 
@@ -76,7 +77,8 @@ def describe_permission(permission):
 
 
 class DerivedPermission(StrEnum):
-    """Not grantable: a resource's ACL derives them from granted permissions (never in a key's scopes)."""
+    """Not grantable: the permission map derives them from granted permissions, as the resource asked says
+    (`confers`); never in a key's scopes."""
 
     # A submission is read with the read or write permission of the kind sent; changed or withdrawn with its
     # write one.
@@ -95,12 +97,12 @@ def parse_scopes(text):
     return frozenset(scopes)
 
 
-# Pseudo-permissions, never granted as scopes: resources' ACLs give them to every key that got that far.
+# Pseudo-permissions, never granted as scopes: the permission map gives them to every key that got that far.
 # KEY_HOLDER: any valid key (/v1/me, /v1/connections). EVENTS_FEED: any key that reached the clinic (spec: no
 # single permission is needed for GET /v1/clinics/{clinic_id}/events).
 KEY_HOLDER = "key_holder"
 EVENTS_FEED = "events:feed"
-# TEST_HELPERS: /v1/test_helpers, granted by its resource ACL only to a test key on its own sandbox clinic.
+# TEST_HELPERS: /v1/test_helpers, held only by a test key on its own sandbox clinic.
 TEST_HELPERS = "test_helpers"
 PSEUDO_PERMISSIONS = frozenset({KEY_HOLDER, EVENTS_FEED, TEST_HELPERS, *DerivedPermission})
 
@@ -114,3 +116,14 @@ REFUSAL_NAMES = {
 
 def refusal_name(permission):
     return REFUSAL_NAMES.get(permission, permission)
+
+
+class PortalPermission(StrEnum):
+    """The portal's roles, as the permissions its pages declare (never a key's scope)."""
+
+    SignedIn = "portal.signed_in"  # any signed-in account
+    Member = "portal.member"  # a workspace's member
+    Owner = "portal.owner"  # a workspace's owner
+    ClinicStaff = "portal.clinic_staff"  # a clinic's staff member
+    ClinicAdmin = "portal.clinic_admin"  # its admin
+    Clinician = "portal.clinician"  # its clinician

@@ -1,14 +1,15 @@
 """Pyramid 2 security policy: the bearer key is the identity; `permission_map.refusal` decides every
 permission.
 
-The identity is read once per request, before the request's transaction. For a request into a clinic the
-traversal names the clinic (`identify(request, clinic_id)`, from `Clinics.__getitem__` through the key
-gate), and the same statement reads the key's reach of it (clinicrecords.access.identity)."""
+The key is read once per request, before the request's transaction, by the entry (clinicrecords.access.entry:
+`read_key`, with the clinic the path names, so the same statement reads the key's reach of it); the identity it
+read is the request's from then on. Only a request no entry let in (a refusal the request log still
+attributes) has its key read here."""
 
 from pyramid.request import RequestLocalCache
 from pyramid.security import Allowed, Denied
 
-from clinicrecords.access.identity import read_identity
+from clinicrecords.access.identity import read_key
 from clinicrecords.access.keycache import KeyCache
 from clinicrecords.access.keys import bearer_token, parse_key
 from clinicrecords.access.permission_map import refusal
@@ -38,7 +39,15 @@ class KeySecurityPolicy:
         self.key_cache = key_cache if key_cache is not None else KeyCache()
         self._identity_cache = RequestLocalCache(self._load_identity)
 
-    def _load_identity(self, request, clinic_id=None, use_cache=True):
+    def read_key(self, request, clinic_id=None, use_cache=True):
+        """The calling key as a `KeyRead` (or None for every kind of bad key), with what it found of the clinic
+        `clinic_id` names: from the key cache, else (or with `use_cache` false, which drops the cached entry) by
+        the statement. Its identity is the request's identity from then on."""
+        read = self._read(request, clinic_id, use_cache)
+        self._identity_cache.set(request, read.identity if read is not None else None)
+        return read
+
+    def _read(self, request, clinic_id, use_cache):
         parsed = parse_key(bearer_token(request.headers.get("Authorization")))
         if parsed is None:
             return None
@@ -52,20 +61,14 @@ class KeySecurityPolicy:
                 return cached
         # Before the request's transaction, on a connection released at once (clinicrecords.db).
         with autocommit_session(request.registry["db.engine"]) as db:
-            return read_identity(db, self.pepper, parsed, clinic_id, now, cache=self.key_cache)
+            return read_key(db, self.pepper, parsed, clinic_id, now, cache=self.key_cache)
+
+    def _load_identity(self, request):
+        read = self._read(request, None, True)
+        return read.identity if read is not None else None
 
     def identity(self, request):
         return self._identity_cache.get_or_create(request)
-
-    def identify(self, request, clinic_id=None):
-        """The identity, read with the key's reach of `clinic_id` in one statement if not read yet."""
-        return self._identity_cache.get_or_create(request, lambda r: self._load_identity(r, clinic_id))
-
-    def reidentify(self, request, clinic_id=None):
-        """The identity read again by the statement, past the key cache: the gate's answer to `StaleKey`."""
-        identity = self._load_identity(request, clinic_id, use_cache=False)
-        self._identity_cache.set(request, identity)
-        return identity
 
     def known_identity(self, request):
         """The identity if this request read one already, else None: never reads the key."""

@@ -10,7 +10,6 @@ from clinicrecords.access.key_records import (MAX_KEY_NAME, KeyAlreadyRolled, Li
                                               rolled_key_ids, set_key_ip_allow, validate_cidrs, workspace_key,
                                               workspace_keys, workspace_of_key)
 from clinicrecords.access.names import DisplayNames, KeyName, display_names
-from clinicrecords.access.permission_map import may_use_helpers  # noqa: F401 (other contexts ask it here)
 from clinicrecords.access.workspaces import (AccessError, Revocation, create_workspace, get_clinic, get_workspace,
                                              list_workspaces, set_workspace, workspace_is_verified)
 
@@ -18,7 +17,7 @@ __all__ = [
     "AccessError", "DisplayNames", "KeyAlreadyRolled", "KeyName", "LiveKeyRefused", "MAX_KEY_NAME", "Revocation",
     "active_connections", "authenticate", "create_key", "create_workspace", "current_connection_at",
     "display_names", "get_clinic", "get_workspace", "grant_connection", "key_by_key_id", "key_name",
-    "list_connections", "list_keys", "list_workspaces", "may_use_helpers", "revoke_connection", "revoke_key",
+    "list_connections", "list_keys", "list_workspaces", "revoke_connection", "revoke_key",
     "roll_key", "rolled_key_ids", "set_key_ip_allow", "set_workspace", "validate_cidrs", "workspace_connections",
     "workspace_is_verified", "workspace_key", "workspace_keys", "workspace_of_key",
 ]
@@ -26,3 +25,12 @@ __all__ = [
 
 # For the sandbox's demo command: a key read back as the API reads it.
 from clinicrecords.access.identity import authenticate as authenticate  # noqa: E402
+
+# For the test helpers' sandbox clinic, entered as /v1/clinics/{clinic_id} is, with the helpers' reach; the
+# permission map's check for the portal's policy; and its row rules, which the patients and clinical contexts
+# apply to their own tables.
+from clinicrecords.access.entry import enter as enter  # noqa: E402
+from clinicrecords.access.permission_map import holds as holds  # noqa: E402
+from clinicrecords.access.permission_map import reach_of_helpers as reach_of_helpers  # noqa: E402
+from clinicrecords.access.permission_map import sent_by as sent_by  # noqa: E402
+from clinicrecords.access.permission_map import shown_to_keys as shown_to_keys  # noqa: E402

@@ -1,8 +1,8 @@
 from pyramid.view import view_config
 
-from clinicrecords.clinics.interfaces import IReach
+from clinicrecords.access.interfaces import IReach
+from clinicrecords.access.permission_map import live_access_blocked
 from clinicrecords.access.permissions import KEY_HOLDER
-from clinicrecords.access.reach import live_access_blocked
 from clinicrecords.access.representations import BLOCKED_SCHEMA, blocked_json
 from clinicrecords.access.resources import Connections, Me
 from clinicrecords.api.pagination import ListQuery, list_cursors

@@ -6,6 +6,7 @@ until a clinician reviews it, and carries the accepted-by extension.
 
 import functools
 
+from clinicrecords.access.services import sent_by
 from clinicrecords.api.render import iso
 
 ACCEPTED_BY_URL = "urn:clinicrecords:fhir:extension:accepted-by"
@@ -60,8 +61,7 @@ def medication_statement_json(statement, request):
 
 
 def sees_status_reason(referral, request):
-    identity = getattr(request, "identity", None)
-    return identity is not None and referral.sender_owner_id == identity.owner_id
+    return sent_by(getattr(request, "identity", None), referral.sender_owner_id)
 
 
 def referral_json(referral, request):

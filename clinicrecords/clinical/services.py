@@ -11,6 +11,7 @@ import uuid
 
 from sqlalchemy import Uuid, bindparam, select
 
+from clinicrecords.access.services import sent_by
 from clinicrecords.api.merge_patch import merge_patch
 from clinicrecords.api.pagination import PrebuiltPages, keyset_page
 from clinicrecords.api.problems import invalid
@@ -161,7 +162,7 @@ class ProposalService:
         return Revision(action, _payload(data), data.get("client_reference"), data.get("origin_assistant_name"))
 
     def _referral_changeable(self, referral):
-        if referral.sender_owner_id != self.identity.owner_id:
+        if not sent_by(self.identity, referral.sender_owner_id):
             raise invalid([{"pointer": "", "message": "Only the sender of a referral may change or take it "
                             "back."}], "This referral was sent by someone else.")
         if referral.acted_at is not None or referral.status != "received":

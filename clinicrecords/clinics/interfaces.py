@@ -19,13 +19,6 @@ class IClinicContext(Interface):
     """A traversal node that holds the clinic's scope (`.scope`): the clinic resource."""
 
 
-class IReach(Interface):
-    """Which clinics a key reaches, with which permissions: `clinic(identity, clinic_id)` → (clinic, granted)
-    or a refusal; `reachable(identity, query, cursors)` → a page of the clinics it reaches now;
-    `calling_key(identity)`. Asked by the clinic resource, provided by the access context
-    (clinicrecords.access.reach.ReachService)."""
-
-
 def clinic_scope(context):
     """The scope of the clinic a resource hangs under, or None outside `/v1/clinics/{clinic_id}`."""
     holder = find_interface(context, IClinicContext)

@@ -159,5 +159,5 @@ class ClinicSchemas:
 CLINIC_SCHEMAS = ClinicSchemas()
 
 
-# For the sandbox's test helpers, which build a clinic's scope as traversal does.
+# For access's entry, which builds the request's clinic scope (clinicrecords.access.entry).
 from clinicrecords.clinics.scope import ClinicScope as ClinicScope  # noqa: E402

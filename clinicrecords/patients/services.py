@@ -4,26 +4,32 @@ import uuid
 
 from sqlalchemy import Uuid, bindparam, select
 
+from clinicrecords.access.services import shown_to_keys
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.patients.models import Patient
 
 
+# The permission map's rule (a restricted patient and everything recorded about them are hidden from API keys),
+# on this context's table: the hook every read of a patient's records goes through.
+_SHOWN_TO_KEYS = shown_to_keys(Patient.restricted)
+
+
 def visible(statement, patient_id_column):
-    """`statement` limited to rows whose patient the API may see: a restricted patient and everything
-    recorded about them are invisible to API keys. The one place other contexts get this rule from."""
-    return statement.join(Patient, Patient.id == patient_id_column).where(Patient.restricted.is_(False))
+    """`statement` limited to rows whose patient the API may see (the permission map's `shown_to_keys`). The
+    one place other contexts get this rule from."""
+    return statement.join(Patient, Patient.id == patient_id_column).where(_SHOWN_TO_KEYS)
 
 
 def visible_patients():
     """The patients the API may see."""
-    return select(Patient).where(Patient.restricted.is_(False))
+    return select(Patient).where(_SHOWN_TO_KEYS)
 
 
 # Built once: every send runs it (building it showed in POST's profile).
 _VISIBLE_PATIENT = Prebuilt(select(Patient.id).where(Patient.id == bindparam("patient_id", type_=Uuid()),
-                                                         Patient.restricted.is_(False)))
+                                                         _SHOWN_TO_KEYS))
 
 
 def is_visible_patient(db, patient_id):

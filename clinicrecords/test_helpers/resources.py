@@ -2,11 +2,8 @@
 
 from zope.interface import implementer
 
-from clinicrecords.access.services import may_use_helpers
+from clinicrecords.access.services import enter, reach_of_helpers
 from clinicrecords.clinics.interfaces import IClinicContext
-from clinicrecords.clinics.services import ClinicScope
-from clinicrecords.clinics.services import find_clinic
-from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.resources import Branch, Resource, parse_uuid
 
 
@@ -57,17 +54,13 @@ class SandboxClinic(Branch):
 
 class SandboxClinics(Resource):
     def __getitem__(self, name):
-        identity = self.request.identity
-        clinic = find_clinic(self.request.db, parse_uuid(name))
-        # Another clinic, sandbox or not, answers like an absent one: 404 never tells which clinics exist.
-        if not may_use_helpers(identity, clinic):
-            raise KeyError(name)
-        bind_to_clinic(self.request.db, clinic.id)
-        return SandboxClinic(self, name, ClinicScope(identity, clinic, identity.scopes, self.request.db))
+        # Entered like /v1/clinics/{clinic_id} (the key read with the clinic), with the helpers' reach: another
+        # clinic, sandbox or not, answers like an absent one (404 never tells which clinics exist).
+        return SandboxClinic(self, name, enter(self.request, parse_uuid(name), reach=reach_of_helpers))
 
 
 class TestHelpers(Branch):
-    """/v1/test_helpers: no view answers above a sandbox clinic, and only `may_use_helpers` enters one, so
+    """/v1/test_helpers: no view answers above a sandbox clinic, and only `reach_of_helpers` enters one, so
     live and clinic-owned keys get 404 on every path below."""
 
     __test__ = False  # not a pytest class

@@ -2,15 +2,15 @@
 names (one statement, before the request's transaction), and the gate runs once whatever the path."""
 
 import types
-import uuid
 
 import pytest
 
 from clinicrecords.access import security_policy
-from clinicrecords.access.identity import read_identity
-from clinicrecords.clinics.interfaces import IReach
-from clinicrecords.access.interfaces import Permission
+from clinicrecords.access.identity import ClinicFound, read_key
+from clinicrecords.access.interfaces import IReach, Permission
+from clinicrecords.access.permission_map import reach_of_key
 from clinicrecords.access.reach import ReachService
+from clinicrecords.clinics.services import find_clinic
 from clinicrecords.clinical.schemas import SANDBOX_ALLERGY_ID
 from tests.common.statements import statements
 
@@ -31,9 +31,9 @@ def test_the_key_and_its_reach_of_the_clinic_are_read_in_one_statement(world, ap
 
     def spy(db, pepper, parsed, clinic_id, now, cache=None):
         asked.append(clinic_id)
-        return read_identity(db, pepper, parsed, clinic_id, now, cache)
+        return read_key(db, pepper, parsed, clinic_id, now, cache)
 
-    monkeypatch.setattr(security_policy, "read_identity", spy)
+    monkeypatch.setattr(security_policy, "read_key", spy)
     with statements(engine) as seen:
         testapp.get(url, headers=headers)
     assert asked == [clinic_id]
@@ -61,12 +61,11 @@ def test_the_gate_counts_a_request_once_even_when_traversal_stops_after_it(world
 
 def test_reach_is_registered_by_interface_and_works_on_a_plain_identity(world, app):
     clinic_id = world.clinic()
-    identity = types.SimpleNamespace(prefetched=None, clinic_id=clinic_id,
-                                     scopes=frozenset({Permission.AllergiesRead}))
+    identity = types.SimpleNamespace(clinic_id=clinic_id, scopes=frozenset({Permission.AllergiesRead}))
     with world.request() as request:
-        reach = request.find_service(IReach, context=None)
-        assert isinstance(reach, ReachService)
-        clinic, granted = reach.clinic(identity, clinic_id)
+        assert isinstance(request.find_service(IReach, context=None), ReachService)
+        clinic, granted = reach_of_key(identity, ClinicFound(clinic_id, find_clinic(request.db, clinic_id), None))
         assert (clinic.id, granted) == (clinic_id, identity.scopes)
         with pytest.raises(KeyError):  # another clinic is out of a clinic key's reach
-            reach.clinic(identity, uuid.uuid4())
+            other = world.clinic()
+            reach_of_key(identity, ClinicFound(other, find_clinic(request.db, other), None))

@@ -8,7 +8,7 @@ import pytest
 import redis
 from sqlalchemy import text, update
 
-from clinicrecords.access.identity import KeyIdentity, Prefetched
+from clinicrecords.access.identity import ClinicFound, KeyIdentity, KeyRead
 from clinicrecords.access.keycache import KeyCache
 from clinicrecords.access.keys import hash_secret, parse_key
 from clinicrecords.access.models import ApiKey, Workspace
@@ -30,10 +30,16 @@ def _key(**changes):
     return KeyIdentity(**values)
 
 
-def _usable(identity, parsed=None, now=NOW, address="127.0.0.1", secret=None):
+def _read(**changes):
+    return KeyRead(_key(**changes))
+
+
+def _usable(identity, parsed=None, now=NOW, address="127.0.0.1", secret=None, found=None):
+    """The identity the cache lets through for a cached read of `identity` (and what it found of a clinic)."""
     cache = KeyCache()
-    cache.put(PARSED.key_id, None, hash_secret(PEPPER, secret or PARSED.secret), identity)
-    return cache.usable(PEPPER, parsed or PARSED, None, now, address)
+    cache.put(PARSED.key_id, None, hash_secret(PEPPER, secret or PARSED.secret), KeyRead(identity, found))
+    usable = cache.usable(PEPPER, parsed or PARSED, None, now, address)
+    return usable.identity if usable is not None else None
 
 
 def test_a_cached_key_is_let_through_only_with_its_secret_mode_time_and_address():
@@ -45,27 +51,27 @@ def test_a_cached_key_is_let_through_only_with_its_secret_mode_time_and_address(
     assert _usable(_key(expires_at=NOW + datetime.timedelta(seconds=1))) is not None
     assert _usable(_key(ip_allow=("10.0.0.0/8",))) is None
     assert _usable(_key(ip_allow=("10.0.0.0/8",)), address="10.1.2.3") is not None
-    expiring = Prefetched(uuid.uuid4(), None, ("allergies:read",), NOW)
-    assert _usable(_key(prefetched=expiring)) is None
+    expiring = ClinicFound(uuid.uuid4(), None, ("allergies:read",), NOW)
+    assert _usable(_key(), found=expiring) is None
 
 
 def test_the_cache_is_bounded_oldest_out_first():
     cache = KeyCache(size=2)
     for clinic in ("a", "b", "c"):
-        cache.put(PARSED.key_id, clinic, b"h", _key())
+        cache.put(PARSED.key_id, clinic, b"h", _read())
     assert len(cache) == 2
     assert cache._entries.keys() == {(PARSED.key_id, "b"), (PARSED.key_id, "c")}
     off = KeyCache(size=0)
-    off.put(PARSED.key_id, None, b"h", _key())
+    off.put(PARSED.key_id, None, b"h", _read())
     assert len(off) == 0
 
 
 def test_an_older_read_never_replaces_a_newer_entry():
     cache = KeyCache()
-    cache.put(PARSED.key_id, None, b"new", _key(cached_at_version=8))
-    cache.put(PARSED.key_id, None, b"old", _key(cached_at_version=7))
-    assert cache._entries[(PARSED.key_id, None)].identity.cached_at_version == 8
-    cache.put(PARSED.key_id, None, b"newer", _key(cached_at_version=9))
+    cache.put(PARSED.key_id, None, b"new", _read(cached_at_version=8))
+    cache.put(PARSED.key_id, None, b"old", _read(cached_at_version=7))
+    assert cache._entries[(PARSED.key_id, None)].read.identity.cached_at_version == 8
+    cache.put(PARSED.key_id, None, b"newer", _read(cached_at_version=9))
     assert cache._entries[(PARSED.key_id, None)].secret_hash == b"newer"
 
 

@@ -8,7 +8,8 @@ import uuid
 import pytest
 from zope.interface import implementer
 
-from clinicrecords.access.permission_map import holds, look_refusal, may_use_helpers, refusal
+from clinicrecords.access.permission_map import holds, look_refusal, refusal
+from clinicrecords.access.predicates import may_use_helpers
 from clinicrecords.access.interfaces import EVENTS_FEED, KEY_HOLDER, TEST_HELPERS, DerivedPermission, Permission
 from clinicrecords.clinics.interfaces import IClinicContext
 from clinicrecords.patients.resources import PatientCollection, PatientResource

@@ -1,18 +1,21 @@
 """The key and its reach of the clinic in the path are read in one statement (issue 10): refusals still
-take effect on the very next call, and the prefetched reach decides exactly as the separate query does."""
+take effect on the very next call, and the reach decided from that statement is exactly what reading the clinic
+and the connection apart decides."""
 
 import datetime
 import uuid
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import select, update
 
-from clinicrecords.access.identity import authenticate
+from clinicrecords.access.identity import ClinicFound, read_key
+from clinicrecords.access.keys import bearer_token, parse_key
 from clinicrecords.access.models import Connection
 from clinicrecords.access.interfaces import ALL_PERMISSIONS, Permission
-from clinicrecords.access.reach import ReachService
+from clinicrecords.access.permission_map import reach_of_key
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinical.schemas import SANDBOX_ALLERGY_ID
+from clinicrecords.clinics.models import Clinic
 
 
 def _allergies(testapp, clinic_id, key, status):
@@ -68,9 +71,9 @@ def test_every_key_kind_still_reaches_what_it_did(world, testapp, connected):
     _allergies(testapp, uuid.uuid4(), connected.key, 404)
 
 
-def _decision(db, identity, clinic_id):
+def _decision(identity, found):
     try:
-        clinic, granted = ReachService(db).clinic(identity, clinic_id)
+        clinic, granted = reach_of_key(identity, found)
         return clinic.id, granted
     except KeyError:
         return "not_found"
@@ -78,10 +81,20 @@ def _decision(db, identity, clinic_id):
         return problem.code
 
 
+def _found_apart(db, identity, clinic_id, now):
+    """What separate queries find of the clinic: its row, and the key's workspace's active connection to it."""
+    connection = db.scalars(select(Connection).where(
+        Connection.workspace_id == identity.workspace_id, Connection.clinic_id == clinic_id,
+        Connection.revoked_at.is_(None), Connection.expires_at.is_(None) | (Connection.expires_at > now))).first()
+    return ClinicFound(clinic_id, db.get(Clinic, clinic_id), tuple(connection.scopes) if connection else None,
+                       connection.expires_at if connection else None)
+
+
 @pytest.mark.parametrize("target", ["own", "sandbox", "connected", "unconnected", "revoked", "absent"])
 @pytest.mark.parametrize("kind", ["clinic", "test", "live", "unverified"])
-def test_the_prefetched_reach_decides_as_the_separate_query(world, app, kind, target):
-    """Same decision (clinic, granted permissions, or the refusal) with and without the prefetched row."""
+def test_the_reach_read_with_the_key_decides_as_separate_queries(world, app, kind, target):
+    """Same decision (clinic, granted permissions, or the refusal) from the key's statement as from reading the
+    clinic and the connection apart."""
     own = world.clinic()
     workspace_id, sandbox_id = world.workspace(verified=kind != "unverified")
     connected, unconnected, revoked = world.clinic(), world.clinic(), world.clinic()
@@ -92,11 +105,13 @@ def test_the_prefetched_reach_decides_as_the_separate_query(world, app, kind, ta
         workspace_id=workspace_id, mode="test" if kind == "test" else "live")
     clinic_id = {"own": own, "sandbox": sandbox_id, "connected": connected, "unconnected": unconnected,
                  "revoked": revoked, "absent": uuid.uuid4()}[target]
-    pepper = app.registry.settings["secrets.key_pepper"]
+    pepper, parsed = app.registry.settings["secrets.key_pepper"], parse_key(bearer_token(f"Bearer {key}"))
+    now = datetime.datetime.now(datetime.UTC)
     with world.db() as db:
-        plain = authenticate(db, pepper, f"Bearer {key}")
-        folded = authenticate(db, pepper, f"Bearer {key}", clinic_id=clinic_id)
-        assert plain.prefetched is None and folded.prefetched.clinic_id == clinic_id
-        assert _decision(db, folded, clinic_id) == _decision(db, plain, clinic_id)
-        # A prefetch for another clinic is never used for this one.
-        assert _decision(db, folded, own) == _decision(db, plain, own)
+        assert read_key(db, pepper, parsed, None, now).found is None
+        # Each clinic asked is read with the key for itself: what was found of one never decides another.
+        for asked in (clinic_id, own):
+            read = read_key(db, pepper, parsed, asked, now)
+            assert read.found.clinic_id == asked
+            assert _decision(read.identity, read.found) == _decision(read.identity,
+                                                                     _found_apart(db, read.identity, asked, now))

@@ -1,5 +1,6 @@
 """The clinic console's staff: clinics' staff accounts (admin, clinician), their invitation links, the
-clinic's pages tree (`/clinics/{clinic_id}/…`) and the staff principal that keeps staff out of workspaces."""
+clinic's pages tree (`/clinics/{clinic_id}/…`) and the staff check that keeps staff out of workspaces (the
+permission map's `not_staff_in_developer_places`)."""
 
 from clinicrecords.portal.staff.interfaces import IStaffService
 from clinicrecords.portal.staff.predicates import StaffPredicate

@@ -1,14 +1,14 @@
 import uuid
 
-from pyramid.authorization import Allow
 from pyramid.decorator import reify
 from pyramid.httpexceptions import HTTPForbidden, HTTPNotFound
 from pyramid.traversal import find_interface
+from zope.interface import implementer
 
+from clinicrecords.access.interfaces import IClinicStaffMembership
 from clinicrecords.portal.staff.interfaces import IStaffService
 from clinicrecords.portal.web.faces import CLINIC_CONSOLE
-from clinicrecords.portal.web.resources import CLINIC_ADMIN, CLINIC_STAFF, CLINICIAN, Node
-from clinicrecords.portal.web.security import account_principal
+from clinicrecords.portal.web.resources import Node
 
 
 class ClinicsCollection(Node):
@@ -30,8 +30,10 @@ class ClinicsCollection(Node):
         return ClinicResource(self, name, membership, identity.account_id)
 
 
+@implementer(IClinicStaffMembership)
 class ClinicResource(Node):
-    """/clinics/{clinic_id}: its pages are the console's areas (`config.add_clinic_child`)."""
+    """/clinics/{clinic_id}: its pages are the console's areas (`config.add_clinic_child`). It holds the
+    signed-in account's place on the clinic's staff, which the permission map reads (staff, admin, clinician)."""
 
     children_registered_as = "portal.clinic_children"
     forbidden_message = "Your role on the staff of this clinic does not include this page."
@@ -41,9 +43,11 @@ class ClinicResource(Node):
         super().__init__(parent, name)
         self.membership = membership
         self.clinic = membership.clinic
-        principal = account_principal(account_id)
-        role_permission = CLINIC_ADMIN if membership.is_admin else CLINICIAN
-        self.__acl__ = [(Allow, principal, CLINIC_STAFF), (Allow, principal, role_permission)]
+        self.account_id = account_id
+
+    @property
+    def is_admin(self):
+        return self.membership.is_admin
 
     @property
     def clinic_resource(self):

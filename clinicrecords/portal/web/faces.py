@@ -10,8 +10,7 @@ from dataclasses import dataclass
 
 from pyramid.location import lineage
 
-from clinicrecords.portal.web.resources import STAFF
-from clinicrecords.portal.web.security import principals
+from clinicrecords.portal.web.security import is_staff
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +41,7 @@ def _by_account(request):
     identity = request.identity
     if identity is None:
         return None
-    return CLINIC_CONSOLE if STAFF in principals(request, identity) else DEVELOPER_PORTAL
+    return CLINIC_CONSOLE if is_staff(request, identity) else DEVELOPER_PORTAL
 
 
 def face_of(request):

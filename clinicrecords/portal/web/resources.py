@@ -1,18 +1,20 @@
 """The portal's traversal tree. `/` is `PortalRoot`; each area hangs its branch on it with
 `config.add_portal_child(name, factory)` (the developer portal's `workspaces`, the clinic console's own)."""
 
-from pyramid.authorization import DENY_ALL, Allow, Authenticated
+from clinicrecords.access.interfaces import PortalPermission
 
-# Any signed-in account; a workspace's member; a workspace's owner.
-SIGNED_IN = "portal.signed_in"
-MEMBER = "portal.member"
-OWNER = "portal.owner"
+# The roles the portal's pages declare as their permission; who holds each is the permission map's
+# (clinicrecords.access.permission_map). Any signed-in account; a workspace's member; a workspace's owner.
+SIGNED_IN = PortalPermission.SignedIn
+MEMBER = PortalPermission.Member
+OWNER = PortalPermission.Owner
 # A clinic's staff member; its admin; its clinician (the clinic console).
-CLINIC_STAFF = "portal.clinic_staff"
-CLINIC_ADMIN = "portal.clinic_admin"
-CLINICIAN = "portal.clinician"
-PORTAL_PERMISSIONS = (SIGNED_IN, MEMBER, OWNER, CLINIC_STAFF, CLINIC_ADMIN, CLINICIAN)
-# The principal of an account on a clinic's staff: such an account never opens a workspace's pages.
+CLINIC_STAFF = PortalPermission.ClinicStaff
+CLINIC_ADMIN = PortalPermission.ClinicAdmin
+CLINICIAN = PortalPermission.Clinician
+PORTAL_PERMISSIONS = tuple(PortalPermission)
+# What the staff area's finder answers for an account on a clinic's staff: such an account never opens a
+# workspace's pages (the map's `developers_only` places).
 STAFF = "portal.staff"
 
 
@@ -40,7 +42,6 @@ class Node:
 class PortalRoot(Node):
     __name__ = ""
     __parent__ = None
-    __acl__ = ((Allow, Authenticated, SIGNED_IN), DENY_ALL)
     children_registered_as = "portal.children"
 
     def __init__(self, request):

@@ -2,16 +2,19 @@
 
 The API keeps its bearer-key policy untouched; the portal's pages get a policy of their own whose identity
 is a signed-in member's server-side session. The dispatcher asks `request.surface` (decided once per request
-from host and path), so a key never opens a portal page and a portal cookie never opens an API route.
+from host and path), so a key never opens a portal page and a portal cookie never opens an API route. Both
+decide every permission with the one permission map (clinicrecords.access.permission_map).
 """
 
 from dataclasses import dataclass
 
-from pyramid.authorization import ACLHelper, Authenticated, Everyone
 from pyramid.interfaces import PHASE2_CONFIG, ISecurityPolicy
 from pyramid.request import RequestLocalCache
+from pyramid.security import Allowed, Denied
 
+from clinicrecords.access.services import holds
 from clinicrecords.portal.web.interfaces import ISessionService
+from clinicrecords.portal.web.resources import STAFF
 
 
 @dataclass(frozen=True)
@@ -24,19 +27,29 @@ class MemberIdentity:
     csrf_token: str
 
 
-def account_principal(account_id):
-    return f"account:{account_id}"
+def is_staff(request, identity):
+    """Whether the signed-in account is on a clinic's staff: the areas answer (`portal.principal_finders`; the
+    clinic console's staff area), once per request."""
+    return any(STAFF in finder(request, identity) for finder in request.registry["portal.principal_finders"])
 
 
-def principals(request, identity):
-    """Who `identity` (None: nobody signed in) is, for the ACLs: everyone, a signed-in account, and the
-    principals the areas add (`portal.principal_finders`; the clinic console: staff)."""
-    found = {Everyone}
-    if identity is not None:
-        found.update((Authenticated, account_principal(identity.account_id)))
-        for finder in request.registry["portal.principal_finders"]:
-            found.update(finder(request, identity))
-    return found
+class SignedIn:
+    """A signed-in account as the permission map asks about it: which account, and whether it is on a
+    clinic's staff (asked only when a rule needs it)."""
+
+    __slots__ = ("account_id", "_identity", "_request")
+
+    def __init__(self, request, identity):
+        self.account_id = identity.account_id
+        self._identity, self._request = identity, request
+
+    @property
+    def is_staff(self):
+        return is_staff(self._request, self._identity)
+
+
+_ALLOWED = Allowed("permitted by the permission map")
+_DENIED = Denied("not permitted by the permission map")
 
 
 class SessionSecurityPolicy:
@@ -58,7 +71,9 @@ class SessionSecurityPolicy:
         return str(identity.account_id) if identity else None
 
     def permits(self, request, context, permission):
-        return ACLHelper().permits(context, principals(request, self.identity(request)), permission)
+        identity = self.identity(request)
+        caller = SignedIn(request, identity) if identity is not None else None
+        return _ALLOWED if holds(caller, context, permission) else _DENIED
 
     def remember(self, request, account_id, **kw):
         """Start a new session (a fresh id on every sign-in) and answer its cookie."""

@@ -1,22 +1,20 @@
 import uuid
 
-from pyramid.authorization import ALL_PERMISSIONS, Allow, Deny
 from pyramid.decorator import reify
 from pyramid.httpexceptions import HTTPForbidden, HTTPNotFound
 from pyramid.traversal import find_interface
+from zope.interface import implementer
 
-from clinicrecords.portal.web.resources import MEMBER, OWNER, STAFF, Node
-from clinicrecords.portal.web.security import account_principal
+from clinicrecords.access.interfaces import IWorkspaceMembership
+from clinicrecords.portal.web.resources import Node
 from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
-
-# Clinic staff accounts work in the clinic console only: no workspace, no workspace invitation.
-DEVELOPERS_ONLY = ((Deny, STAFF, ALL_PERMISSIONS),)
 
 
 class WorkspacesCollection(Node):
     """/workspaces/{workspace_id}: only the signed-in member's own workspaces exist here."""
 
-    __acl__ = DEVELOPERS_ONLY
+    # Clinic staff accounts work in the clinic console only: no workspace (the permission map).
+    developers_only = True
 
     def __getitem__(self, name):
         identity = self.request.identity
@@ -32,8 +30,10 @@ class WorkspacesCollection(Node):
         return WorkspaceResource(self, name, membership, identity.account_id)
 
 
+@implementer(IWorkspaceMembership)
 class WorkspaceResource(Node):
-    """/workspaces/{workspace_id}: its pages are the areas' (`config.add_workspace_child`)."""
+    """/workspaces/{workspace_id}: its pages are the areas' (`config.add_workspace_child`). It holds the
+    signed-in account's membership, which the permission map reads (member, owner)."""
 
     children_registered_as = "portal.workspace_children"
 
@@ -41,8 +41,11 @@ class WorkspaceResource(Node):
         super().__init__(parent, name)
         self.membership = membership
         self.workspace = membership.workspace
-        principal = account_principal(account_id)
-        self.__acl__ = [(Allow, principal, MEMBER)] + ([(Allow, principal, OWNER)] if membership.is_owner else [])
+        self.account_id = account_id
+
+    @property
+    def is_owner(self):
+        return self.membership.is_owner
 
     @property
     def workspace_resource(self):
@@ -78,7 +81,7 @@ class InvitationPage(Node):
     the query string, which the request log never writes (a path would be logged)."""
 
     public = True
-    __acl__ = DEVELOPERS_ONLY
+    developers_only = True  # a staff account can neither see nor accept a workspace invitation
 
     @property
     def token(self):

@@ -1,0 +1,107 @@
+"""Entering: the one way a keyed request gets in, and the only place the key gate runs.
+
+`enter(request, clinic_id=None)` is the gate (no browser, a valid key sent properly, from an allowed address,
+within its rate limit) and, when the path names a clinic, the rest of the way in: the key's reach of that
+clinic (the permission map's `reach_of_key`), decided from what the key's own statement read of it, so key and
+reach cost one lookup (docs/decisions.md, "Request hot path"); the request's session bound to the clinic's
+schema; and the request's `ClinicScope`, which it returns. Nothing of the clinic travels with the identity.
+
+Traversal calls it once: at `/v1/clinics/{clinic_id}` (`Clinics`) and at the test helpers' sandbox clinic. A
+keyed path that names no clinic (`/v1/me`, `/v1/listings/...`, `/v1/clinics` itself) is entered as soon as
+traversal has found its context (`enter_where_traversal_stopped`), before any view or permission; traversal
+below /v1 reads nothing before that but what a clinic hop reads after entering. It runs once per request
+(`request.state.gated_identity`).
+"""
+
+from zope.interface import implementer
+
+from clinicrecords.access.identity import record_last_use
+from clinicrecords.access.keycache import StaleKey
+from clinicrecords.access.permission_map import reach_of_key
+from clinicrecords.access.ratelimit import rate_limit_check
+from clinicrecords.api.problems import Problem
+from clinicrecords.clinics.interfaces import IClinicContext
+from clinicrecords.clinics.services import ClinicScope
+from clinicrecords.db.tenancy import bind_to_clinic
+from clinicrecords.resources import ClinicChildren, Resource, needs_key, parse_uuid
+
+_KEY_PARAMETERS = frozenset({"api_key", "apikey", "key", "access_token", "token"})
+
+
+def enter(request, clinic_id=None, reach=reach_of_key):
+    """The gate, and with `clinic_id` the reach (`reach(identity, found)` → (clinic, granted), else a refusal),
+    the session's binding and the returned `ClinicScope`. Without `clinic_id`, None."""
+    refuse_browsers(request)
+    if _key_in_query(request):
+        raise Problem("invalid_key", "Send the key in the Authorization header, never in the URL.")
+    policy = request.registry["access.key_policy"]
+    try:
+        read = _checked(request, policy.read_key(request, clinic_id))
+    except StaleKey:
+        # The key came from the cache and the reach version has moved: nothing was counted yet, so the
+        # statement decides as if there were no cache, in the same order.
+        read = _checked(request, policy.read_key(request, clinic_id, use_cache=False))
+    identity = request.state.gated_identity = read.identity
+    if clinic_id is None:
+        return None
+    clinic, granted = reach(identity, read.found)
+    db = request.db
+    # The key's statement ran before the request's transaction (or on an earlier request, for a cached key):
+    # its clinic row joins the request's session as it was read, with no query.
+    clinic = db.merge(clinic, load=False)
+    bind_to_clinic(db, clinic.id)
+    return ClinicScope(identity, clinic, frozenset(granted), db)
+
+
+def refuse_browsers(request):
+    """The API is server-to-server (spec, Authentication 3): a browser announces itself with `Origin` on
+    every cross-origin request and preflight. Refused before the key is even looked at, and no CORS header
+    is ever sent, so a browser never hands the answer to a page."""
+    if "Origin" in request.headers:
+        raise Problem("browser_not_allowed", "This API is called from servers only, never from a browser.")
+
+
+def _key_in_query(request):
+    return any(name.lower() in _KEY_PARAMETERS or value.startswith("ehr_")
+               for name, value in request.GET.items())
+
+
+def _checked(request, read):
+    if read is None:
+        raise Problem("invalid_key")
+    identity = read.identity
+    if not identity.ip_allowed(request.remote_addr):
+        raise Problem("ip_not_allowed")
+    rate_limit_check(request, identity)
+    record_last_use(request, identity)
+    return read
+
+
+def enter_where_traversal_stopped(event):
+    """`ContextFound`: a keyed path no clinic hop entered (it names no clinic, or traversal stopped before the
+    clinic: `/v1/clinics/not-a-uuid`) is entered here, before any view, so no key gets another answer there
+    than elsewhere. Public paths (the OpenAPI document, the reference) and the portal are not keyed."""
+    request = event.request
+    if request.state.gated_identity is None and needs_key(request.context):
+        enter(request)
+
+
+class Clinics(Resource):
+    """/v1/clinics: the clinic the path names is entered here, the one place a request's tenant is chosen."""
+
+    def __getitem__(self, name):
+        return ClinicResource(self, name, enter(self.request, parse_uuid(name)))
+
+
+@implementer(IClinicContext)
+class ClinicResource(ClinicChildren, Resource):
+    """/v1/clinics/{clinic_id}: holds the request's clinic scope; its collections are the contexts'."""
+
+    def __init__(self, parent, name, scope):
+        super().__init__(parent, name)
+        self.scope = scope
+
+
+# /v1/clinics/{clinic_id}: the item of the clinics collection (documentation and route discovery).
+Clinics.item_resource = ClinicResource
+Clinics.item_parameter = "clinic_id"
