@@ -3,11 +3,13 @@
 import uuid
 
 from sqlalchemy import Uuid, bindparam, select
+from zope.interface import implementer
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.patients.models import Patient
+from clinicrecords.patients.interfaces import IPatientService
 
 
 def visible(statement, patient_id_column):
@@ -46,6 +48,7 @@ def set_restricted(db, patient_id, restricted):
     return patient
 
 
+@implementer(IPatientService)
 class PatientService:
     def __init__(self, db):
         self.db = db

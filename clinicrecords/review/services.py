@@ -12,6 +12,7 @@ import uuid
 
 from sqlalchemy import String, Uuid, bindparam, func, insert, select
 from sqlalchemy.orm import make_transient_to_detached
+from zope.interface import implementer
 
 from clinicrecords.access.services import current_connection_at, key_by_key_id, workspace_of_key
 from clinicrecords.api.pagination import keyset_page
@@ -23,6 +24,7 @@ from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events.services import emit
 from clinicrecords.patients.services import visible
+from clinicrecords.review.interfaces import ISubmissionService
 from clinicrecords.review.models import AutoAcceptPause, AutoAcceptSetting, Submission
 from clinicrecords.review.representations import staff_submission_json
 
@@ -133,6 +135,7 @@ _INSERT_SUBMISSION = Prebuilt(insert(Submission.__table__).returning(Submission.
 SentSubmission = collections.namedtuple("SentSubmission", _SENT_COLUMNS + ("submitted_at",))
 
 
+@implementer(ISubmissionService)
 class SubmissionService:
     """The API side: what the calling key (the scope's identity) sends to the scope's clinic and may follow.
     `registry` holds the review kinds and the automatic-acceptance settings."""

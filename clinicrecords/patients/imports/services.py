@@ -12,6 +12,7 @@ import time
 import uuid
 
 from sqlalchemy import delete, func, or_, select
+from zope.interface import implementer
 
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.schemas import ValidationError, error_pointers
@@ -20,6 +21,7 @@ from clinicrecords.events.services import emit
 from clinicrecords.patients.imports.formats import RowProblem, read_rows
 from clinicrecords.patients.imports.models import PatientImport, PatientImportRow, PatientImportRun
 from clinicrecords.patients.schemas import PatientCreate
+from clinicrecords.patients.interfaces import IPatientImportService
 
 _row_schema = PatientCreate()
 
@@ -46,6 +48,7 @@ def empty_counts(failed=0):
     return {"created": 0, "flagged_duplicate": 0, "skipped_already_imported": 0, "failed": failed}
 
 
+@implementer(IPatientImportService)
 class PatientImportService:
     """`enqueue` queues a task after the commit (request.enqueue); `transaction` is the transaction manager
     that write_and_wait commits so the task can see the job."""
