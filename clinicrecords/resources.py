@@ -32,13 +32,15 @@ class Collection(Resource):
     """Records found by id through a service: `<collection>/{<item_parameter>}`.
 
     Declare `service` (the interface of a service whose `get(id)` returns the record, or None when it is
-    absent, restricted or outside the key's reach: one 404 for all),
+    absent, restricted or outside the key's reach: one 404 for all; `service_name` where it is registered under
+    a name),
     `item_resource` (constructed as `item_resource(parent, name, record)`) and `item_parameter` (the path
     parameter's name in the docs). The service is looked up for this collection (`context=self`): during
     traversal `request.context` is not set yet.
     """
 
     service = None
+    service_name = ""
     item_resource = None
     item_parameter = None
 
@@ -49,7 +51,7 @@ class Collection(Resource):
         return self.item_resource(self, name, record)
 
     def _service(self):
-        return self.request.find_service(self.service, context=self)
+        return self.request.find_service(self.service, context=self, name=self.service_name)
 
 
 class Branch(Resource):

@@ -19,10 +19,9 @@ def includeme(config):
                              ("medication-statements", resources.MedicationStatementCollection),
                              ("referrals", resources.ReferralCollection)):
         config.add_clinic_collection(name, collection)
-    for iface, kind in ((interfaces.IAllergies, "allergy"), (interfaces.IConditions, "condition"),
-                        (interfaces.IMedicationStatements, "medication_statement"),
-                        (interfaces.IReferrals, "referral")):
-        config.register_service_factory(item_service_factory(kind), iface=iface, context=Interface)
+    for kind in ("allergy", "condition", "medication_statement", "referral"):
+        config.register_service_factory(item_service_factory(kind), iface=interfaces.IChartItems, name=kind,
+                                        context=Interface)
     config.register_service_factory(proposal_service_factory, iface=interfaces.IProposalService, context=Interface)
     config.add_representation("allergy", plain=rep.allergy_json, fhir=rep.allergy_fhir, schema=schemas.AllergyOut)
     config.add_representation("condition", plain=rep.condition_json, fhir=rep.condition_fhir,

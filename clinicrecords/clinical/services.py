@@ -9,12 +9,14 @@ import operator
 import uuid
 
 from sqlalchemy import Uuid, bindparam, select
+from zope.interface import implementer
 
 from clinicrecords.api.merge_patch import merge_patch
 from clinicrecords.api.pagination import PrebuiltPages, keyset_page
 from clinicrecords.api.problems import invalid
 from clinicrecords.api.validation import load_body
 from clinicrecords.clinical import representations, staff, terminology
+from clinicrecords.clinical.interfaces import IChartItems, IProposalService
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.clinics.interfaces import clinic_scope
@@ -35,6 +37,7 @@ def jsonable(value):
     return value
 
 
+@implementer(IChartItems)
 class ItemService:
     """Reads of one kind of chart item for API callers."""
 
@@ -65,6 +68,7 @@ def _payload(data):
     return jsonable({name: value for name, value in data.items() if name not in _SENT_FIELDS})
 
 
+@implementer(IProposalService)
 class ProposalService:
     """Turns a validated send into a submission: checks what needs the clinic's data or the code lists.
     `submissions` is the review queue's service for the same scope; `rxnorm` the verified code list."""
