@@ -16,14 +16,24 @@ class IClinicScope(Interface):
 
 
 class IClinicContext(Interface):
-    """A traversal node that holds the clinic's scope (`.scope`): the clinic resource."""
+    """A traversal node that holds the clinic's scope: the clinic resource."""
+
+    scope = Attribute("the request's IClinicScope, built once when traversal reached the clinic")
 
 
 class IReach(Interface):
-    """Which clinics a key reaches, with which permissions: `clinic(identity, clinic_id)` → (clinic, granted)
-    or a refusal; `reachable(identity, query, cursors)` → a page of the clinics it reaches now;
-    `calling_key(identity)`. Asked by the clinic resource, provided by the access context
-    (clinicrecords.access.reach.ReachService)."""
+    """Which clinics a key reaches, with which permissions. Asked by the clinic resource, provided by the access
+    context (clinicrecords.access.reach.ReachService)."""
+
+    def clinic(identity, clinic_id, now=None):
+        """(clinic, granted permissions) for this key, or a Problem / KeyError (404) when out of reach."""
+
+    def reachable(identity, query, cursors, now=None):
+        """One page of the clinics the key reaches now (`Reached`: clinic, granted, connection), oldest
+        connection first (GET /v1/connections)."""
+
+    def calling_key(identity):
+        """The calling key and its owner's name (`CallingKey`), for GET /v1/connections."""
 
 
 def clinic_scope(context):

@@ -5,6 +5,8 @@ records with fixed ids (`clinicrecords.sandbox.interfaces.sandbox_id`) so docume
 sandbox.
 """
 
+from zope.interface import provider
+
 from clinicrecords.access.interfaces import ISandboxSeed
 from clinicrecords.db.tenancy import bind_to_clinic
 
@@ -13,6 +15,7 @@ def _add_sandbox_seeder(config, seeder):
     config.registry["sandbox.seeders"].append(seeder)
 
 
+@provider(ISandboxSeed)
 def seed_sandbox(request, clinic):
     bind_to_clinic(request.db, clinic.id)
     for seeder in request.registry["sandbox.seeders"]:
