@@ -6,10 +6,12 @@ changed, so re-saving never widens an organization's setting to keys created sin
 
 import uuid
 from dataclasses import dataclass, field
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.access.interfaces import key_label, masked
 from clinicrecords.clinics.services import open_clinic
+from clinicrecords.portal.auto_accept.interfaces import IAutoAcceptSettings
 from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
@@ -31,6 +33,7 @@ def _detail(key):
     return masked(key.mode, key.key_id) if key.name else None
 
 
+@implementer(IAutoAcceptSettings)
 class AutoAcceptSettings:
     def __init__(self, db, registry, audit):
         self.db = db

@@ -3,13 +3,16 @@ connected clinics against what the plan includes, overage counted and never enfo
 request counts for the chart; an owner chooses the plan."""
 
 import calendar
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.access.interfaces import PLANS, IUsageService
 from clinicrecords.errors import InvalidInput
+from clinicrecords.portal.plan.interfaces import IPlanService
 from clinicrecords.portal.web.interfaces import IPortalAudit
 
 
+@implementer(IPlanService)
 class PlanService:
     def __init__(self, db, usage, limiter, audit):
         self.db = db

@@ -6,12 +6,14 @@ trail. A submission id of another clinic finds nothing: the session is bound to 
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.patients import services as patients
 from clinicrecords.portal.accounts.interfaces import IAccountService
 from clinicrecords.portal.queue import readable
+from clinicrecords.portal.queue.interfaces import IReviewQueue
 from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
@@ -51,6 +53,7 @@ class Filters:
     sender: str = ""
 
 
+@implementer(IReviewQueue)
 class ReviewQueue:
     def __init__(self, db, registry, audit, accounts):
         self.db = db

@@ -6,9 +6,11 @@ Keys that exist keep working: the API's reach reads the workspace's `terms_accep
 from importlib.resources import files
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
+from clinicrecords.portal.terms.interfaces import ITermsService
 from clinicrecords.portal.terms.models import TermsAcceptance
 from clinicrecords.portal.web.interfaces import IPortalAudit
 
@@ -22,6 +24,7 @@ def terms_text(version):
     return path.read_text()
 
 
+@implementer(ITermsService)
 class TermsService:
     def __init__(self, db, audit, current_version=CURRENT_VERSION):
         self.db = db

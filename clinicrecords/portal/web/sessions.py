@@ -8,9 +8,11 @@ new session with a new token (no fixation), signing out ends it on the server.
 import datetime
 
 from sqlalchemy import select, update
+from zope.interface import implementer
 
 from clinicrecords.clock import now
 from clinicrecords.portal.accounts.models import Account
+from clinicrecords.portal.web.interfaces import ISessionService
 from clinicrecords.portal.web.models import PortalSession
 from clinicrecords.portal.web.security import MemberIdentity
 from clinicrecords.portal.web.tokens import new_token, token_hash
@@ -20,6 +22,7 @@ from clinicrecords.settings import as_bool
 TOUCH_EVERY = datetime.timedelta(minutes=1)
 
 
+@implementer(ISessionService)
 class SessionService:
     def __init__(self, db, idle, absolute, clock=now):
         self.db = db
