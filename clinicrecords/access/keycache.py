@@ -16,8 +16,9 @@ import threading
 from dataclasses import dataclass
 
 from clinicrecords.access.keys import secret_matches
+from clinicrecords.settings import AccessSettings
 
-DEFAULT_SIZE = 10_000
+DEFAULT_SIZE = AccessSettings.key_cache_size
 
 
 class StaleKey(Exception):

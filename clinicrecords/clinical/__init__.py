@@ -9,11 +9,11 @@ from clinicrecords.clinical.terminology import RxNormList
 from clinicrecords.clinical.kinds import KINDS
 from clinicrecords.clinical.seed import seed_clinical
 from clinicrecords.clinical.services import item_service_factory, proposal_service_factory
+from clinicrecords.settings import app_settings
 
 
 def includeme(config):
-    settings = config.get_settings()
-    config.registry["clinical.rxnorm"] = RxNormList(settings.get("clinical.rxnorm_extra_file"))
+    config.registry["clinical.rxnorm"] = RxNormList(app_settings(config.registry).clinical.rxnorm_extra_file)
     for name, collection in (("allergies", resources.AllergyCollection),
                              ("conditions", resources.ConditionCollection),
                              ("medication-statements", resources.MedicationStatementCollection),

@@ -27,13 +27,12 @@ from clinicrecords.patients.services import visible
 from clinicrecords.review.interfaces import ISubmissionService
 from clinicrecords.review.models import AutoAcceptPause, AutoAcceptSetting, Submission
 from clinicrecords.review.representations import staff_submission_json
+from clinicrecords.settings import app_settings
 
 # The kinds of chart item clinicians review and switch automatic acceptance for.
 KINDS = ("allergy", "condition", "medication_statement", "referral")
 DECIDED_EVENT = "submission.decided"
 NEVER_AUTOMATIC_ACTIONS = ("update", "retract", "no_known_allergies")
-DEFAULT_PAUSE_THRESHOLD = 100
-DEFAULT_PAUSE_WINDOW_MINUTES = 60
 
 
 class ReviewError(InvalidInput):
@@ -62,10 +61,8 @@ def add_pending_submission(db, *, submission_id, patient_id, resource_type, targ
 def pause_settings(settings):
     """(threshold, window minutes): automatic acceptance pauses once a sender had `threshold` items accepted
     automatically in the clinic within the window (settings `review.auto_accept_pause_threshold`,
-    `review.auto_accept_pause_window_minutes`)."""
-    threshold = int(settings.get("review.auto_accept_pause_threshold", DEFAULT_PAUSE_THRESHOLD))
-    window = int(settings.get("review.auto_accept_pause_window_minutes", DEFAULT_PAUSE_WINDOW_MINUTES))
-    return threshold, window
+    `review.auto_accept_pause_window_minutes`: a ReviewSettings)."""
+    return settings.auto_accept_pause_threshold, settings.auto_accept_pause_window_minutes
 
 
 class Decisions:
@@ -320,7 +317,7 @@ class AutoAcceptance:
         return True
 
     def _unusual_volume(self, setting, submission):
-        threshold, window = pause_settings(self.registry.settings)
+        threshold, window = pause_settings(app_settings(self.registry).review)
         sender = (Submission.api_key_id if setting.sender_type == "key" else Submission.workspace_id)
         accepted = self.db.scalar(select(func.count()).select_from(Submission).where(
             sender == setting.sender_id, Submission.accepted_automatically.is_(True),

@@ -22,6 +22,7 @@ from clinicrecords.patients.imports.formats import RowProblem, read_rows
 from clinicrecords.patients.imports.models import PatientImport, PatientImportRow, PatientImportRun
 from clinicrecords.patients.schemas import PatientCreate
 from clinicrecords.patients.interfaces import IPatientImportService
+from clinicrecords.settings import app_settings
 
 _row_schema = PatientCreate()
 
@@ -148,6 +149,6 @@ def announce_finished(db, clinic_id, job):
 
 
 def patient_import_service_factory(context, request):
-    wait_seconds = float(request.registry.settings.get("patient_imports.wait_seconds", 10))
+    wait_seconds = app_settings(request.registry).patient_imports.wait_seconds
     return PatientImportService(clinic_scope(context).db, wait_seconds, enqueue=request.enqueue,
                                 transaction=request.tm)

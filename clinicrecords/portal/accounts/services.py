@@ -95,8 +95,8 @@ class AccountService:
 
 
 def account_service_factory(settings):
-    rules = ThrottleRules.from_settings(settings)
-    passwords = Passwords.from_settings(settings)
+    rules = ThrottleRules.from_settings(settings.portal)
+    passwords = Passwords.from_settings(settings.portal)
 
     def factory(context, request):
         return AccountService(request.db, passwords, rules)

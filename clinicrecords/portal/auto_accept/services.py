@@ -16,6 +16,7 @@ from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
 from clinicrecords.review.services import ReviewError, StaffReview, pause_settings
+from clinicrecords.settings import app_settings
 
 
 @dataclass
@@ -79,7 +80,7 @@ class AutoAcceptSettings:
         return senders
 
     def pause_rule(self):
-        return pause_settings(self.registry.settings)
+        return pause_settings(app_settings(self.registry).review)
 
     def save(self, clinic_id, ref, checked, account_id):
         """Switch on the newly ticked kinds and off the newly unticked ones, for one sender."""

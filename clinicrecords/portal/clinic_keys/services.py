@@ -46,7 +46,7 @@ class ClinicKeyService(KeyService):
 
 
 def clinic_key_service_factory(settings):
-    pepper = settings["secrets.key_pepper"]
+    pepper = settings.secrets.key_pepper
 
     def factory(context, request):
         return ClinicKeyService(request.db, pepper, request.find_service(IPortalAudit))

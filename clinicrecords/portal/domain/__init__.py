@@ -4,9 +4,10 @@ and changing the domain (after a confirmation). The checks themselves are onboar
 from clinicrecords.portal.domain.interfaces import IDomainPages
 from clinicrecords.portal.domain.resources import DomainPage
 from clinicrecords.portal.domain.services import domain_pages_factory
+from clinicrecords.settings import app_settings
 
 
 def includeme(config):
-    config.register_service_factory(domain_pages_factory(config.get_settings()), iface=IDomainPages)
+    config.register_service_factory(domain_pages_factory(app_settings(config.registry)), iface=IDomainPages)
     config.add_workspace_child("domain", DomainPage)
     config.scan(".views")

@@ -171,7 +171,7 @@ def audit_details(key):
 
 
 def key_service_factory(settings):
-    pepper = settings["secrets.key_pepper"]
+    pepper = settings.secrets.key_pepper
 
     def factory(context, request):
         return KeyService(request.db, pepper, request.find_service(ILiveKeyGate), request.find_service(IPortalAudit))

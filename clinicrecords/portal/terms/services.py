@@ -58,7 +58,7 @@ class TermsService:
 
 
 def terms_service_factory(settings):
-    version = settings.get("portal.terms_version", CURRENT_VERSION)
+    version = settings.portal.terms_version or CURRENT_VERSION  # unset: the newest text
     terms_text(version)  # a configured version without its text stops start-up
 
     def factory(context, request):

@@ -12,6 +12,7 @@ from clinicrecords.portal.web.once import one_time_reads_factory
 from clinicrecords.portal.web.resources import PortalRoot, Static, add_portal_child
 from clinicrecords.portal.web.security import SessionSecurityPolicy, install_surface_policy
 from clinicrecords.portal.web.sessions import SessionCookie, session_service_factory
+from clinicrecords.settings import app_settings
 
 
 def portal_url(request, *segments, **query):
@@ -42,7 +43,7 @@ def add_template_filter(config, name, function):
 
 
 def includeme(config):
-    settings = config.get_settings()
+    settings = app_settings(config.registry)
     prefix = portal_prefix(settings)
     config.registry["portal.prefix"] = prefix
     config.registry["portal.children"] = {"static": Static}
@@ -54,10 +55,10 @@ def includeme(config):
     config.add_request_method(api_reference_url, "api_reference_url", reify=True)
     config.add_request_method(csrf_token, "csrf_token", reify=True)
 
-    cookie = SessionCookie(settings, prefix)
+    cookie = SessionCookie(settings.portal, prefix)
     config.registry["portal.csrf"] = CSRFGuard(
         "__Host-portal_csrf" if cookie.secure else "portal_csrf", cookie.secure, cookie.path)
-    config.register_service_factory(session_service_factory(settings), iface=ISessionService)
+    config.register_service_factory(session_service_factory(settings.portal), iface=ISessionService)
     config.register_service_factory(portal_audit_factory, iface=IPortalAudit)
     config.register_service_factory(one_time_reads_factory(cookie), iface=IOneTimeReads)
     install_surface_policy(config, SessionSecurityPolicy(cookie))
@@ -66,8 +67,7 @@ def includeme(config):
     config.add_route("portal", prefix + "*traverse", factory=PortalRoot, surface="portal")
     config.add_view_deriver(csrf_deriver, name="portal_csrf", under="secured_view")
 
-    settings.setdefault("jinja2.undefined", "strict")
-    config.include("pyramid_jinja2")
+    config.include("pyramid_jinja2")  # templates fail on an undefined name: LIBRARY_DEFAULTS, jinja2.undefined
     config.add_jinja2_search_path("clinicrecords.portal.web:templates", name=".jinja2")
     config.include(".headers")
     config.scan(".views")
