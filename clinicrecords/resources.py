@@ -10,6 +10,11 @@ import uuid
 
 from pyramid.authorization import DENY_ALL
 
+# What the two directives fill in the registry: {name: (factory, public)} under /v1, {name: factory} under a
+# clinic.
+API_RESOURCES = "resources.api"
+CLINIC_COLLECTIONS = "resources.clinic"
+
 
 def parse_uuid(segment):
     """A path segment as a uuid, or KeyError so that traversal answers 404 not_found."""
@@ -86,7 +91,7 @@ class V1(Resource):
     clinic the path names)."""
 
     def __getitem__(self, name):
-        entry = self.request.registry["resources.api"].get(name)
+        entry = self.request.registry[API_RESOURCES].get(name)
         if entry is None:
             raise KeyError(name)
         factory, public = entry
@@ -99,24 +104,26 @@ class ClinicChildren:
     """Mixin for the clinic resource: its collections come from the registry."""
 
     def __getitem__(self, name):
-        factory = self.request.registry["resources.clinic"].get(name)
+        factory = self.request.registry[CLINIC_COLLECTIONS].get(name)
         if factory is None:
             raise KeyError(name)
         return factory(self, name)
 
 
-def _add_api_resource(config, name, factory, public=False):
-    """`public` resources need no key (the OpenAPI document); every other child of /v1 passes the key gate."""
-    config.registry["resources.api"][name] = (factory, public)
+def add_api_resource(config, name, factory, public=False):
+    """The directive `config.add_api_resource`: `/v1/<name>`. `public` resources need no key (the OpenAPI
+    document); every other child of /v1 passes the key gate."""
+    config.registry[API_RESOURCES][name] = (factory, public)
 
 
-def _add_clinic_collection(config, name, factory):
-    config.registry["resources.clinic"][name] = factory
+def add_clinic_collection(config, name, factory):
+    """The directive `config.add_clinic_collection`: `/v1/clinics/{clinic_id}/<name>`."""
+    config.registry[CLINIC_COLLECTIONS][name] = factory
 
 
 def includeme(config):
-    config.registry["resources.api"] = {}
-    config.registry["resources.clinic"] = {}
-    config.add_directive("add_api_resource", _add_api_resource)
-    config.add_directive("add_clinic_collection", _add_clinic_collection)
+    config.registry[API_RESOURCES] = {}
+    config.registry[CLINIC_COLLECTIONS] = {}
+    config.add_directive("add_api_resource", add_api_resource)
+    config.add_directive("add_clinic_collection", add_clinic_collection)
     config.set_root_factory(Root)

@@ -30,6 +30,7 @@ from sqlalchemy.dialects.postgresql import JSONB, insert
 
 from clinicrecords.api.models import IdempotencyRecord
 from clinicrecords.api.problems import Problem, invalid, problem_response
+from clinicrecords.db import ENGINE
 from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.db.request_transaction import send_with_commit
 
@@ -219,7 +220,7 @@ def _record_with_commit(session, values):
 
 def refusals_apart_tween_factory(handler, registry):
     """Outside pyramid_tm: store the 4xx answers of idempotent requests after their transaction ended."""
-    engine = registry["db.engine"]
+    engine = registry[ENGINE]
 
     def refusals_apart(request):
         request.idempotency_refusals = refusals = []

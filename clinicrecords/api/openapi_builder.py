@@ -16,6 +16,7 @@ from clinicrecords.api.openapi import version
 from clinicrecords.api.permission_names import grantable_permissions, permission_descriptions
 from clinicrecords.api.render import json_bytes
 from clinicrecords.api.representations import FHIR_JSON, JSON
+from clinicrecords.api.representations import representation as registered_representation
 from clinicrecords.api.routes import operations
 from clinicrecords.settings import ApiSettings
 
@@ -308,7 +309,7 @@ class _Builder:
         status = str(doc.get("status", 200))
         response = {"description": doc.get("summary", "Success")}
         kind = doc.get("kind")
-        representation = self.registry["api.representations"].get(kind) if kind else None
+        representation = registered_representation(self.registry, kind) if kind else None
         if kind and representation is None:
             raise ValueError(f"{operation.method} {operation.path}: no representation registered for {kind!r}")
         data_schema = None

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 
 from pyramid.security import NO_PERMISSION_REQUIRED
 
-from clinicrecords.resources import ClinicChildren
+from clinicrecords.resources import API_RESOURCES, CLINIC_COLLECTIONS, ClinicChildren
 
 METHODS = ("GET", "POST", "PATCH", "PUT", "DELETE")
+# The documented paths' patterns with their methods, built on first use and kept in the registry.
+ROUTE_PATTERNS = "api.route_patterns"
 _VIEW_OPTIONS = ("openapi", "body_schema", "query_schema", "idempotency", "idempotent_replay_field", "body_limit")
 
 
@@ -75,7 +77,7 @@ def nodes(registry):
     def visit(resource, path, parameters, public):
         found.append(Node(path, resource, tuple(parameters), public))
         if isinstance(resource, type) and issubclass(resource, ClinicChildren):
-            for name, factory in sorted(registry["resources.clinic"].items()):
+            for name, factory in sorted(registry[CLINIC_COLLECTIONS].items()):
                 visit(factory, f"{path}/{name}", parameters, public)
         for name, child in sorted(getattr(resource, "children", {}).items()):
             visit(child, f"{path}/{name}", parameters, public)
@@ -84,7 +86,7 @@ def nodes(registry):
             parameter = resource.item_parameter
             visit(item, f"{path}/{{{parameter}}}", [*parameters, PathParameter(parameter, item)], public)
 
-    for name, (factory, public) in sorted(registry["resources.api"].items()):
+    for name, (factory, public) in sorted(registry[API_RESOURCES].items()):
         visit(factory, f"/v1/{name}", [], public)
     return found
 
@@ -144,14 +146,14 @@ def template_pattern(path):
 def _route_patterns(registry):
     """[(pattern, methods)] of every documented path, those with fewer parameters first: a named view
     (`/patients/search`) wins over an item template (`/patients/{patient_id}`)."""
-    if "api.route_patterns" not in registry:
+    if ROUTE_PATTERNS not in registry:
         by_path = {}
         for operation in operations(registry):
             by_path.setdefault(operation.path, set()).add(operation.method)
-        registry["api.route_patterns"] = [(template_pattern(path), frozenset(methods))
+        registry[ROUTE_PATTERNS] = [(template_pattern(path), frozenset(methods))
                                           for path, methods in sorted(by_path.items(),
                                                                       key=lambda item: item[0].count("{"))]
-    return registry["api.route_patterns"]
+    return registry[ROUTE_PATTERNS]
 
 
 def route_methods(registry, path):

@@ -9,6 +9,7 @@ import logging
 
 from clinicrecords.api.errorviews import is_unavailable
 from clinicrecords.audit import services
+from clinicrecords.db import ENGINE
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +53,7 @@ def _record_apart(request, registry, status, response):
     if scope is None:
         return
     try:
-        services.append_apart(registry["db.engine"], scope.clinic_id,
+        services.append_apart(registry[ENGINE], scope.clinic_id,
                               services.entry_values(request, scope, status, response))
     except Exception:
         # The database is down: the request log line (request id, key, route, status) remains.
