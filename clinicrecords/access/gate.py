@@ -50,7 +50,7 @@ def _checked(request, identity):
         raise Problem("invalid_key")
     if not identity.ip_allowed(request.remote_addr):
         raise Problem("ip_not_allowed")
-    for check in request.registry.get("access.gate_checks", ()):
+    for check in request.registry.get(GATE_CHECKS, ()):
         check(request, identity)
     return identity
 
@@ -63,6 +63,10 @@ def gate_where_traversal_stopped(event):
         request.require_key()
 
 
+# The checks `add_gate_check` registers, kept in the registry in the order added.
+GATE_CHECKS = "access.gate_checks"
+
+
 def add_gate_check(config, check):
     """Further per-request checks on a valid key (rate limits), run in the order added."""
-    config.registry.setdefault("access.gate_checks", []).append(check)
+    config.registry.setdefault(GATE_CHECKS, []).append(check)

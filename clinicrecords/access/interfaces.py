@@ -44,8 +44,10 @@ class ISandboxSeed(Interface):
 # services (the portal: key masks, plans, the usage service's interface).
 from clinicrecords.access.keys import key_label, masked  # noqa: E402
 from clinicrecords.access.models import PLANS  # noqa: E402
+from clinicrecords.access.ratelimit import RATE_LIMITER  # noqa: E402
 from clinicrecords.access.usage import IUsageService  # noqa: E402
 
 __all__ = ["ALL_PERMISSIONS", "EVENTS_FEED", "KEY_HOLDER", "PERMISSION_DESCRIPTIONS", "PSEUDO_PERMISSIONS",
            "TEST_HELPERS", "DerivedPermission", "ILiveKeyGate", "ISandboxSeed", "IUsageService", "PLANS", "Permission",
+           "RATE_LIMITER",
            "describe_permission", "key_label", "masked", "parse_scopes", "refusal_name"]

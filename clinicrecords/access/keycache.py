@@ -19,6 +19,8 @@ from clinicrecords.access.keys import secret_matches
 from clinicrecords.settings import AccessSettings
 
 DEFAULT_SIZE = AccessSettings.key_cache_size
+# The process's KeyCache, kept in the registry by clinicrecords.access.
+KEY_CACHE = "access.key_cache"
 
 
 class StaleKey(Exception):

@@ -82,9 +82,13 @@ class Declared(NamedTuple):
     mapped: frozenset
 
 
+# {resource class: Declared}, read once from Pyramid's registrations and kept in the registry.
+VIEW_PERMISSIONS = "access.view_permissions"
+
+
 def view_permissions(registry, resource_class):
     """What the views on a resource class declare (`Declared`), read once from Pyramid's registrations."""
-    cache = registry.setdefault("access.view_permissions", {})
+    cache = registry.setdefault(VIEW_PERMISSIONS, {})
     if resource_class not in cache:
         introspector = registry.introspector
         by_method = {}

@@ -20,6 +20,8 @@ WINDOW = datetime.timedelta(minutes=1)
 DEFAULT_LIVE_PER_MINUTE = RateLimitSettings.live_per_minute
 DEFAULT_TEST_PER_MINUTE = RateLimitSettings.test_per_minute
 _COUNTED = "clinicrecords.ratelimit"
+# The process's RateLimiter, kept in the registry by clinicrecords.access.
+RATE_LIMITER = "access.rate_limiter"
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ def rate_limit_check(request, identity):
     decision = request.environ.get(_COUNTED)
     if decision is None:
         # pyramid_retry reuses the environ for a retry: a retried request is not counted twice.
-        decision = request.registry["access.rate_limiter"].hit(identity)
+        decision = request.registry[RATE_LIMITER].hit(identity)
         if decision is None:
             raise StaleKey()
         request.environ[_COUNTED] = decision

@@ -17,7 +17,7 @@ from clinicrecords.access.ratelimit import current_decision
 from clinicrecords.api.request_log import Caller
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now as clock_now
-from clinicrecords.db import autocommit_session
+from clinicrecords.db import ENGINE, autocommit_session
 
 
 class Refusal(Denied):
@@ -51,7 +51,7 @@ class KeySecurityPolicy:
             if cached is not None:
                 return cached
         # Before the request's transaction, on a connection released at once (clinicrecords.db).
-        with autocommit_session(request.registry["db.engine"]) as db:
+        with autocommit_session(request.registry[ENGINE]) as db:
             return read_identity(db, self.pepper, parsed, clinic_id, now, cache=self.key_cache)
 
     def identity(self, request):

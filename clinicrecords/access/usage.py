@@ -17,9 +17,12 @@ from sqlalchemy import func, or_, select
 from zope.interface import Interface, implementer
 
 from clinicrecords.access.models import Connection, Workspace
+from clinicrecords.access.ratelimit import RATE_LIMITER
 from clinicrecords.access.services import get_workspace
 
 BILLED_PLAN = "paid"
+# {plan: Allowance} from the settings, kept in the registry by clinicrecords.access.
+ALLOWANCES = "access.allowances"
 
 
 @dataclass(frozen=True)
@@ -113,4 +116,4 @@ class UsageService:
 
 
 def usage_service_factory(context, request):
-    return UsageService(request.db, request.registry["access.rate_limiter"], request.registry["access.allowances"])
+    return UsageService(request.db, request.registry[RATE_LIMITER], request.registry[ALLOWANCES])

@@ -10,7 +10,6 @@ def includeme(config):
     config.registry[CURSOR_SIGNER] = CursorSigner(app_settings(config.registry).secrets.cursor)
     config.add_renderer("json", json_renderer())
     config.include(".request_id")
-    config.include(".permission_names")
     config.include(".public_url")
     config.include(".body")
     config.include(".idempotency")

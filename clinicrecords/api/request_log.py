@@ -99,9 +99,14 @@ def log_request(request, status, started, sinks=(), response=None, caller_of=_no
             append(entry)
 
 
+# What the contexts register here (`add_request_sink`, `set_request_caller`), kept in the registry.
+REQUEST_SINKS = "api.request_sinks"
+REQUEST_CALLER = "api.request_caller"
+
+
 def request_loggers(registry):
     """(sinks, caller) as the contexts registered them: what `log_request` hands each keyed request to."""
-    return tuple(registry.get("api.request_sinks", ())), registry.get("api.request_caller", _no_caller)
+    return tuple(registry.get(REQUEST_SINKS, ())), registry.get(REQUEST_CALLER, _no_caller)
 
 
 def request_log_tween_factory(handler, registry):
@@ -128,16 +133,14 @@ def request_log_tween_factory(handler, registry):
 
 def add_request_sink(config, append):
     """`append(KeyedRequest)` is called on every keyed request's thread, after its answer is ready."""
-    config.registry.setdefault("api.request_sinks", []).append(append)
+    config.registry.setdefault(REQUEST_SINKS, []).append(append)
 
 
 def set_request_caller(config, caller):
     """`caller(request, read_key=False)` → a `Caller`, or None. Without `read_key` it never reads the key (None
     when none was read); with it (a refusal's answer) it reads one the request sends, and never raises."""
-    config.registry["api.request_caller"] = caller
+    config.registry[REQUEST_CALLER] = caller
 
 
 def includeme(config):
-    config.add_directive("add_request_sink", add_request_sink)
-    config.add_directive("set_request_caller", set_request_caller)
     config.add_tween("clinicrecords.api.request_log.request_log_tween_factory", under=INGRESS)

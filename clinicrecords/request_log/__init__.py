@@ -7,12 +7,17 @@ operator CLI (`requests list`).
 
 import dataclasses
 
+from clinicrecords.api.request_log import add_request_sink
 from clinicrecords.db import make_engine
 from clinicrecords.request_log.interfaces import IRequestLog
 from clinicrecords.request_log.paths import route_words
 from clinicrecords.request_log.services import request_log_factory
 from clinicrecords.request_log.writer import RequestLogWriter
 from clinicrecords.settings import app_settings
+
+
+# The process's RequestLogWriter (when the log is enabled), kept in the registry.
+WRITER = "request_log.writer"
 
 
 def make_writer(registry):
@@ -34,7 +39,7 @@ def includeme(config):
     config.register_service_factory(request_log_factory, iface=IRequestLog)
     if app_settings(config.registry).request_log.enabled:
         writer = make_writer(config.registry)
-        config.registry["request_log.writer"] = writer
-        config.add_request_sink(writer.append)
+        config.registry[WRITER] = writer
+        add_request_sink(config, writer.append)
     # Registers the periodic prune with the Huey instance of whichever process runs the application.
     config.scan(".tasks")

@@ -6,7 +6,7 @@ import calendar
 from zope.interface import implementer
 
 from clinicrecords.access import services as access
-from clinicrecords.access.interfaces import PLANS, IUsageService
+from clinicrecords.access.interfaces import PLANS, RATE_LIMITER, IUsageService
 from clinicrecords.errors import InvalidInput
 from clinicrecords.portal.plan.interfaces import IPlanService
 from clinicrecords.portal.web.interfaces import IPortalAudit
@@ -38,5 +38,5 @@ class PlanService:
 
 
 def plan_service_factory(context, request):
-    return PlanService(request.db, request.find_service(IUsageService), request.registry["access.rate_limiter"],
+    return PlanService(request.db, request.find_service(IUsageService), request.registry[RATE_LIMITER],
                        request.find_service(IPortalAudit))
