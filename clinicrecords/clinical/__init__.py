@@ -5,15 +5,17 @@ from zope.interface import Interface
 
 from clinicrecords.clinical import interfaces, resources, schemas
 from clinicrecords.clinical import representations as rep
-from clinicrecords.clinical.terminology import RxNormList
+from clinicrecords.clinical.terminology import RXNORM, RxNormList
 from clinicrecords.clinical.kinds import KINDS
 from clinicrecords.clinical.seed import seed_clinical
 from clinicrecords.clinical.services import item_service_factory, proposal_service_factory
+from clinicrecords.review.interfaces import add_review_kind
+from clinicrecords.sandbox.interfaces import add_sandbox_seeder
 from clinicrecords.settings import app_settings
 
 
 def includeme(config):
-    config.registry["clinical.rxnorm"] = RxNormList(app_settings(config.registry).clinical.rxnorm_extra_file)
+    config.registry[RXNORM] = RxNormList(app_settings(config.registry).clinical.rxnorm_extra_file)
     for name, collection in (("allergies", resources.AllergyCollection),
                              ("conditions", resources.ConditionCollection),
                              ("medication-statements", resources.MedicationStatementCollection),
@@ -31,6 +33,6 @@ def includeme(config):
     config.add_representation("referral", plain=rep.referral_json, fhir=rep.referral_fhir,
                               schema=schemas.ReferralOut)
     for kind in KINDS:
-        config.add_review_kind(kind)
-    config.add_sandbox_seeder(seed_clinical)
+        add_review_kind(config, kind)
+    add_sandbox_seeder(config, seed_clinical)
     config.scan(".views")

@@ -204,7 +204,7 @@ def item_service_factory(resource_type):
 
 
 def proposal_service_factory(context, request):
-    return ProposalService(clinic_scope(context), request.registry["clinical.rxnorm"],
+    return ProposalService(clinic_scope(context), request.registry[terminology.RXNORM],
                            request.find_service(ISubmissionService, context=context))
 
 

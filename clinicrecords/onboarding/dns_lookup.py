@@ -51,6 +51,10 @@ def _port(item, text):
     return int(text)
 
 
+# The application's TxtLookup, kept in the registry by clinicrecords.onboarding.
+TXT_LOOKUP = "onboarding.txt_lookup"
+
+
 class TxtLookup:
     """Asks the configured resolvers for a TXT record and says what came back (a `schedule` result)."""
 

@@ -14,6 +14,7 @@ from clinicrecords import clock
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
 from clinicrecords.onboarding import schedule
+from clinicrecords.onboarding.dns_lookup import TXT_LOOKUP
 from clinicrecords.onboarding.domains import new_txt_value, normalize_domain, txt_host
 from clinicrecords.onboarding.interfaces import IDomainVerification
 from clinicrecords.onboarding.models import WorkspaceDomain
@@ -204,4 +205,4 @@ class DomainVerificationService:
 
 
 def domain_verification_factory(context, request):
-    return DomainVerificationService(request.db, request.registry["onboarding.txt_lookup"], request.tm)
+    return DomainVerificationService(request.db, request.registry[TXT_LOOKUP], request.tm)

@@ -1,6 +1,7 @@
 """The review queue: /v1/clinics/{clinic_id}/submissions, automatic acceptance and clinicians' decisions.
 
-Contexts that own a kind of item register it with `config.add_review_kind(ReviewKind())`.
+Contexts that own a kind of item register it with `add_review_kind(config, ReviewKind())`
+(clinicrecords.review.interfaces).
 """
 
 from zope.interface import Interface
@@ -11,13 +12,7 @@ from clinicrecords.review.resources import SubmissionCollection
 from clinicrecords.review.services import submission_service_factory
 
 
-def _add_review_kind(config, kind):
-    config.registry["review.kinds"][kind.resource_type] = kind
-
-
 def includeme(config):
-    config.registry["review.kinds"] = {}
-    config.add_directive("add_review_kind", _add_review_kind)
     config.add_clinic_collection("submissions", SubmissionCollection)
     config.register_service_factory(submission_service_factory, iface=ISubmissionService, context=Interface)
     config.add_representation("submission", plain=submission_json, schema=SubmissionOut)

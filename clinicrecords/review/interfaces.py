@@ -2,10 +2,10 @@
 
 from zope.interface import Interface
 
-# What a context that owns a kind of item implements and registers (config.add_review_kind).
-from clinicrecords.review.kinds import ReviewKind, Revision, from_iso
+# What a context that owns a kind of item implements and registers (add_review_kind), and the kinds registered.
+from clinicrecords.review.kinds import ReviewKind, Revision, add_review_kind, from_iso, review_kinds
 
-__all__ = ["ISubmissionService", "ReviewKind", "Revision", "from_iso"]
+__all__ = ["ISubmissionService", "ReviewKind", "Revision", "add_review_kind", "from_iso", "review_kinds"]
 
 
 class ISubmissionService(Interface):

@@ -1,5 +1,5 @@
 """What the review queue needs from the context that owns a kind of item (registered with
-`config.add_review_kind(kind)`): how an accepted submission reaches the chart, and how a pending one is
+`add_review_kind(config, kind)`): how an accepted submission reaches the chart, and how a pending one is
 changed by its sender."""
 
 import abc
@@ -48,3 +48,17 @@ class ReviewKind(abc.ABC):
 
 def from_iso(value):
     return datetime.date.fromisoformat(value) if value else None
+
+
+# {resource type: ReviewKind}, as the contexts registered them, kept in the registry.
+REVIEW_KINDS = "review.kinds"
+
+
+def add_review_kind(config, kind):
+    """Register the context's `ReviewKind` (any context, in any order of inclusion)."""
+    config.registry.setdefault(REVIEW_KINDS, {})[kind.resource_type] = kind
+
+
+def review_kinds(registry):
+    """{resource type: ReviewKind} of every kind registered."""
+    return registry.setdefault(REVIEW_KINDS, {})

@@ -1,6 +1,6 @@
 from clinicrecords.access.interfaces import DerivedPermission
 from clinicrecords.resources import Collection, Resource, parse_uuid
-from clinicrecords.review.interfaces import ISubmissionService
+from clinicrecords.review.interfaces import ISubmissionService, review_kinds
 from clinicrecords.sandbox.interfaces import sandbox_id
 
 
@@ -16,7 +16,7 @@ class SubmissionResource(Resource):
     def __init__(self, parent, name, submission):
         super().__init__(parent, name)
         self.submission = submission
-        self.kind = self.request.registry["review.kinds"][submission.resource_type]
+        self.kind = review_kinds(self.request.registry)[submission.resource_type]
 
     @property
     def confers(self):
@@ -35,7 +35,7 @@ class SubmissionCollection(Collection):
     @property
     def confers(self):
         """What grants the derived permissions here (clinicrecords.access.permission_map)."""
-        kinds = self.request.registry["review.kinds"].values()
+        kinds = review_kinds(self.request.registry).values()
         return {DerivedPermission.SubmissionsOfKind: [p for kind in kinds for p in _kind_permissions(kind)]}
 
     def __getitem__(self, name):

@@ -24,7 +24,7 @@ from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events.services import emit
 from clinicrecords.patients.services import visible
-from clinicrecords.review.interfaces import ISubmissionService
+from clinicrecords.review.interfaces import ISubmissionService, review_kinds
 from clinicrecords.review.models import AutoAcceptPause, AutoAcceptSetting, Submission
 from clinicrecords.review.representations import staff_submission_json
 from clinicrecords.settings import app_settings
@@ -70,7 +70,7 @@ class Decisions:
 
     def __init__(self, db, registry, clinic_id):
         self.db = db
-        self.kinds = registry["review.kinds"]
+        self.kinds = review_kinds(registry)
         self.clinic_id = clinic_id
 
     def kind(self, resource_type):
@@ -198,7 +198,7 @@ class SubmissionService:
 
     def get_own(self, submission_id):
         """The caller's own submission, or None (absent, another sender's, or a restricted patient's)."""
-        return self.db.scalar(self._own(list(self.registry["review.kinds"])).where(Submission.id == submission_id))
+        return self.db.scalar(self._own(list(review_kinds(self.registry))).where(Submission.id == submission_id))
 
     def list_own(self, kinds, query, cursors):
         statement = self._own(kinds)
@@ -224,7 +224,7 @@ class SubmissionService:
         a reference naming another of the sender's submissions is 409 client_reference_conflict. It stays
         pending (a change is never accepted automatically) with its id, target and submitted_at."""
         submission = self._own_pending(submission)
-        kind = self.registry["review.kinds"][submission.resource_type]
+        kind = review_kinds(self.registry)[submission.resource_type]
         revision = kind.revise(self.scope, self.registry, submission, patch)
         reference = revision.client_reference
         if reference is not None and reference != submission.client_reference:
@@ -381,7 +381,7 @@ class StaffReview:
 
     def review_item(self, kind, item_id, staff_id=None):
         """Mark an automatically accepted item reviewed: it then reads confirmed."""
-        handler = self.registry["review.kinds"].get(kind)
+        handler = review_kinds(self.registry).get(kind)
         if handler is None:
             raise ReviewError(f"unknown kind {kind}")
         item = self.db.get(handler.model, item_id)
@@ -401,9 +401,10 @@ class StaffReview:
     # Automatic acceptance settings
 
     def set_auto_accept(self, kinds, enabled, key_id=None, workspace_id=None):
-        unknown = sorted(set(kinds) - set(self.registry["review.kinds"]))
+        registered = review_kinds(self.registry)
+        unknown = sorted(set(kinds) - set(registered))
         if unknown or not kinds:
-            raise ReviewError(f"--kinds takes {', '.join(sorted(self.registry['review.kinds']))}"
+            raise ReviewError(f"--kinds takes {', '.join(sorted(registered))}"
                               + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
         if key_id is not None:
             sender_type = "key"

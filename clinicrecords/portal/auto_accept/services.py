@@ -15,6 +15,7 @@ from clinicrecords.portal.auto_accept.interfaces import IAutoAcceptSettings
 from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
+from clinicrecords.review.interfaces import review_kinds
 from clinicrecords.review.services import ReviewError, StaffReview, pause_settings
 from clinicrecords.settings import app_settings
 
@@ -42,7 +43,7 @@ class AutoAcceptSettings:
         self.audit = audit
 
     def kinds(self):
-        return sorted(self.registry["review.kinds"])
+        return sorted(review_kinds(self.registry))
 
     def _staff(self, clinic_id):
         return StaffReview(self.db, self.registry, open_clinic(self.db, clinic_id))

@@ -18,6 +18,7 @@ from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
 from clinicrecords.review import services as review
+from clinicrecords.review.interfaces import review_kinds
 from clinicrecords.review.services import ReviewError, StaffReview
 
 OWN_KEY = "This clinic's own key"
@@ -60,7 +61,7 @@ class ReviewQueue:
         self.registry = registry
         self.audit = audit
         self.accounts = accounts
-        self.kinds = registry["review.kinds"]
+        self.kinds = review_kinds(registry)
 
     def _staff(self, clinic_id):
         return StaffReview(self.db, self.registry, open_clinic(self.db, clinic_id))
