@@ -8,6 +8,8 @@ from clinicrecords.api.public_url import service_base_url
 from clinicrecords.settings import app_settings
 
 PORTAL_PATH = "/portal"
+# The path the portal's pages start with (`portal_prefix`), kept in the registry by clinicrecords.portal.web.
+PORTAL_PREFIX = "portal.prefix"
 
 
 def portal_host(settings):

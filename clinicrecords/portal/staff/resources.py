@@ -11,6 +11,10 @@ from clinicrecords.portal.web.resources import CLINIC_ADMIN, CLINIC_STAFF, CLINI
 from clinicrecords.portal.web.security import account_principal
 
 
+# {segment: node class} under a clinic, as the areas registered them (`add_clinic_child`).
+CLINIC_CHILDREN = "portal.clinic_children"
+
+
 class ClinicsCollection(Node):
     """/clinics/{clinic_id}: only the clinics whose staff the signed-in account is on exist here."""
 
@@ -33,7 +37,7 @@ class ClinicsCollection(Node):
 class ClinicResource(Node):
     """/clinics/{clinic_id}: its pages are the console's areas (`config.add_clinic_child`)."""
 
-    children_registered_as = "portal.clinic_children"
+    children_registered_as = CLINIC_CHILDREN
     forbidden_message = "Your role on the staff of this clinic does not include this page."
     face = CLINIC_CONSOLE
 
@@ -105,4 +109,5 @@ class JoinPage(Node):
 
 
 def add_clinic_child(config, name, factory):
-    config.registry["portal.clinic_children"][name] = factory
+    """`/clinics/{clinic_id}/<name>` is `factory(parent, name)`."""
+    config.registry.setdefault(CLINIC_CHILDREN, {})[name] = factory

@@ -4,9 +4,9 @@ policy, CSRF, security headers, HTML error pages, form helpers and the audit tra
 
 from pyramid_jinja2 import EXTRAS_CONFIG_PHASE
 
-from clinicrecords.portal.surface import SurfacePredicate, portal_prefix, request_surface
+from clinicrecords.portal.surface import PORTAL_PREFIX, SurfacePredicate, portal_prefix, request_surface
 from clinicrecords.portal.web.audit import portal_audit_factory
-from clinicrecords.portal.web.csrf import CSRFGuard, csrf_deriver
+from clinicrecords.portal.web.csrf import CSRF_GUARD, CSRFGuard, csrf_deriver
 from clinicrecords.portal.web.interfaces import IOneTimeReads, IPortalAudit, ISessionService
 from clinicrecords.portal.web.once import one_time_reads_factory
 from clinicrecords.portal.web.resources import PortalRoot, Static, add_portal_child
@@ -19,7 +19,7 @@ def portal_url(request, *segments, **query):
     """A portal page's path: `request.portal_url("workspaces", ws_id, "keys")` → /portal/workspaces/…/keys."""
     from urllib.parse import urlencode
 
-    path = request.registry["portal.prefix"] + "/" + "/".join(str(s).strip("/") for s in segments)
+    path = request.registry[PORTAL_PREFIX] + "/" + "/".join(str(s).strip("/") for s in segments)
     query = {name: value for name, value in query.items() if value not in (None, "")}
     return path + ("?" + urlencode(query) if query else "")
 
@@ -31,7 +31,7 @@ def api_reference_url(request):
 
 
 def csrf_token(request):
-    return request.registry["portal.csrf"].token(request)
+    return request.registry[CSRF_GUARD].token(request)
 
 
 def add_template_filter(config, name, function):
@@ -45,18 +45,15 @@ def add_template_filter(config, name, function):
 def includeme(config):
     settings = app_settings(config.registry)
     prefix = portal_prefix(settings)
-    config.registry["portal.prefix"] = prefix
-    config.registry["portal.children"] = {"static": Static}
-    config.registry["portal.principal_finders"] = []
-    config.add_directive("add_portal_child", add_portal_child)
-    config.add_directive("add_template_filter", add_template_filter)
+    config.registry[PORTAL_PREFIX] = prefix
+    add_portal_child(config, "static", Static)
     config.add_request_method(request_surface, "surface", reify=True)
     config.add_request_method(portal_url, "portal_url")
     config.add_request_method(api_reference_url, "api_reference_url", reify=True)
     config.add_request_method(csrf_token, "csrf_token", reify=True)
 
     cookie = SessionCookie(settings.portal, prefix)
-    config.registry["portal.csrf"] = CSRFGuard(
+    config.registry[CSRF_GUARD] = CSRFGuard(
         "__Host-portal_csrf" if cookie.secure else "portal_csrf", cookie.secure, cookie.path)
     config.register_service_factory(session_service_factory(settings.portal), iface=ISessionService)
     config.register_service_factory(portal_audit_factory, iface=IPortalAudit)

@@ -1,5 +1,5 @@
 """The portal's traversal tree. `/` is `PortalRoot`; each area hangs its branch on it with
-`config.add_portal_child(name, factory)` (the developer portal's `workspaces`, the clinic console's own)."""
+`add_portal_child(config, name, factory)` (the developer portal's `workspaces`, the clinic console's own)."""
 
 from pyramid.authorization import DENY_ALL, Allow, Authenticated
 
@@ -16,9 +16,13 @@ PORTAL_PERMISSIONS = (SIGNED_IN, MEMBER, OWNER, CLINIC_STAFF, CLINIC_ADMIN, CLIN
 STAFF = "portal.staff"
 
 
+# {segment: node class} of the portal's root, as the areas registered them (`add_portal_child`).
+PORTAL_CHILDREN = "portal.children"
+
+
 class Node:
     """A node of the portal tree: `children` maps fixed segments to node classes; a node whose children areas
-    register (`config.add_portal_child`, ...) names the registry entry in `children_registered_as`."""
+    register (`add_portal_child`, ...) names the registry entry in `children_registered_as`."""
 
     children = {}
     children_registered_as = None
@@ -29,7 +33,7 @@ class Node:
         self.request = parent.request
 
     def __getitem__(self, name):
-        children = self.request.registry[self.children_registered_as] if self.children_registered_as \
+        children = self.request.registry.get(self.children_registered_as, {}) if self.children_registered_as \
             else self.children
         child = children.get(name)
         if child is None:
@@ -41,7 +45,7 @@ class PortalRoot(Node):
     __name__ = ""
     __parent__ = None
     __acl__ = ((Allow, Authenticated, SIGNED_IN), DENY_ALL)
-    children_registered_as = "portal.children"
+    children_registered_as = PORTAL_CHILDREN
 
     def __init__(self, request):
         self.request = request
@@ -54,4 +58,5 @@ class Static(Node):
 
 
 def add_portal_child(config, name, factory):
-    config.registry["portal.children"][name] = factory
+    """`/<name>` of the portal is `factory(parent, name)`."""
+    config.registry.setdefault(PORTAL_CHILDREN, {})[name] = factory

@@ -28,13 +28,22 @@ def account_principal(account_id):
     return f"account:{account_id}"
 
 
+# [finder(request, identity) → principals] the areas add, kept in the registry.
+PRINCIPAL_FINDERS = "portal.principal_finders"
+
+
+def add_principal_finder(config, finder):
+    """`finder(request, identity)` → further principals of a signed-in account (the clinic console's staff)."""
+    config.registry.setdefault(PRINCIPAL_FINDERS, []).append(finder)
+
+
 def principals(request, identity):
     """Who `identity` (None: nobody signed in) is, for the ACLs: everyone, a signed-in account, and the
-    principals the areas add (`portal.principal_finders`; the clinic console: staff)."""
+    principals the areas add (`add_principal_finder`; the clinic console: staff)."""
     found = {Everyone}
     if identity is not None:
         found.update((Authenticated, account_principal(identity.account_id)))
-        for finder in request.registry["portal.principal_finders"]:
+        for finder in request.registry.get(PRINCIPAL_FINDERS, ()):
             found.update(finder(request, identity))
     return found
 

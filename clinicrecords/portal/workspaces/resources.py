@@ -9,6 +9,8 @@ from clinicrecords.portal.web.resources import MEMBER, OWNER, STAFF, Node
 from clinicrecords.portal.web.security import account_principal
 from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
 
+# {segment: node class} under a workspace, as the areas registered them (`add_workspace_child`).
+WORKSPACE_CHILDREN = "portal.workspace_children"
 # Clinic staff accounts work in the clinic console only: no workspace, no workspace invitation.
 DEVELOPERS_ONLY = ((Deny, STAFF, ALL_PERMISSIONS),)
 
@@ -35,7 +37,7 @@ class WorkspacesCollection(Node):
 class WorkspaceResource(Node):
     """/workspaces/{workspace_id}: its pages are the areas' (`config.add_workspace_child`)."""
 
-    children_registered_as = "portal.workspace_children"
+    children_registered_as = WORKSPACE_CHILDREN
 
     def __init__(self, parent, name, membership, account_id):
         super().__init__(parent, name)
@@ -93,4 +95,5 @@ class InvitationPage(Node):
 
 
 def add_workspace_child(config, name, factory):
-    config.registry["portal.workspace_children"][name] = factory
+    """`/workspaces/{workspace_id}/<name>` is `factory(parent, name)`."""
+    config.registry.setdefault(WORKSPACE_CHILDREN, {})[name] = factory
