@@ -29,6 +29,7 @@ class SubmissionCollection(Collection):
     """/v1/clinics/{clinic_id}/submissions: the caller's own submissions of the kinds it may read or send."""
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
 
+    service = ISubmissionService
     item_resource = SubmissionResource
     item_parameter = "submission_id"
 
@@ -40,7 +41,7 @@ class SubmissionCollection(Collection):
 
     def __getitem__(self, name):
         # During traversal request.context is not set yet: the service's context is this collection.
-        submission = self.request.find_service(ISubmissionService, context=self).get_own(parse_uuid(name))
+        submission = self._service().get_own(parse_uuid(name))
         if submission is None:
             raise KeyError(name)
         return SubmissionResource(self, name, submission)

@@ -19,6 +19,8 @@ class ClinicsCollection(Node):
     """/clinics/{clinic_id}: only the clinics whose staff the signed-in account is on exist here."""
 
     face = CLINIC_CONSOLE
+    service = IStaffService
+    item_parameter = "clinic_id"
 
     def __getitem__(self, name):
         identity = self.request.identity
@@ -28,10 +30,10 @@ class ClinicsCollection(Node):
             clinic_id = uuid.UUID(name)
         except ValueError:
             raise KeyError(name) from None
-        membership = self.request.find_service(IStaffService).membership(identity.account_id, clinic_id)
+        membership = self.request.find_service(self.service).membership(identity.account_id, clinic_id)
         if membership is None:
             raise KeyError(name)
-        return ClinicResource(self, name, membership, identity.account_id)
+        return self.item_resource(self, name, membership, identity.account_id)
 
 
 class ClinicResource(Node):
@@ -57,6 +59,9 @@ class ClinicResource(Node):
     def home_url(self):
         """The console's home for this clinic: its overview."""
         return self.request.portal_url("clinics", self.clinic.id)
+
+
+ClinicsCollection.item_resource = ClinicResource
 
 
 class ClinicPart(Node):

@@ -22,10 +22,16 @@ PORTAL_CHILDREN = "portal.children"
 
 class Node:
     """A node of the portal tree: `children` maps fixed segments to node classes; a node whose children areas
-    register (`add_portal_child`, ...) names the registry entry in `children_registered_as`."""
+    register (`add_portal_child`, ...) names the registry entry in `children_registered_as`. A node whose
+    segments name records declares, as the API's collections do, the `service` interface that finds them, the
+    `item_resource` it answers with (a tuple where the record's state decides between several) and the
+    `item_parameter` (the route table, `clinicrecords-admin CONFIG routes`, reads them)."""
 
     children = {}
     children_registered_as = None
+    service = None
+    item_resource = None
+    item_parameter = None
 
     def __init__(self, parent, name):
         self.__parent__ = parent

@@ -19,6 +19,8 @@ class WorkspacesCollection(Node):
     """/workspaces/{workspace_id}: only the signed-in member's own workspaces exist here."""
 
     __acl__ = DEVELOPERS_ONLY
+    service = IWorkspaceService
+    item_parameter = "workspace_id"
 
     def __getitem__(self, name):
         identity = self.request.identity
@@ -28,10 +30,10 @@ class WorkspacesCollection(Node):
             workspace_id = uuid.UUID(name)
         except ValueError:
             raise KeyError(name) from None
-        membership = self.request.find_service(IWorkspaceService).membership(identity.account_id, workspace_id)
+        membership = self.request.find_service(self.service).membership(identity.account_id, workspace_id)
         if membership is None:
             raise KeyError(name)
-        return WorkspaceResource(self, name, membership, identity.account_id)
+        return self.item_resource(self, name, membership, identity.account_id)
 
 
 class WorkspaceResource(Node):
@@ -49,6 +51,9 @@ class WorkspaceResource(Node):
     @property
     def workspace_resource(self):
         return self
+
+
+WorkspacesCollection.item_resource = WorkspaceResource
 
 
 class WorkspacePart(Node):
