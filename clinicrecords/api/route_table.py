@@ -39,12 +39,6 @@ def dotted(value):
     return f"{value.__module__}.{value.__qualname__}"
 
 
-def _view_name(operation):
-    view = operation.callable
-    attr = operation.options.get("attr") if isinstance(view, type) else None
-    return f"{dotted(view)}.{attr}" if attr else dotted(view)
-
-
 def _service(resource):
     interface = getattr(resource, "service", None)
     if interface is None:
@@ -71,7 +65,7 @@ def _routes(operations_of_tree, services, root=""):
         permission = None if op.permission == NO_PERMISSION_REQUIRED else str(op.permission)
         public = op.public or getattr(op.node.resource, "public", False)
         path = op.path + "/" if op.path == root else op.path
-        yield Route(op.method, path, dotted(op.node.resource), _view_name(op), permission,
+        yield Route(op.method, path, dotted(op.node.resource), dotted(op.callable), permission,
                     services.get(op.node.path), public)
 
 
