@@ -76,10 +76,10 @@ def seed(settings, allergies):
     from clinicrecords.patients.services import PatientService
     from clinicrecords.review.services import StaffReview
     from clinicrecords.sandbox import seed_sandbox
-    from clinicrecords.settings import var_dir
+    from clinicrecords.settings import read, var_dir
 
     if not os.environ.get("DATABASE_URL"):
-        embedded.drop_database(var_dir(settings), DATABASE)
+        embedded.drop_database(var_dir(read(settings)), DATABASE)
     app = make_config(settings).make_wsgi_app()
     registry = app.registry
     migrations.migrate_all(registry["db.engine"], CLINIC_SCHEMAS)
@@ -226,9 +226,10 @@ def count_round_trips(settings, seeded):
     from bench.profile import round_trips_per_request, scenario_call
     from bench.server import reference_app, service_app
     from clinicrecords.db import make_engine
+    from clinicrecords.settings import read
 
     service = webtest.TestApp(service_app(settings), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
-    reference_engine = make_engine(settings)
+    reference_engine = make_engine(read(settings))
     reference = webtest.TestApp(reference_app(settings, reference_engine))
     clinic, allergy = seeded["clinic_id"], seeded["allergy_id"]
     reference_calls = {"one": lambda client: client.get(f"/ref/{clinic}/allergies/{allergy}"),

@@ -25,7 +25,7 @@ from clinicrecords.db.tenancy import bind_to_clinic, schema_name
 from clinicrecords.events.outbox import emit
 from clinicrecords.events.settings import webhook_settings
 from clinicrecords.events.webhooks import add_endpoint
-from clinicrecords.settings import var_dir
+from clinicrecords.settings import read, var_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -46,7 +46,7 @@ class _Sink(BaseHTTPRequestHandler):
 
 def _app(database):
     settings = dict(get_appsettings(str(ROOT / "testing.ini"), "main"), **{"database.name": database})
-    embedded.drop_database(var_dir(settings), database) if settings["database_url"] == "embedded" else None
+    embedded.drop_database(var_dir(read(settings)), database) if settings["database_url"] == "embedded" else None
     app = make_config(settings).make_wsgi_app()
     migrations.migrate_all(app.registry["db.engine"], CLINIC_SCHEMAS)
     return app

@@ -91,13 +91,13 @@ def make_app(database=DATABASE, fresh=False):
 
     from clinicrecords import make_config
     from clinicrecords.db import embedded
-    from clinicrecords.settings import var_dir
+    from clinicrecords.settings import read, var_dir
 
     settings = dict(get_appsettings(str(ROOT / "development.ini"), "main"))
     settings.update({"database.name": database, "huey.backend": "memory", "huey.consumer_in_process": "false",
                      "database.statement_timeout_ms": "0"})  # the bulk load runs for minutes
     if fresh and not os.environ.get("DATABASE_URL"):
-        embedded.drop_database(var_dir(settings), database)
+        embedded.drop_database(var_dir(read(settings)), database)
     return make_config(settings).make_wsgi_app()
 
 

@@ -85,8 +85,9 @@ class ConnectionPeaks:
         from sqlalchemy.pool import NullPool
 
         from clinicrecords.db import database_url
+        from clinicrecords.settings import read
 
-        self.engine = create_engine(database_url(settings), poolclass=NullPool)
+        self.engine = create_engine(database_url(read(settings)), poolclass=NullPool)
         self.database = settings["database.name"]
         self.interval = interval
         self.peaks = {}
@@ -149,12 +150,12 @@ def main(argv=None):
     seconds = args.seconds or (2 if args.smoke else 10)
 
     from clinicrecords.db import embedded
-    from clinicrecords.settings import var_dir
+    from clinicrecords.settings import read, var_dir
 
     var = bench_var()
     settings = {**bench_settings(), "database.name": DATABASE, "clinicrecords.var": str(var)}
     if not os.environ.get("DATABASE_URL"):
-        embedded.drop_database(var_dir(settings), DATABASE)
+        embedded.drop_database(var_dir(read(settings)), DATABASE)
     seeded = seed(settings, 1)
     path = f"/v1/clinics/{seeded['clinic_id']}/allergies/{seeded['allergy_id']}"
     counts = process_counts(os.cpu_count() or 1)
@@ -176,8 +177,8 @@ def main(argv=None):
             group.stop()
         peaks.engine.dispose()
     summaries = {count: summarise_group(runs[count]) for count in counts}
-    settings_used = {"pool_size": int(settings.get("database.pool_size", 10)),
-                     "max_overflow": int(settings.get("database.max_overflow", 0))}
+    database = read(settings).database
+    settings_used = {"pool_size": database.pool_size, "max_overflow": database.max_overflow}
     result = {"scenario": "get_one_allergy", "connections": 16, "pairs": pairs, "seconds_per_run": seconds,
               "process_counts": counts, "threads_per_process": WAITRESS_THREADS, "pool": settings_used,
               "by_processes": {str(count): summary for count, summary in summaries.items()},

@@ -29,8 +29,9 @@ DATABASE = "clinicrecords_bench_request_log"
 
 def _rows_written(settings):
     from clinicrecords.db import make_engine
+    from clinicrecords.settings import read
 
-    engine = make_engine(settings, pool_size=1)
+    engine = make_engine(read(settings), pool_size=1)
     try:
         with engine.connect() as connection:
             return connection.scalar(text("SELECT count(*) FROM control.request_log"))

@@ -40,8 +40,9 @@ def _rows(result):
 def reference_app(settings, engine=None):
     from clinicrecords.db import make_engine
     from clinicrecords.db.tenancy import schema_name
+    from clinicrecords.settings import read
 
-    engine = engine or make_engine(settings)
+    engine = engine or make_engine(read(settings))
 
     def one(request):
         schema = schema_name(uuid.UUID(request.matchdict["clinic"]))

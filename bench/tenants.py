@@ -99,8 +99,9 @@ def backend_memory(settings, application_name):
     from sqlalchemy import text
 
     from clinicrecords.db import make_engine
+    from clinicrecords.settings import read
 
-    engine = make_engine(settings, pool_size=1)
+    engine = make_engine(read(settings), pool_size=1)
     try:
         with engine.connect() as connection:
             pids = connection.execute(text("SELECT pid FROM pg_stat_activity WHERE application_name = :name"),
@@ -183,7 +184,7 @@ def main(argv=None):
     from clinicrecords import make_config
     from clinicrecords.clinics.services import CLINIC_SCHEMAS
     from clinicrecords.db import embedded, migrations
-    from clinicrecords.settings import var_dir
+    from clinicrecords.settings import read, var_dir
 
     var = bench_var()
     settings = dict(get_appsettings(str(ROOT / "development.ini"), "main"))
@@ -191,7 +192,7 @@ def main(argv=None):
                      "ratelimit.live_per_minute": "100000000", "clinicrecords.var": str(var)})
     started = time.perf_counter()
     if not os.environ.get("DATABASE_URL"):
-        embedded.drop_database(var_dir(settings), DATABASE)
+        embedded.drop_database(var_dir(read(settings)), DATABASE)
     app = make_config(settings).make_wsgi_app()
     engine = app.registry["db.engine"]
     migrations.migrate_all(engine, CLINIC_SCHEMAS)

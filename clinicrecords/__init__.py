@@ -6,8 +6,8 @@ from pyramid.request import Request
 from clinicrecords import contexts
 from clinicrecords.api.public_url import PublicUrls
 from clinicrecords.api.state import StatefulRequest
-from clinicrecords.listening import settings_with_listen
-from clinicrecords.settings import SettingsError, refuse_to_start, resolve
+from clinicrecords.settings import (REGISTRY_KEY, SettingsError, read, refuse_to_start, resolve, with_library_defaults,
+                                    with_server_listen)
 
 NO_DEFAULT_PERMISSION = "__no_default_permission__"
 
@@ -21,11 +21,14 @@ class ClinicRecordsRequest(PublicUrls, StatefulRequest, Request):
 
 
 def make_config(settings):
-    config = Configurator(settings=resolve(settings), request_factory=ClinicRecordsRequest)
+    """The application's configuration from the ini's settings, read once here into the typed settings
+    (clinicrecords.settings) every part of it takes its values from."""
+    settings = resolve(settings)
+    config = Configurator(settings=with_library_defaults(settings), request_factory=ClinicRecordsRequest)
+    config.registry[REGISTRY_KEY] = read(settings)
     config.include("clinicrecords.services")
     config.include("pyramid_retry")
     config.include("pyramid_tm")
-    config.registry.settings.setdefault("tm.manager_hook", "pyramid_tm.explicit_manager")
     # A view that forgets its permission is denied to everyone rather than open to anyone.
     config.set_default_permission(NO_DEFAULT_PERMISSION)
     for name in contexts.PLATFORM + contexts.CONTEXTS:
@@ -37,7 +40,7 @@ def make_config(settings):
 def main(global_config, **settings):
     """The WSGI application (paste.app_factory)."""
     try:
-        config = make_config(settings_with_listen(settings, global_config))
+        config = make_config(with_server_listen(settings, global_config))
     except SettingsError as exc:
         # pserve, the worker and the operator CLI all start here: a missing secret is one line naming it.
         refuse_to_start(exc)

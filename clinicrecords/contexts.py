@@ -11,7 +11,7 @@ PLATFORM = (
     "clinicrecords.health",
 )
 
-# The sandbox comes first: the contexts after it register their seeders with its directive.
+# The sandbox's seeders run in this order (patients before the records that name them).
 CONTEXTS = (
     "clinicrecords.sandbox",
     "clinicrecords.clinics",

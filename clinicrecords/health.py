@@ -8,12 +8,13 @@ from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
 from clinicrecords.api.problems import Problem, problem_response
+from clinicrecords.db import ENGINE
 from clinicrecords.resources import Root
 
 
 def healthz(context, request):
     try:
-        with request.registry["db.engine"].connect() as connection:
+        with request.registry[ENGINE].connect() as connection:
             connection.execute(text("SELECT 1"))
     except DBAPIError:
         return problem_response(request, Problem("service_unavailable", "The database does not answer."))

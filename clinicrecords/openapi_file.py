@@ -7,6 +7,7 @@ from pathlib import Path
 
 from clinicrecords import make_config
 from clinicrecords.api.openapi import DOCUMENT_PATH, document_text
+from clinicrecords.db import ENGINE
 
 # Enough to assemble the application and read its registrations; nothing connects to a database.
 OFFLINE_SETTINGS = {
@@ -26,7 +27,7 @@ def main(argv=None):
     try:
         target.write_text(document_text(app.registry), encoding="utf-8")
     finally:
-        app.registry["db.engine"].dispose()
+        app.registry[ENGINE].dispose()
     print(target)
 
 

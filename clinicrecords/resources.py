@@ -11,6 +11,11 @@ import uuid
 
 from pyramid.location import lineage
 
+# What the two directives fill in the registry: {name: (factory, public)} under /v1, {name: factory} under a
+# clinic.
+API_RESOURCES = "resources.api"
+CLINIC_COLLECTIONS = "resources.clinic"
+
 
 def parse_uuid(segment):
     """A path segment as a uuid, or KeyError so that traversal answers 404 not_found."""
@@ -33,13 +38,15 @@ class Collection(Resource):
     """Records found by id through a service: `<collection>/{<item_parameter>}`.
 
     Declare `service` (the interface of a service whose `get(id)` returns the record, or None when it is
-    absent, restricted or outside the key's reach: one 404 for all),
+    absent, restricted or outside the key's reach: one 404 for all; `service_name` where it is registered under
+    a name),
     `item_resource` (constructed as `item_resource(parent, name, record)`) and `item_parameter` (the path
     parameter's name in the docs). The service is looked up for this collection (`context=self`): during
     traversal `request.context` is not set yet.
     """
 
     service = None
+    service_name = ""
     item_resource = None
     item_parameter = None
 
@@ -50,7 +57,7 @@ class Collection(Resource):
         return self.item_resource(self, name, record)
 
     def _service(self):
-        return self.request.find_service(self.service, context=self)
+        return self.request.find_service(self.service, context=self, name=self.service_name)
 
 
 class Branch(Resource):
@@ -82,7 +89,7 @@ class V1(Resource):
     """`/v1`: children registered by the bounded contexts (clinics, listings, ...)."""
 
     def __getitem__(self, name):
-        entry = self.request.registry["resources.api"].get(name)
+        entry = self.request.registry[API_RESOURCES].get(name)
         if entry is None:
             raise KeyError(name)
         factory, _ = entry
@@ -94,7 +101,7 @@ def needs_key(context):
     enter (clinicrecords.access.entry)."""
     for node in lineage(context):
         if isinstance(node.__parent__, V1):
-            return not node.request.registry["resources.api"][node.__name__][1]
+            return not node.request.registry[API_RESOURCES][node.__name__][1]
     return False
 
 
@@ -102,24 +109,26 @@ class ClinicChildren:
     """Mixin for the clinic resource: its collections come from the registry."""
 
     def __getitem__(self, name):
-        factory = self.request.registry["resources.clinic"].get(name)
+        factory = self.request.registry[CLINIC_COLLECTIONS].get(name)
         if factory is None:
             raise KeyError(name)
         return factory(self, name)
 
 
-def _add_api_resource(config, name, factory, public=False):
-    """`public` resources need no key (the OpenAPI document); every other child of /v1 is entered with one."""
-    config.registry["resources.api"][name] = (factory, public)
+def add_api_resource(config, name, factory, public=False):
+    """The directive `config.add_api_resource`: `/v1/<name>`. `public` resources need no key (the OpenAPI
+    document); every other child of /v1 is entered with one (clinicrecords.access.entry)."""
+    config.registry[API_RESOURCES][name] = (factory, public)
 
 
-def _add_clinic_collection(config, name, factory):
-    config.registry["resources.clinic"][name] = factory
+def add_clinic_collection(config, name, factory):
+    """The directive `config.add_clinic_collection`: `/v1/clinics/{clinic_id}/<name>`."""
+    config.registry[CLINIC_COLLECTIONS][name] = factory
 
 
 def includeme(config):
-    config.registry["resources.api"] = {}
-    config.registry["resources.clinic"] = {}
-    config.add_directive("add_api_resource", _add_api_resource)
-    config.add_directive("add_clinic_collection", _add_clinic_collection)
+    config.registry[API_RESOURCES] = {}
+    config.registry[CLINIC_COLLECTIONS] = {}
+    config.add_directive("add_api_resource", add_api_resource)
+    config.add_directive("add_clinic_collection", add_clinic_collection)
     config.set_root_factory(Root)

@@ -49,6 +49,11 @@ def register_service(config, service, iface=Interface, context=None, name=""):
     config.register_service_factory(_Singleton(config.maybe_dotted(service)), iface, context=context, name=name)
 
 
+def registered_services(registry):
+    """(interface, name, per context) of every service registered, in the order of registration."""
+    return [(iface, name, per_context) for (iface, name), (_, per_context) in registry[_FACTORIES].items()]
+
+
 def find_service(request, iface=Interface, context=_marker, name=""):
     """The request's instance of `iface`, built on first use. `context` defaults to `request.context`."""
     try:

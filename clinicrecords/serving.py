@@ -13,7 +13,7 @@ import waitress.server
 from clinicrecords.api.limits import input_limits
 from clinicrecords.db import check_ready_to_serve
 from clinicrecords.listening import DEFAULT_LISTEN, listen_from_environment
-from clinicrecords.settings import SettingsError, as_bool, refuse_to_start
+from clinicrecords.settings import SettingsError, app_settings, refuse_to_start
 from clinicrecords.waitress_refusals import problem_channel
 
 
@@ -36,7 +36,7 @@ def create_server(wsgi_app, **kw):
 def serve_waitress(wsgi_app, global_conf, **kw):
     if os.environ.get("PORT") or os.environ.get("HOST"):
         kw["listen"] = listen_from_environment(kw.get("listen", DEFAULT_LISTEN), os.environ)
-    settings = wsgi_app.registry.settings
+    queue = app_settings(wsgi_app.registry).queue
     try:
         check_ready_to_serve(wsgi_app.registry)
     except SettingsError as exc:
@@ -45,11 +45,11 @@ def serve_waitress(wsgi_app, global_conf, **kw):
         refuse_to_start(exc, at_once=True)
     server = create_server(wsgi_app, **kw)
     huey_consumer = None
-    if as_bool(settings.get("huey.consumer_in_process", False)):
+    if queue.consumer_in_process:
         # Only when the consumer runs inside pserve (development): the worker's imports stay out of production.
         from clinicrecords.tasks.worker import consumer
 
-        huey_consumer = consumer(int(settings.get("huey.workers", 2)))
+        huey_consumer = consumer(queue.workers)
         huey_consumer.start()
     _exit_cleanly_on_signals(huey_consumer)
     print(f"Serving Clinic Records API on http://{kw.get('listen', DEFAULT_LISTEN)}", flush=True)

@@ -42,10 +42,10 @@ def pytest_configure(config):
     joined.arm()  # before any application is built: their engines follow the tests' transaction
     if not os.environ.get("DATABASE_URL") and not hasattr(config, "workerinput"):
         # In the one process that runs first (xdist's controller, or the only one), before any test connects.
-        from clinicrecords.settings import var_dir
+        from clinicrecords.settings import read, var_dir
         from tests.common.cluster import ensure_test_settings
 
-        ensure_test_settings(var_dir(dict(get_appsettings(TESTING_INI, "main"))))
+        ensure_test_settings(var_dir(read(get_appsettings(TESTING_INI, "main"))))
 
 
 # Packages whose modules build `connected` once and run each test in a savepoint of the module's transaction
@@ -87,12 +87,12 @@ def app(settings):
     from clinicrecords import make_config
     from clinicrecords.clinics.services import CLINIC_SCHEMAS
     from clinicrecords.db import embedded, migrations
-    from clinicrecords.settings import var_dir
+    from clinicrecords.settings import read, var_dir
 
     if not os.environ.get("DATABASE_URL"):
-        embedded.drop_database(var_dir(settings), settings["database.name"])
+        embedded.drop_database(var_dir(read(settings)), settings["database.name"])
     wsgi_app = make_config(settings).make_wsgi_app()
-    migrations.migrate_all(wsgi_app.registry["db.engine"], CLINIC_SCHEMAS, workers=2, settings=settings)
+    migrations.migrate_all(wsgi_app.registry["db.engine"], CLINIC_SCHEMAS, workers=2, settings=read(settings))
     if not os.environ.get("DATABASE_URL"):
         from tests.common.clock import install_moving_clock
 
@@ -206,14 +206,15 @@ def make_app(settings):
 def queue_on_disk(settings, tmp_path):
     """This process and the consumers share a SQLite queue under tmp_path (the suite's own is in memory)."""
     from clinicrecords import tasks
+    from clinicrecords.settings import read
 
     overrides = {"huey.backend": "sqlite", "huey.immediate": "false", "clinicrecords.var": str(tmp_path),
                  "huey.sqlite_path": str(tmp_path / "huey.db")}
-    tasks.configure({**settings, **overrides})
+    tasks.configure(read({**settings, **overrides}))
     try:
         yield tmp_path
     finally:
-        tasks.configure(settings)
+        tasks.configure(read(settings))
 
 
 @pytest.fixture(scope="session")

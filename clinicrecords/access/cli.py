@@ -11,6 +11,7 @@ from clinicrecords.access.usage import IUsageService
 from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, uuid_arg
 from clinicrecords.clock import now as clock_now
+from clinicrecords.settings import app_settings
 
 SCOPES_HELP = ", ".join(sorted(ALL_PERMISSIONS))
 
@@ -24,7 +25,7 @@ def scopes_arg(text):
 
 
 def _pepper(request):
-    return request.registry.settings["secrets.key_pepper"]
+    return app_settings(request.registry).secrets.key_pepper
 
 
 def register(commands):

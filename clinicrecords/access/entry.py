@@ -19,6 +19,7 @@ from clinicrecords.access.identity import record_last_use
 from clinicrecords.access.keycache import StaleKey
 from clinicrecords.access.permission_map import reach_of_key
 from clinicrecords.access.ratelimit import rate_limit_check
+from clinicrecords.access.security_policy import KEY_POLICY
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.interfaces import IClinicContext
 from clinicrecords.clinics.services import ClinicScope
@@ -34,7 +35,7 @@ def enter(request, clinic_id=None, reach=reach_of_key):
     refuse_browsers(request)
     if _key_in_query(request):
         raise Problem("invalid_key", "Send the key in the Authorization header, never in the URL.")
-    policy = request.registry["access.key_policy"]
+    policy = request.registry[KEY_POLICY]
     try:
         read = _checked(request, policy.read_key(request, clinic_id))
     except StaleKey:

@@ -13,6 +13,7 @@ from clinicrecords.access.permissions import ALL_PERMISSIONS
 from clinicrecords.access.ratelimit import current_decision
 from clinicrecords.clinics.services import with_clinic
 from clinicrecords.clock import now as clock_now
+from clinicrecords.db import ENGINE
 
 
 @dataclass(frozen=True)
@@ -159,5 +160,5 @@ def record_last_use(request, identity):
     a minute per key; in autocommit and SKIP LOCKED, so it never waits for an operator changing the key."""
     decision = current_decision(request)
     if decision is not None and decision.count == 1:
-        with request.registry["db.engine"].connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        with request.registry[ENGINE].connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
             connection.execute(_TOUCH, {"id": identity.id, "address": (request.remote_addr or "")[:64] or None})

@@ -21,12 +21,18 @@ from clinicrecords.access.permissions import (
 
 
 class ILiveKeyGate(Interface):
-    """What a workspace still lacks before a new live key may be created: `missing(workspace_id)` → a list of
-    conditions (each with `code` and `text`), empty when every condition is met. The portal's key page and
-    the operator CLI's `key create --mode live` both ask it (clinicrecords.portal.keys.gate)."""
+    """What a workspace still lacks before a new live key may be created. The portal's key page and the
+    operator CLI's `key create --mode live` both ask it (implemented by clinicrecords.portal.keys.gate)."""
 
+    def missing(workspace_id):
+        """The conditions not met (each with `code` and `text`), in order; empty when a live key may be
+        created."""
 
+    def met(workspace_id):
+        """{code: True/False} for every condition, in order."""
 
+    def checklist(workspace_id):
+        """A `ChecklistItem` per condition (met or not, and since when the profile waits for review)."""
 
 
 class IReach(Interface):
@@ -42,17 +48,21 @@ class IReach(Interface):
 
 
 class ISandboxSeed(Interface):
-    """Seeds a new workspace's sandbox clinic: `seed(request, clinic)`. The sandbox context provides it (it
-    builds on access, so access asks for it by interface rather than importing it)."""
+    """Seeds a new workspace's sandbox clinic. The sandbox context provides it (it builds on access, so access
+    asks for it by interface rather than importing it)."""
+
+    def __call__(request, clinic):
+        """Write every context's sandbox records, with their fixed ids, into `clinic`'s schema."""
 
 
 # What other contexts name of access, re-exported so they import access only through this module and its
 # services (the portal: key masks, plans, the usage service's interface).
 from clinicrecords.access.keys import key_label, masked  # noqa: E402
 from clinicrecords.access.models import PLANS  # noqa: E402
+from clinicrecords.access.ratelimit import RATE_LIMITER  # noqa: E402
 from clinicrecords.access.usage import IUsageService  # noqa: E402
 
 __all__ = ["ALL_PERMISSIONS", "EVENTS_FEED", "KEY_HOLDER", "PERMISSION_DESCRIPTIONS", "PSEUDO_PERMISSIONS",
-           "TEST_HELPERS", "DerivedPermission", "IClinicStaffMembership", "ILiveKeyGate", "IReach", "ISandboxSeed",
-           "IUsageService", "IWorkspaceMembership", "PLANS", "Permission", "PortalPermission", "describe_permission",
-           "key_label", "masked", "parse_scopes", "refusal_name"]
+           "RATE_LIMITER", "TEST_HELPERS", "DerivedPermission", "IClinicStaffMembership", "ILiveKeyGate", "IReach",
+           "ISandboxSeed", "IUsageService", "IWorkspaceMembership", "PLANS", "Permission", "PortalPermission",
+           "describe_permission", "key_label", "masked", "parse_scopes", "refusal_name"]

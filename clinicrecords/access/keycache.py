@@ -17,8 +17,11 @@ import threading
 from dataclasses import dataclass
 
 from clinicrecords.access.keys import secret_matches
+from clinicrecords.settings import AccessSettings
 
-DEFAULT_SIZE = 10_000
+DEFAULT_SIZE = AccessSettings.key_cache_size
+# The process's KeyCache, kept in the registry by clinicrecords.access.
+KEY_CACHE = "access.key_cache"
 
 
 class StaleKey(Exception):

@@ -143,9 +143,13 @@ class Declared(NamedTuple):
     mapped: frozenset
 
 
+# {resource class: Declared}, read once from Pyramid's registrations and kept in the registry.
+VIEW_PERMISSIONS = "access.view_permissions"
+
+
 def view_permissions(registry, resource_class):
     """What the views on a resource class declare (`Declared`), read once from Pyramid's registrations."""
-    cache = registry.setdefault("access.view_permissions", {})
+    cache = registry.setdefault(VIEW_PERMISSIONS, {})
     if resource_class not in cache:
         introspector = registry.introspector
         by_method = {}
@@ -201,7 +205,7 @@ def refusal(registry, identity, context, method, permission=None):
 
 
 def look_refusal(request, context):
-    """The not-found view's guard (`config.set_look_guard`): before a 404 or 405 inside a clinic's collection,
+    """The not-found view's guard (`set_look_guard`): before a 404 or 405 inside a clinic's collection,
     the permission to name when the key may not look there, else None. Outside a clinic nothing is hidden,
     and no key is read for it."""
     scope = clinic_scope(context)
@@ -212,6 +216,6 @@ def look_refusal(request, context):
 
 
 def replay_allowed(request, context):
-    """The not-found view's replay guard (`config.set_replay_guard`): a stored Idempotency-Key answer is
+    """The not-found view's replay guard (`set_replay_guard`): a stored Idempotency-Key answer is
     replayed only inside a clinic the key reaches now (traversal built its scope after checking the reach)."""
     return clinic_scope(context) is not None

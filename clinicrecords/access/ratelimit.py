@@ -14,11 +14,14 @@ from clinicrecords.access.keycache import StaleKey
 from clinicrecords.access.ratelimit_stores import PostgresStore, RedisStore
 from clinicrecords.api.problems import Problem
 from clinicrecords.clock import now as clock_now
+from clinicrecords.settings import RateLimitSettings
 
 WINDOW = datetime.timedelta(minutes=1)
-DEFAULT_LIVE_PER_MINUTE = 600
-DEFAULT_TEST_PER_MINUTE = 120
+DEFAULT_LIVE_PER_MINUTE = RateLimitSettings.live_per_minute
+DEFAULT_TEST_PER_MINUTE = RateLimitSettings.test_per_minute
 _COUNTED = "clinicrecords.ratelimit"
+# The process's RateLimiter, kept in the registry by clinicrecords.access.
+RATE_LIMITER = "access.rate_limiter"
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,7 @@ def rate_limit_check(request, identity):
     decision = request.environ.get(_COUNTED)
     if decision is None:
         # pyramid_retry reuses the environ for a retry: a retried request is not counted twice.
-        decision = request.registry["access.rate_limiter"].hit(identity)
+        decision = request.registry[RATE_LIMITER].hit(identity)
         if decision is None:
             raise StaleKey()
         request.environ[_COUNTED] = decision
@@ -115,11 +118,12 @@ def rate_limit_check(request, identity):
 
 
 def make_store(settings, engine):
-    backend = settings.get("ratelimit.backend", "postgres")
+    """The counters' store from the `ratelimit.*` settings (a RateLimitSettings)."""
+    backend = settings.backend
     if backend == "postgres":
         return PostgresStore(engine)
     if backend == "redis":
-        url = settings.get("ratelimit.redis_url")
+        url = settings.redis_url
         if not url:
             raise ValueError("ratelimit.backend = redis needs ratelimit.redis_url")
         return RedisStore.from_url(url, engine)
@@ -127,8 +131,6 @@ def make_store(settings, engine):
 
 
 def make_limiter(settings, engine):
-    return RateLimiter(
-        make_store(settings, engine),
-        live_per_minute=int(settings.get("ratelimit.live_per_minute", DEFAULT_LIVE_PER_MINUTE)),
-        test_per_minute=int(settings.get("ratelimit.test_per_minute", DEFAULT_TEST_PER_MINUTE)),
-    )
+    """The limiter from the `ratelimit.*` settings (a RateLimitSettings)."""
+    return RateLimiter(make_store(settings, engine), live_per_minute=settings.live_per_minute,
+                       test_per_minute=settings.test_per_minute)

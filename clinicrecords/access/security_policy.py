@@ -18,7 +18,7 @@ from clinicrecords.access.ratelimit import current_decision
 from clinicrecords.api.request_log import Caller
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now as clock_now
-from clinicrecords.db import autocommit_session
+from clinicrecords.db import ENGINE, autocommit_session
 
 
 class Refusal(Denied):
@@ -31,6 +31,9 @@ class Refusal(Denied):
 
 
 _ALLOWED = Allowed("permitted by the permission map")
+
+# The registered policy, which the entry asks to read the calling key.
+KEY_POLICY = "access.key_policy"
 
 
 class KeySecurityPolicy:
@@ -60,7 +63,7 @@ class KeySecurityPolicy:
             if cached is not None:
                 return cached
         # Before the request's transaction, on a connection released at once (clinicrecords.db).
-        with autocommit_session(request.registry["db.engine"]) as db:
+        with autocommit_session(request.registry[ENGINE]) as db:
             return read_key(db, self.pepper, parsed, clinic_id, now, cache=self.key_cache)
 
     def _load_identity(self, request):

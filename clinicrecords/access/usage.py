@@ -17,11 +17,12 @@ from sqlalchemy import func, or_, select
 from zope.interface import Interface, implementer
 
 from clinicrecords.access.models import Connection, Workspace
+from clinicrecords.access.ratelimit import RATE_LIMITER
 from clinicrecords.access.services import get_workspace
 
 BILLED_PLAN = "paid"
-DEFAULT_INCLUDED_REQUESTS = 100_000
-DEFAULT_INCLUDED_CLINICS = 10
+# {plan: Allowance} from the settings, kept in the registry by clinicrecords.access.
+ALLOWANCES = "access.allowances"
 
 
 @dataclass(frozen=True)
@@ -58,19 +59,9 @@ class IUsageService(Interface):
 
 
 def plan_allowances(settings):
-    """{plan: Allowance} from the settings; a bad value stops start-up."""
-    paid = Allowance(
-        requests=_count_setting(settings, "plans.paid.included_requests", DEFAULT_INCLUDED_REQUESTS),
-        clinics=_count_setting(settings, "plans.paid.included_clinics", DEFAULT_INCLUDED_CLINICS),
-    )
+    """{plan: Allowance} from the `plans.*` settings (a PlanSettings)."""
+    paid = Allowance(requests=settings.paid_included_requests, clinics=settings.paid_included_clinics)
     return {BILLED_PLAN: paid, "sandbox": Allowance(requests=0, clinics=0)}
-
-
-def _count_setting(settings, name, default):
-    text = str(settings.get(name, default)).replace("_", "")
-    if not text.isdigit():
-        raise ValueError(f"{name} must be a whole number of 0 or more, not {settings.get(name)!r}")
-    return int(text)
 
 
 def month_bounds(month):
@@ -125,4 +116,4 @@ class UsageService:
 
 
 def usage_service_factory(context, request):
-    return UsageService(request.db, request.registry["access.rate_limiter"], request.registry["access.allowances"])
+    return UsageService(request.db, request.registry[RATE_LIMITER], request.registry[ALLOWANCES])

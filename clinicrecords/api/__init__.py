@@ -1,15 +1,15 @@
 """API conventions shared by every bounded context: problems, request ids, bodies, validation,
 idempotency, cursors and pagination, representations (plain JSON and FHIR R4), the request log."""
 
-from clinicrecords.api.cursors import CursorSigner
+from clinicrecords.api.cursors import CURSOR_SIGNER, CursorSigner
 from clinicrecords.api.render import json_renderer
+from clinicrecords.settings import app_settings
 
 
 def includeme(config):
-    config.registry["api.cursor_signer"] = CursorSigner(config.get_settings()["secrets.cursor"])
+    config.registry[CURSOR_SIGNER] = CursorSigner(app_settings(config.registry).secrets.cursor)
     config.add_renderer("json", json_renderer())
     config.include(".request_id")
-    config.include(".permission_names")
     config.include(".public_url")
     config.include(".body")
     config.include(".idempotency")

@@ -13,6 +13,8 @@ import uuid
 from clinicrecords.api.problems import invalid
 
 CURSOR_LIFETIME_SECONDS = 24 * 3600
+# The application's CursorSigner (keyed with `secrets.cursor`), kept in the registry by clinicrecords.api.
+CURSOR_SIGNER = "api.cursor_signer"
 # What `sign` writes (base64url body, a dot, base64url signature); the OpenAPI document states it for
 # `starting_after`, and anything else is refused before it is decoded.
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$"

@@ -35,9 +35,16 @@ def problem_view(exc, request):
     return problem_response(request, exc)
 
 
+# What this module keeps in the registry: the guards access sets (`set_look_guard`, `set_replay_guard`) and the
+# methods each (context class, view name) answers, read once from Pyramid's view registrations.
+LOOK_GUARD = "api.look_guard"
+REPLAY_GUARD = "api.replay_guard"
+ALLOWED_METHODS = "api.allowed_methods"
+
+
 def allowed_methods(request):
     """The methods the views of this context and view name answer, from Pyramid's own view registrations."""
-    cache = request.registry.setdefault("api.allowed_methods", {})
+    cache = request.registry.setdefault(ALLOWED_METHODS, {})
     key = (type(request.context), request.view_name)
     if key not in cache:
         methods = set()
@@ -61,7 +68,7 @@ def _answered(methods):
 @notfound_view_config()
 def not_found_view(exc, request):
     context = getattr(request, "context", None)
-    guard = request.registry.get("api.look_guard")
+    guard = request.registry.get(LOOK_GUARD)
     missing = guard(request, context) if guard is not None and context is not None else None
     if missing is not None:
         return problem_response(request, scope_missing(missing))
@@ -75,7 +82,7 @@ def not_found_view(exc, request):
         return problem_response(
             request, Problem("method_not_allowed", f"Allowed methods: {allow}.", headers={"Allow": allow}))
     # A method the path answers, on a record already gone: a retried DELETE replays its first answer.
-    replay_guard = request.registry.get("api.replay_guard")
+    replay_guard = request.registry.get(REPLAY_GUARD)
     if replay_guard is not None and context is not None and replay_guard(request, context):
         try:
             replayed = replay_for_missing_record(request)
@@ -147,17 +154,15 @@ def internal_error_view(exc, request):
 def set_look_guard(config, guard):
     """`guard(request, context)` → the permission to name in 403 scope_missing when the key may not even
     look at `context`, else None: asked before a 404 or 405 is answered (clinicrecords.access sets it)."""
-    config.registry["api.look_guard"] = guard
+    config.registry[LOOK_GUARD] = guard
 
 
 def set_replay_guard(config, guard):
     """`guard(request, context)` → True when the not-found view may replay a stored Idempotency-Key answer
     (`idempotency.replay_for_missing_record`) at `context`: inside a clinic the key reaches now, so nothing
     is replayed from a clinic it no longer reaches (clinicrecords.access sets it)."""
-    config.registry["api.replay_guard"] = guard
+    config.registry[REPLAY_GUARD] = guard
 
 
 def includeme(config):
-    config.add_directive("set_look_guard", set_look_guard)
-    config.add_directive("set_replay_guard", set_replay_guard)
     config.scan(".errorviews")

@@ -15,10 +15,7 @@ from pyramid.interfaces import IExecutionPolicy
 from clinicrecords.api.problems import Problem, problem_response
 from clinicrecords.api.request_log import log_request, request_loggers
 from clinicrecords.api.routes import operations, template_pattern
-from clinicrecords.settings import as_bool
-
-DEFAULT_MAX_BODY = 1024 * 1024
-DEFAULT_MAX_URL = 4096
+from clinicrecords.settings import app_settings
 
 SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
@@ -42,10 +39,10 @@ class LimitedExecutionPolicy:
     def __init__(self, inner, registry):
         self.inner = inner
         self.registry = registry
-        settings = registry.settings
-        self.max_body = int(settings.get("api.max_body_bytes", DEFAULT_MAX_BODY))
-        self.max_url = int(settings.get("api.max_url_length", DEFAULT_MAX_URL))
-        self.hsts = as_bool(settings.get("security.hsts", False))
+        settings = app_settings(registry)
+        self.max_body = settings.api.max_body_bytes
+        self.max_url = settings.api.max_url_length
+        self.hsts = settings.security.hsts
         self._routes = None
 
     def body_limit(self, method, path):

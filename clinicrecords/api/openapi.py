@@ -45,14 +45,18 @@ def openapi_deriver(view, info):
 openapi_deriver.options = ("openapi",)
 
 
+# The document, built on first use and kept in the registry.
+DOCUMENT = "api.openapi_document"
+
+
 def document(registry):
     """The document as a dict (built once per application)."""
-    if "api.openapi_document" not in registry:
+    if DOCUMENT not in registry:
         # On first use, not at import: the builder pulls in apispec, which no request needs but this one.
         from clinicrecords.api.openapi_builder import build_document
 
-        registry["api.openapi_document"] = build_document(registry)
-    return registry["api.openapi_document"]
+        registry[DOCUMENT] = build_document(registry)
+    return registry[DOCUMENT]
 
 
 def document_text(registry):

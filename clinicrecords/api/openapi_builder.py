@@ -12,12 +12,13 @@ from clinicrecords.api.cursors import CURSOR_LIFETIME_SECONDS
 from clinicrecords.api.problem_codes import CODES, problem_type
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
 from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
-from clinicrecords.api.limits import DEFAULT_MAX_BODY, DEFAULT_MAX_URL
 from clinicrecords.api.openapi import version
 from clinicrecords.api.permission_names import grantable_permissions, permission_descriptions
 from clinicrecords.api.render import json_bytes
 from clinicrecords.api.representations import FHIR_JSON, JSON
+from clinicrecords.api.representations import representation as registered_representation
 from clinicrecords.api.routes import operations
+from clinicrecords.settings import ApiSettings
 
 PROBLEM_JSON = "application/problem+json"
 BEARER = "bearerAuth"
@@ -220,10 +221,11 @@ def permission_table(registry):
 
 # What the server enforces beside each operation's schemas: rules on a whole request, which no field's schema
 # can state (docs/decisions.md, "The document and the server agree").
+_MAX_URL, _MAX_BODY_MIB = ApiSettings.max_url_length, ApiSettings.max_body_bytes // 1024 // 1024  # the defaults
 RULES_BESIDE_THE_SCHEMAS = "\n".join([
-    f"- **URLs** are at most {DEFAULT_MAX_URL} characters (414 `uri_too_long`); headers over the server's limit "
+    f"- **URLs** are at most {_MAX_URL} characters (414 `uri_too_long`); headers over the server's limit "
     "are 431 `request_header_too_large`. Every operation declares both.",
-    f"- **Bodies** are JSON objects of at most {DEFAULT_MAX_BODY // 1024 // 1024} MiB unless the operation says "
+    f"- **Bodies** are JSON objects of at most {_MAX_BODY_MIB} MiB unless the operation says "
     f"otherwise (413 `payload_too_large`). A number is at most {MAX_NUMBER_CHARS} characters long with an "
     f"exponent between -{MAX_EXPONENT} and {MAX_EXPONENT} (so `5e-324` is refused), and no text, object keys "
     "included, contains NUL: each is 400 `invalid_request`.",
@@ -307,7 +309,7 @@ class _Builder:
         status = str(doc.get("status", 200))
         response = {"description": doc.get("summary", "Success")}
         kind = doc.get("kind")
-        representation = self.registry["api.representations"].get(kind) if kind else None
+        representation = registered_representation(self.registry, kind) if kind else None
         if kind and representation is None:
             raise ValueError(f"{operation.method} {operation.path}: no representation registered for {kind!r}")
         data_schema = None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from marshmallow import fields, validate
 from sqlalchemy import Integer, bindparam, tuple_
 
-from clinicrecords.api.cursors import CURSOR_LIFETIME_SECONDS, CURSOR_PATTERN, NOT_A_CURSOR
+from clinicrecords.api.cursors import CURSOR_LIFETIME_SECONDS, CURSOR_PATTERN, CURSOR_SIGNER, NOT_A_CURSOR
 from clinicrecords.api.schemas import RequestSchema
 from clinicrecords.db.prebuilt import Prebuilt
 
@@ -57,7 +57,7 @@ class ListCursors:
 
 
 def list_cursors(request):
-    return ListCursors(request.registry["api.cursor_signer"], cursor_scope(request))
+    return ListCursors(request.registry[CURSOR_SIGNER], cursor_scope(request))
 
 
 def keyset_page(cursors, db, statement, sort_columns, query, rows=False):

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from clinicrecords.listening import local_base_url
-from clinicrecords.settings import SettingsError
+from clinicrecords.settings import SettingsError, app_settings
 
-SETTING = "api.base_url"
+# The parsed `api.base_url` (a PublicBase, or None), kept in the registry for every request's URLs.
 REGISTRY_KEY = "api.public_base"
 
 
@@ -29,7 +29,7 @@ def parse_base_url(value):
     parts = urlsplit(value.strip())
     if parts.scheme not in ("https", "http") or not parts.hostname or parts.query or parts.fragment \
             or parts.username or parts.password:
-        raise SettingsError(f"{SETTING} must be an absolute http(s) URL without query, fragment or credentials, "
+        raise SettingsError(f"api.base_url must be an absolute http(s) URL without query, fragment or credentials, "
                             f"not {value!r}")
     host_url = f"{parts.scheme}://{parts.netloc.lower()}"
     return PublicBase(host_url, host_url + parts.path.rstrip("/"))
@@ -38,8 +38,8 @@ def parse_base_url(value):
 def service_base_url(settings):
     """The service's public address for what is built outside a request (the operator CLI): `api.base_url`
     when set, else where this machine reaches the server the ini describes (development)."""
-    base = parse_base_url(settings.get(SETTING))
-    return base.application_url if base else local_base_url(settings)
+    base = parse_base_url(settings.api.base_url)
+    return base.application_url if base else local_base_url(settings.server.listen)
 
 
 class PublicUrls:
@@ -62,4 +62,4 @@ class PublicUrls:
 
 
 def includeme(config):
-    config.registry[REGISTRY_KEY] = parse_base_url(config.get_settings().get(SETTING))
+    config.registry[REGISTRY_KEY] = parse_base_url(app_settings(config.registry).api.base_url)

@@ -35,8 +35,17 @@ def wants_fhir(request):
     return offers[0][0] == FHIR_JSON
 
 
+# {kind: Representation}, as the contexts registered them (`config.add_representation`).
+REPRESENTATIONS = "api.representations"
+
+
+def representation(registry, kind):
+    """The `Representation` registered for `kind`, or None."""
+    return registry[REPRESENTATIONS].get(kind)
+
+
 def _representation(request, kind):
-    return request.registry["api.representations"][kind]
+    return request.registry[REPRESENTATIONS][kind]
 
 
 def _fhir_or_406(request, kind):
@@ -131,10 +140,12 @@ def searchset_bundle(request, resources, next_cursor=None):
 _MATCH = {"mode": "match"}  # shared by every entry: the bundle is serialized as built
 
 
-def _add_representation(config, kind, plain, fhir=None, schema=None):
-    config.registry["api.representations"][kind] = Representation(plain, fhir, schema)
+def add_representation(config, kind, plain, fhir=None, schema=None):
+    """The directive `config.add_representation`: `plain(record, request)` → the JSON shape of `kind`,
+    `fhir` its FHIR R4 resource (or None), `schema` the plain shape as a marshmallow schema (the document)."""
+    config.registry[REPRESENTATIONS][kind] = Representation(plain, fhir, schema)
 
 
 def includeme(config):
-    config.registry["api.representations"] = {}
-    config.add_directive("add_representation", _add_representation)
+    config.registry[REPRESENTATIONS] = {}
+    config.add_directive("add_representation", add_representation)

@@ -2,10 +2,10 @@
 
 The line names the route with ids folded to {id}; it never carries a key, a query string or a body.
 Requests made with a valid key are also handed, as a `KeyedRequest`, to the sinks contexts register with
-`config.add_request_sink(append)` (the workspace's request log): an `append` must return at once, never
+`add_request_sink(config, append)` (the workspace's request log): an `append` must return at once, never
 block or touch the database on the request's thread.
 
-Who called is asked of the function set with `config.set_request_caller(caller)` (clinicrecords.access: the
+Who called is asked of the function set with `set_request_caller(config, caller)` (clinicrecords.access: the
 key it read, the clinic from the request's context); the problem code is the one the answer was rendered with
 (`request.state.problem_code`).
 Every answer to a request that carries a valid key is logged to the key's owner, refusals made before the key
@@ -101,9 +101,14 @@ def log_request(request, status, started, sinks=(), caller_of=_no_caller):
             append(entry)
 
 
+# What the contexts register here (`add_request_sink`, `set_request_caller`), kept in the registry.
+REQUEST_SINKS = "api.request_sinks"
+REQUEST_CALLER = "api.request_caller"
+
+
 def request_loggers(registry):
     """(sinks, caller) as the contexts registered them: what `log_request` hands each keyed request to."""
-    return tuple(registry.get("api.request_sinks", ())), registry.get("api.request_caller", _no_caller)
+    return tuple(registry.get(REQUEST_SINKS, ())), registry.get(REQUEST_CALLER, _no_caller)
 
 
 def request_log_tween_factory(handler, registry):
@@ -130,16 +135,14 @@ def request_log_tween_factory(handler, registry):
 
 def add_request_sink(config, append):
     """`append(KeyedRequest)` is called on every keyed request's thread, after its answer is ready."""
-    config.registry.setdefault("api.request_sinks", []).append(append)
+    config.registry.setdefault(REQUEST_SINKS, []).append(append)
 
 
 def set_request_caller(config, caller):
     """`caller(request, read_key=False)` → a `Caller`, or None. Without `read_key` it never reads the key (None
     when none was read); with it (a refusal's answer) it reads one the request sends, and never raises."""
-    config.registry["api.request_caller"] = caller
+    config.registry[REQUEST_CALLER] = caller
 
 
 def includeme(config):
-    config.add_directive("add_request_sink", add_request_sink)
-    config.add_directive("set_request_caller", set_request_caller)
     config.add_tween("clinicrecords.api.request_log.request_log_tween_factory", under=INGRESS)

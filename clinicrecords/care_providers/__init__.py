@@ -8,6 +8,7 @@ from clinicrecords.care_providers.resources import CareProviderCollection
 from clinicrecords.care_providers.schemas import CareProviderOut
 from clinicrecords.care_providers.seed import seed_care_providers
 from clinicrecords.care_providers.services import care_provider_service_factory
+from clinicrecords.sandbox.interfaces import add_sandbox_seeder
 
 
 def includeme(config):
@@ -15,5 +16,5 @@ def includeme(config):
     config.register_service_factory(care_provider_service_factory, iface=ICareProviderService, context=Interface)
     config.add_representation("care_provider", plain=care_provider_json, fhir=care_provider_fhir,
                               schema=CareProviderOut)
-    config.add_sandbox_seeder(seed_care_providers)
+    add_sandbox_seeder(config, seed_care_providers)
     config.scan(".views")

@@ -3,6 +3,7 @@
 import uuid
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem, invalid
@@ -13,8 +14,10 @@ from clinicrecords.care_providers.schemas import TYPES
 from clinicrecords.errors import InvalidInput
 from clinicrecords.patients.services import is_visible_patient, patient_exists, visible
 from clinicrecords.providers.services import is_valid_npi
+from clinicrecords.care_providers.interfaces import ICareProviderService
 
 
+@implementer(ICareProviderService)
 class CareProviderService:
     def __init__(self, db):
         self.db = db

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from clinicrecords import contexts
+from clinicrecords.db import ENGINE
 from clinicrecords.errors import InvalidInput
 
 EXIT_BAD_INPUT = 2
@@ -42,7 +43,7 @@ def run(argv=None, stdout=None, stderr=None):
             try:
                 result = _run_handler(args, env["request"])
             finally:
-                env["registry"]["db.engine"].dispose()
+                env["registry"][ENGINE].dispose()
     except InvalidInput as exc:
         print(f"clinicrecords-admin: error: {exc}", file=stderr)
         return EXIT_BAD_INPUT

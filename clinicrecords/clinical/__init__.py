@@ -4,21 +4,23 @@ statements) and referrals. Sends become submissions of the review queue (clinicr
 from zope.interface import Interface
 
 from clinicrecords.clinical import interfaces
-from clinicrecords.clinical.terminology import RxNormList
+from clinicrecords.clinical.terminology import RXNORM, RxNormList
 from clinicrecords.clinical.kinds import KINDS
 from clinicrecords.clinical.seed import seed_clinical
 from clinicrecords.clinical.services import item_service_factory, proposal_service_factory
+from clinicrecords.review.interfaces import add_review_kind
+from clinicrecords.sandbox.interfaces import add_sandbox_seeder
+from clinicrecords.settings import app_settings
 
 
 def includeme(config):
-    settings = config.get_settings()
-    config.registry["clinical.rxnorm"] = RxNormList(settings.get("clinical.rxnorm_extra_file"))
+    config.registry[RXNORM] = RxNormList(app_settings(config.registry).clinical.rxnorm_extra_file)
     for kind in KINDS:
         config.add_clinic_collection(kind.collection_name, kind.collection)
-        config.register_service_factory(item_service_factory(kind.model), iface=kind.collection.service,
-                                        context=Interface)
+        config.register_service_factory(item_service_factory(kind.model), iface=interfaces.IChartItems,
+                                        name=kind.resource_type, context=Interface)
         config.add_representation(kind.resource_type, **kind.representation)
-        config.add_review_kind(kind)
+        add_review_kind(config, kind)
     config.register_service_factory(proposal_service_factory, iface=interfaces.IProposalService, context=Interface)
-    config.add_sandbox_seeder(seed_clinical)
+    add_sandbox_seeder(config, seed_clinical)
     config.scan(".views")

@@ -9,6 +9,7 @@ from clinicrecords.clinical import resources, schemas
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.clinical.services import ProposalService
+from clinicrecords.clinical.terminology import RXNORM
 from clinicrecords.review.interfaces import ReviewKind, from_iso
 from clinicrecords.review.services import ReviewError
 
@@ -53,7 +54,7 @@ class _ChartKind(ReviewKind):
         return record
 
     def revise(self, scope, registry, submission, patch):
-        return ProposalService(scope, registry["clinical.rxnorm"], submissions=None).revise(self, submission, patch)
+        return ProposalService(scope, registry[RXNORM], submissions=None).revise(self, submission, patch)
 
     def change(self, db, submission):
         record = db.get(self.model, submission.target_id)

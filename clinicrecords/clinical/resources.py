@@ -4,7 +4,7 @@ from clinicrecords.clinical.schemas import (
     SANDBOX_MEDICATION_STATEMENT_ID,
     SANDBOX_REFERRAL_ID,
 )
-from clinicrecords.clinical.interfaces import IAllergies, IConditions, IMedicationStatements, IReferrals
+from clinicrecords.clinical.interfaces import IChartItems
 from clinicrecords.resources import Collection, Resource
 
 
@@ -30,22 +30,25 @@ class ReferralResource(ItemResource):
     sandbox_example_id = SANDBOX_REFERRAL_ID
 
 
-class AllergyCollection(Collection):
+class ChartItemCollection(Collection):
+    """A kind's items, read through the `IChartItems` service registered under the kind's resource type."""
+
     audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
-    service, item_resource, item_parameter = IAllergies, AllergyResource, "allergy_id"
+    service = IChartItems
 
 
-class ConditionCollection(Collection):
-    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
-    service, item_resource, item_parameter = IConditions, ConditionResource, "condition_id"
+class AllergyCollection(ChartItemCollection):
+    service_name, item_resource, item_parameter = "allergy", AllergyResource, "allergy_id"
 
 
-class MedicationStatementCollection(Collection):
-    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
-    service, item_resource = IMedicationStatements, MedicationStatementResource
+class ConditionCollection(ChartItemCollection):
+    service_name, item_resource, item_parameter = "condition", ConditionResource, "condition_id"
+
+
+class MedicationStatementCollection(ChartItemCollection):
+    service_name, item_resource = "medication_statement", MedicationStatementResource
     item_parameter = "medication_statement_id"
 
 
-class ReferralCollection(Collection):
-    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
-    service, item_resource, item_parameter = IReferrals, ReferralResource, "referral_id"
+class ReferralCollection(ChartItemCollection):
+    service_name, item_resource, item_parameter = "referral", ReferralResource, "referral_id"

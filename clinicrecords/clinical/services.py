@@ -10,6 +10,7 @@ import operator
 import uuid
 
 from sqlalchemy import Uuid, bindparam, select
+from zope.interface import implementer
 
 from clinicrecords.access.services import sent_by
 from clinicrecords.api.merge_patch import merge_patch
@@ -17,6 +18,7 @@ from clinicrecords.api.pagination import PrebuiltPages, keyset_page
 from clinicrecords.api.problems import invalid
 from clinicrecords.api.validation import load_body
 from clinicrecords.clinical import representations, staff, terminology
+from clinicrecords.clinical.interfaces import IChartItems, IProposalService
 from clinicrecords.clinical.models import Allergy, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.clinics.interfaces import clinic_scope
@@ -37,6 +39,7 @@ def jsonable(value):
     return value
 
 
+@implementer(IChartItems)
 class ItemService:
     """Reads of one kind of chart item for API callers."""
 
@@ -67,6 +70,7 @@ def _payload(data):
     return jsonable({name: value for name, value in data.items() if name not in _SENT_FIELDS})
 
 
+@implementer(IProposalService)
 class ProposalService:
     """Turns a validated send into a submission: checks what needs the clinic's data or the code lists.
     `submissions` is the review queue's service for the same scope; `rxnorm` the verified code list."""
@@ -199,7 +203,7 @@ def item_service_factory(model):
 
 
 def proposal_service_factory(context, request):
-    return ProposalService(clinic_scope(context), request.registry["clinical.rxnorm"],
+    return ProposalService(clinic_scope(context), request.registry[terminology.RXNORM],
                            request.find_service(ISubmissionService, context=context))
 
 

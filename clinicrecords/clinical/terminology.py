@@ -62,6 +62,10 @@ def _shipped_rxnorm():
                         .read_text(encoding="utf-8"))
 
 
+# The application's RxNormList (with the operator's extra file), kept in the registry by clinicrecords.clinical.
+RXNORM = "clinical.rxnorm"
+
+
 class RxNormList:
     """The verified RxNorm list: the shipped file plus the operator's extension file, if any."""
 

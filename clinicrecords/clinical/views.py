@@ -33,7 +33,8 @@ def _propose_change(context, request, resource_type, status_field):
 
 
 def _list(context, request, kind):
-    page = request.find_service(context.service).list(request.query, list_cursors(request))
+    page = request.find_service(context.service, name=context.service_name).list(request.query,
+                                                                             list_cursors(request))
     return render_page(request, kind, page)
 
 

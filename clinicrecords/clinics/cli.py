@@ -9,6 +9,7 @@ from clinicrecords.clinics.plans import FEATURES, plan_features
 from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic, list_clinics, set_clinic
 from clinicrecords.db.direct import migration_engine, migration_lock
 from clinicrecords.db.migrations import migrate_all
+from clinicrecords.settings import app_settings
 
 
 def register(commands):
@@ -77,7 +78,7 @@ def _progress_bar(done, total):
 @not_transactional
 def migrate(request, args):
     """On a direct connection (clinicrecords.db.direct), under a lock no second run can take meanwhile."""
-    settings = request.registry.settings
+    settings = app_settings(request.registry)
     with migration_engine(settings) as engine, migration_lock(engine):
         moved = migrate_all(engine, CLINIC_SCHEMAS, workers=args.workers, progress=_progress_bar,
                             settings=settings)

@@ -16,7 +16,9 @@ class IClinicScope(Interface):
 
 
 class IClinicContext(Interface):
-    """A traversal node that holds the clinic's scope (`.scope`): the clinic resource."""
+    """A traversal node that holds the clinic's scope: the clinic resource."""
+
+    scope = Attribute("the request's IClinicScope, built once when traversal reached the clinic")
 
 
 def clinic_scope(context):

@@ -1,6 +1,5 @@
 """The database: one engine per process, one session per request joined to pyramid_tm's transaction."""
 
-import os
 from contextlib import contextmanager
 
 import orjson
@@ -9,18 +8,19 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from clinicrecords.db import embedded, joined, request_transaction
 from clinicrecords.db.session_settings import pooler_evidence, startup_options, verify_timeouts
-from clinicrecords.settings import SettingsError, as_bool, var_dir
+from clinicrecords.settings import SettingsError, app_settings, var_dir
 
-DEFAULT_DATABASE = "clinicrecords"
+# What this package keeps in the registry: the process's Engine and the sessionmaker of requests' sessions.
+ENGINE = "db.engine"
+SESSION_FACTORY = "db.session_factory"
 
 
 def database_url(settings):
-    """`embedded` means DATABASE_URL when it is set, else the self-contained server under the var dir."""
-    url = settings.get("database_url", "embedded")
+    """The URL of `settings.database.url`; `embedded` (DATABASE_URL unset) is the self-contained server under
+    the var dir."""
+    url = settings.database.url
     if url == "embedded":
-        url = os.environ.get("DATABASE_URL") or embedded.database_url(
-            var_dir(settings), settings.get("database.name", DEFAULT_DATABASE)
-        )
+        url = embedded.database_url(var_dir(settings), settings.database.name)
     return driver_url(url)
 
 
@@ -32,20 +32,17 @@ def driver_url(url):
     return url
 
 
-def is_pooled(settings):
-    """True when the service reaches PostgreSQL through a transaction pooler such as PgBouncer
-    (docs/deployment.md): then no state may live on a server connection beyond one transaction."""
-    return as_bool(settings.get("database.pooled", "false"))
-
-
 def make_engine(settings, **overrides):
+    """The engine `settings` (the typed AppSettings) describe; `overrides` are create_engine's options, and
+    `pool_max_uses` (0: never replace a connection)."""
+    database = settings.database
     options = {
-        "pool_size": int(settings.get("database.pool_size", 10)),
-        "max_overflow": int(settings.get("database.max_overflow", 0)),
+        "pool_size": database.pool_size,
+        "max_overflow": database.max_overflow,
         # A backend caches catalog entries for every schema it touches: recycling bounds that growth.
-        "pool_recycle": int(settings.get("database.pool_recycle", 600)),
+        "pool_recycle": database.pool_recycle,
         # Seconds a request waits for a free pooled connection before answering 503.
-        "pool_timeout": float(settings.get("database.pool_timeout", 30)),
+        "pool_timeout": database.pool_timeout,
         # json/jsonb columns are parsed on every read (a page of 100 allergies parses 200 values): orjson
         # builds the same values several times faster than the standard library.
         "json_deserializer": orjson.loads,
@@ -54,7 +51,7 @@ def make_engine(settings, **overrides):
         # it: emails, search terms, sealed secrets (clinicrecords/failures.py).
         "hide_parameters": True,
     }
-    max_uses = int(overrides.pop("pool_max_uses", settings.get("database.pool_max_uses", DEFAULT_POOL_MAX_USES)))
+    max_uses = overrides.pop("pool_max_uses", database.pool_max_uses)
     options.update(overrides)
     engine = create_engine(database_url(settings), **options)
     if max_uses:
@@ -70,8 +67,8 @@ def connect_args(settings):
     pooler refuses `options`, and a statement psycopg prepares on one server connection (`_pg3_0`, named per
     client connection) would be run by another client's request, in another clinic's schema. So there the
     timeouts come from the role's defaults alone and nothing is prepared."""
-    args = {"application_name": settings.get("database.application_name", "clinicrecords")}
-    if is_pooled(settings):
+    args = {"application_name": settings.database.application_name}
+    if settings.database.pooled:
         args["prepare_threshold"] = None
     else:
         args["options"] = startup_options(settings)
@@ -80,11 +77,8 @@ def connect_args(settings):
 
 # A backend keeps the catalog entries of every clinic schema it has served (tens of KB each); with requests
 # spread over thousands of clinics, pool_recycle's 600 s lets one backend touch all of them. Replacing a
-# pooled connection after this many checkouts bounds that per backend for about one reconnect per 500
-# requests.
-DEFAULT_POOL_MAX_USES = 500
-
-
+# pooled connection after `database.pool_max_uses` checkouts (500 by default) bounds that per backend for
+# about one reconnect per 500 requests.
 def bound_connection_uses(engine, max_uses):
     """Discard a pooled connection on its checkout number `max_uses` + 1; the pool connects a fresh one."""
     @event.listens_for(engine, "connect")
@@ -102,11 +96,11 @@ def check_ready_to_serve(registry):
     """Before a server or worker takes work: behind a pooler, the timeouts must come from the role; without
     `database.pooled`, the database URL must not lead through one (every connection would be refused, or
     share prepared statements between clients)."""
-    settings = registry.settings
-    if is_pooled(settings):
-        verify_timeouts(registry["db.engine"], settings)
+    settings = app_settings(registry)
+    if settings.database.pooled:
+        verify_timeouts(registry[ENGINE], settings)
     else:
-        _refuse_an_unannounced_pooler(registry["db.engine"])
+        _refuse_an_unannounced_pooler(registry[ENGINE])
 
 
 def _refuse_an_unannounced_pooler(engine):
@@ -133,7 +127,7 @@ def autocommit_session(engine):
 
 
 def _request_db(request):
-    session = request_transaction.for_request(request.registry["db.session_factory"], request.tm)
+    session = request_transaction.for_request(request.registry[SESSION_FACTORY], request.tm)
 
     @request.add_finished_callback
     def close(request):
@@ -143,11 +137,10 @@ def _request_db(request):
 
 
 def includeme(config):
-    settings = config.get_settings()
-    engine = make_engine(settings)
+    engine = make_engine(app_settings(config.registry))
     joined.follow(engine)  # the test suite's rolled-back transaction; nothing unless the suite armed it
-    config.registry["db.engine"] = engine
-    config.registry["db.session_factory"] = sessionmaker(
+    config.registry[ENGINE] = engine
+    config.registry[SESSION_FACTORY] = sessionmaker(
         bind=engine, class_=request_transaction.RequestSession, expire_on_commit=False)
     config.add_request_method(_request_db, "db", reify=True)
     # Outside the request's transaction: what it owes apart, written once that transaction has ended.

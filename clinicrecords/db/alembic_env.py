@@ -11,7 +11,7 @@ from pyramid.paster import get_appsettings
 from clinicrecords.db import make_engine
 from clinicrecords.db.meta import CONTROL_SCHEMA, ControlBase, TenantBase
 from clinicrecords.db.migrations import prepare_migration_transaction
-from clinicrecords.settings import resolve
+from clinicrecords.settings import read
 
 
 def run(context, target):
@@ -24,7 +24,7 @@ def run(context, target):
         return
 
     schema = CONTROL_SCHEMA if target == "control" else context.get_x_argument(as_dictionary=True)["schema"]
-    settings = resolve(get_appsettings(config.config_file_name, "main"))
+    settings = read(get_appsettings(config.config_file_name, "main"))
     config.attributes["settings"] = settings
     engine = make_engine(settings)
     with engine.begin() as connection:

@@ -18,6 +18,7 @@ If that fails (the database is down), it is logged and the answer stands: the re
 import logging
 from typing import Callable, NamedTuple
 
+from clinicrecords.db import ENGINE
 from clinicrecords.db.request_transaction import send_with_commit
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ def _write_apart(engine, request, outcome):
 
 def commit_or_apart_tween_factory(handler, registry):
     """Outside pyramid_tm: once the request's transaction has ended, write what it owes apart."""
-    engine = registry["db.engine"]
+    engine = registry[ENGINE]
 
     def commit_or_apart(request):
         # Each attempt pyramid_retry makes is a new request: a retried attempt owes its own.

@@ -12,9 +12,10 @@ from contextlib import contextmanager
 
 from sqlalchemy import create_engine, text
 
-from clinicrecords.db import DEFAULT_POOL_MAX_USES, bound_connection_uses, database_url, driver_url, is_pooled
+from clinicrecords.db import bound_connection_uses, database_url, driver_url
 from clinicrecords.db.session_settings import pooler_evidence, startup_options
 from clinicrecords.errors import InvalidInput
+from clinicrecords.settings import DatabaseSettings
 
 # pg_advisory_lock key held by a `migrate` run from start to end (session level: needs a direct connection).
 MIGRATE_LOCK_KEY = 7_202_612
@@ -25,10 +26,9 @@ NOT_DIRECT = ("migrate needs a direct connection to PostgreSQL, not one through 
 
 
 def direct_url(settings):
-    url = settings.get("database.direct_url")
-    if url:
-        return driver_url(url)
-    if is_pooled(settings):
+    if settings.database.direct_url:
+        return driver_url(settings.database.direct_url)
+    if settings.database.pooled:
         raise InvalidInput(NOT_DIRECT + " (database.pooled is true and database.direct_url is not set)")
     return database_url(settings)
 
@@ -38,7 +38,7 @@ def direct_engine(settings):
     engine = create_engine(direct_url(settings), pool_size=1, max_overflow=2, hide_parameters=True,
                            connect_args={"options": startup_options(settings),
                                          "application_name": "clinicrecords-migrate"})
-    bound_connection_uses(engine, DEFAULT_POOL_MAX_USES)
+    bound_connection_uses(engine, DatabaseSettings.pool_max_uses)  # the default: migrate's own few connections
     return engine
 
 

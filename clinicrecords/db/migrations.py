@@ -53,7 +53,8 @@ def alembic_config(target, connection, schema=None, script_location=None, settin
     config.set_main_option("script_location", str(script_location or ALEMBIC_DIR / target))
     config.attributes["connection"] = connection
     config.attributes["schema"] = schema
-    # The application's settings, for revisions that need a key (c15_webhook_secret_crypto seals secrets).
+    # The application's typed settings (AppSettings), for revisions that need a key (c15_webhook_secret_crypto
+    # seals secrets).
     config.attributes["settings"] = settings
     return config
 

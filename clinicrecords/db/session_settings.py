@@ -11,14 +11,15 @@ from sqlalchemy import exc, text
 
 from clinicrecords.settings import SettingsError
 
-DEFAULTS_MS = {"statement_timeout": 30000, "idle_in_transaction_session_timeout": 60000}
-_SETTING_NAMES = {"statement_timeout": "database.statement_timeout_ms",
-                  "idle_in_transaction_session_timeout": "database.idle_in_transaction_timeout_ms"}
+# The server's parameters, each set from its `database.*_ms` setting.
+PARAMETERS = ("statement_timeout", "idle_in_transaction_session_timeout")
 
 
 def timeouts(settings):
-    """{parameter: milliseconds} from the ini's `database.*_ms` settings."""
-    return {name: int(settings.get(_SETTING_NAMES[name], default)) for name, default in DEFAULTS_MS.items()}
+    """{parameter: milliseconds} from the settings' `database.statement_timeout_ms` and
+    `database.idle_in_transaction_timeout_ms`."""
+    return {"statement_timeout": settings.database.statement_timeout_ms,
+            "idle_in_transaction_session_timeout": settings.database.idle_in_transaction_timeout_ms}
 
 
 # Sent with the timeouts on a direct connection. A custom setting in the startup packet reaches the server only
@@ -49,13 +50,13 @@ def set_role_defaults(connection, settings):
     database = connection.scalar(text("SELECT current_database()"))
     quoted = connection.dialect.identifier_preparer.quote(database)
     for name, value in timeouts(settings).items():
-        # Names come from DEFAULTS_MS and values are integers: nothing outside this module reaches the DDL.
+        # Names come from PARAMETERS and values are integers: nothing outside this module reaches the DDL.
         connection.execute(text(f"ALTER ROLE CURRENT_USER IN DATABASE {quoted} SET {name} = {int(value)}"))
 
 
 def current_timeouts(connection):
     rows = connection.execute(text("SELECT name, setting FROM pg_settings WHERE name = ANY(:names)"),
-                              {"names": list(DEFAULTS_MS)})
+                              {"names": list(PARAMETERS)})
     return {row.name: int(row.setting) for row in rows}
 
 

@@ -8,6 +8,7 @@ from clinicrecords.dispensing.resources import Dispensing
 from clinicrecords.dispensing.schemas import DispensingFlagOut
 from clinicrecords.dispensing.seed import seed_dispensing
 from clinicrecords.dispensing.services import dispensing_flag_service_factory
+from clinicrecords.sandbox.interfaces import add_sandbox_seeder
 
 
 def includeme(config):
@@ -15,5 +16,5 @@ def includeme(config):
     # context=Interface: the factory is handed the resource it is asked from and finds the clinic above it.
     config.register_service_factory(dispensing_flag_service_factory, iface=IDispensingFlags, context=Interface)
     config.add_representation("dispensing_flag", plain=dispensing_flag_json, schema=DispensingFlagOut)
-    config.add_sandbox_seeder(seed_dispensing)
+    add_sandbox_seeder(config, seed_dispensing)
     config.scan(".views")

@@ -13,11 +13,13 @@ import re
 import uuid
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.access.services import get_workspace
 from clinicrecords.api.pagination import Page, keyset_page, list_cursors
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now
+from clinicrecords.dispensing.interfaces import IDispensingFlags
 from clinicrecords.dispensing.models import Dispensing, DispensingEnrollment
 from clinicrecords.dispensing.schemas import REASON_CODES
 from clinicrecords.errors import InvalidInput
@@ -31,6 +33,7 @@ class DispensingError(InvalidInput):
     """Bad input for a dispensing staff command; nothing was written."""
 
 
+@implementer(IDispensingFlags)
 class DispensingFlagService:
     def __init__(self, db, workspace_id, cursors):
         self.db = db

@@ -4,6 +4,7 @@
 import uuid
 
 from sqlalchemy import func, select
+from zope.interface import implementer
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem, invalid
@@ -13,8 +14,10 @@ from clinicrecords.encounters.representations import is_editable_by
 from clinicrecords.errors import InvalidInput
 from clinicrecords.patients.services import is_visible_patient, visible
 from clinicrecords.providers.services import provider_exists
+from clinicrecords.encounters.interfaces import IEncounterService
 
 
+@implementer(IEncounterService)
 class EncounterService:
     def __init__(self, db):
         self.db = db

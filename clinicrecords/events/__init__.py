@@ -8,11 +8,13 @@ from clinicrecords.events.representations import event_json
 from clinicrecords.events.resources import EventFeed
 from clinicrecords.events.schemas import EventOut
 from clinicrecords.events.services import delivery_service_factory, endpoint_service_factory, tester_factory
+from clinicrecords.events.settings import REGISTRY_KEY as WEBHOOK_SETTINGS
 from clinicrecords.events.settings import WebhookSettings
+from clinicrecords.settings import app_settings
 
 
 def includeme(config):
-    config.registry["events.webhook_settings"] = WebhookSettings.from_settings(config.get_settings())
+    config.registry[WEBHOOK_SETTINGS] = WebhookSettings.from_settings(app_settings(config.registry))
     config.add_clinic_collection("events", EventFeed)
     config.register_service_factory(feed_factory, iface=IEventFeed, context=Interface)
     config.register_service_factory(endpoint_service_factory, iface=IWebhookEndpoints)

@@ -6,6 +6,7 @@ import argparse
 from clinicrecords.api.render import iso
 from clinicrecords.cli import not_transactional
 from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, uuid_arg
+from clinicrecords.db import SESSION_FACTORY
 from clinicrecords.events import delivery_log, pings, replays, secret_box, webhooks
 from clinicrecords.events.settings import webhook_settings
 
@@ -128,7 +129,7 @@ def webhook_list(request, args):
 
 @not_transactional
 def webhook_test(request, args):
-    return pings.send_test(request.registry["db.session_factory"], webhook_settings(request.registry),
+    return pings.send_test(request.registry[SESSION_FACTORY], webhook_settings(request.registry),
                            args.endpoint_id)
 
 

@@ -25,6 +25,7 @@ from sqlalchemy import and_, delete, or_, select, update
 
 from clinicrecords import clock
 from clinicrecords.api.render import json_bytes
+from clinicrecords.db import SESSION_FACTORY
 from clinicrecords.events import routing, signing, transport, types
 from clinicrecords.events.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from clinicrecords.events.outbox import queue_after_commit
@@ -174,7 +175,7 @@ def enable(db, endpoint, now):
 
 def attempt(registry, delivery_id):
     """One attempt of one delivery, if it is due and nobody else holds it."""
-    return attempt_with(registry["db.session_factory"], webhook_settings(registry), delivery_id)
+    return attempt_with(registry[SESSION_FACTORY], webhook_settings(registry), delivery_id)
 
 
 def attempt_with(session_factory, settings, delivery_id):

@@ -3,16 +3,19 @@
 import datetime
 
 from sqlalchemy import delete, select
+from zope.interface import implementer
 
 from clinicrecords import clock
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clinics.services import open_clinic
+from clinicrecords.events.interfaces import IEventFeed
 from clinicrecords.events.models import Event
 from clinicrecords.events.types import visible_clause
 
 RETENTION = datetime.timedelta(days=30)
 
 
+@implementer(IEventFeed)
 class FeedService:
     """The feed of the scope's clinic as the scope's key sees it."""
 

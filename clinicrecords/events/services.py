@@ -6,6 +6,7 @@ Other contexts record their events with `emit` from here (the outbox is this con
 from sqlalchemy import insert, select
 from zope.interface import implementer
 
+from clinicrecords.db import SESSION_FACTORY
 from clinicrecords.events import delivery_log, pings, replays, types, webhooks
 from clinicrecords.events.interfaces import IWebhookDeliveries, IWebhookEndpoints, IWebhookTester
 from clinicrecords.events.outbox import emit
@@ -95,7 +96,7 @@ def delivery_service_factory(context, request):
 
 
 def tester_factory(context, request):
-    return WebhookTester(request.registry["db.session_factory"], webhook_settings(request.registry))
+    return WebhookTester(request.registry[SESSION_FACTORY], webhook_settings(request.registry))
 
 
 def last_seq(db):

@@ -19,6 +19,7 @@ from clinicrecords.insurance.representations import (
 from clinicrecords.insurance.resources import CoverageCollection, Insurance, PayerCollection
 from clinicrecords.insurance.schemas import CoverageOut, PayerOut, PaymentAdviceOut
 from clinicrecords.insurance.seed import seed_insurance
+from clinicrecords.sandbox.interfaces import add_sandbox_seeder
 
 
 def includeme(config):
@@ -32,5 +33,5 @@ def includeme(config):
     config.add_representation("payer", plain=payer_json, fhir=payer_fhir, schema=PayerOut)
     config.add_representation("coverage", plain=coverage_json, fhir=coverage_fhir, schema=CoverageOut)
     config.add_representation("payment_advice", plain=payment_advice_json, schema=PaymentAdviceOut)
-    config.add_sandbox_seeder(seed_insurance)
+    add_sandbox_seeder(config, seed_insurance)
     config.scan(".views")

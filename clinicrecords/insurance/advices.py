@@ -4,12 +4,14 @@ claim, a payment or the books. Each is checked against the claims as they stand 
 import uuid
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.api.problems import Problem, invalid
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now
 from clinicrecords.errors import InvalidInput
 from clinicrecords.insurance.claims import linked_insurer_id
+from clinicrecords.insurance.interfaces import IPaymentAdvices
 from clinicrecords.insurance.models import Claim, PaymentAdvice, PaymentAdviceAllocation
 from clinicrecords.insurance.money import fits_minor_units, minor_units_message, plain_amount
 
@@ -18,6 +20,7 @@ class AdviceError(InvalidInput):
     """Bad input for a payment advice staff command; nothing was written."""
 
 
+@implementer(IPaymentAdvices)
 class PaymentAdviceService:
     """Advices sent by the calling key's organization to the scope's clinic."""
 

@@ -7,11 +7,13 @@ staff activate only confirmed coverages).
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from zope.interface import implementer
 
 from clinicrecords.api.pagination import keyset_page, list_cursors
 from clinicrecords.api.problems import Problem, invalid
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
+from clinicrecords.insurance.interfaces import ICoverages
 from clinicrecords.insurance.models import Coverage, Payer
 from clinicrecords.patients.services import find_patient, visible
 
@@ -44,6 +46,7 @@ def _changes_activation(data, coverage):
     return data["coverage_active"] is True or coverage.coverage_active
 
 
+@implementer(ICoverages)
 class CoverageService:
     def __init__(self, db, cursors):
         self.db = db

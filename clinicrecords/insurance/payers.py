@@ -3,10 +3,12 @@
 import unicodedata
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.api.pagination import keyset_page, list_cursors
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
+from clinicrecords.insurance.interfaces import IPayers
 from clinicrecords.insurance.models import Payer
 
 
@@ -29,6 +31,7 @@ def _like_escape(text):
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+@implementer(IPayers)
 class PayerService:
     def __init__(self, db, cursors):
         self.db = db

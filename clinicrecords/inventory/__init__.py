@@ -8,6 +8,7 @@ from clinicrecords.inventory.resources import Inventory
 from clinicrecords.inventory.schemas import InventoryItemOut, MovementOut, StockBatchOut
 from clinicrecords.inventory.seed import seed_inventory
 from clinicrecords.inventory.services import inventory_service_factory, network_projection
+from clinicrecords.sandbox.interfaces import add_sandbox_seeder
 
 
 def includeme(config):
@@ -19,6 +20,6 @@ def includeme(config):
     config.add_representation("stock_batch", plain=batch_json, schema=StockBatchOut)
     registry = config.registry
     # Looked up when a sandbox is seeded: listings registers the projection after this context is included.
-    config.add_sandbox_seeder(lambda db, clinic: seed_inventory(db, network_projection(registry), clinic))
+    add_sandbox_seeder(config, lambda db, clinic: seed_inventory(db, network_projection(registry), clinic))
     config.scan(".views")
     config.scan(".tasks")

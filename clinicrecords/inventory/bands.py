@@ -8,8 +8,10 @@
 
 import datetime
 
+from clinicrecords.settings import InventorySettings
+
 BANDS = ("in_stock", "low", "out", "unknown")
-DEFAULT_MAX_AGE_MINUTES = 30
+DEFAULT_MAX_AGE_MINUTES = InventorySettings.till_max_age_minutes
 
 
 def stock_band(quantity, low_at):
@@ -21,7 +23,8 @@ def stock_band(quantity, low_at):
 
 
 def max_age(settings):
-    return datetime.timedelta(minutes=int(settings.get("inventory.till_max_age_minutes", DEFAULT_MAX_AGE_MINUTES)))
+    """How long a till may stay silent, from the `inventory.*` settings (an InventorySettings)."""
+    return datetime.timedelta(minutes=settings.till_max_age_minutes)
 
 
 def stale_by_time_since(till, age):

@@ -16,9 +16,8 @@ from clinicrecords.inventory import ledger
 from clinicrecords.inventory.product_codes import normalize_gtin
 from clinicrecords.inventory.models import InventoryItem, StockBatch, StockBatchLine, TillState
 from clinicrecords.inventory.tills import ensure_till, report_till
+from clinicrecords.settings import InventorySettings
 
-DEFAULT_MAX_ZEROED_SHARE = 0.5
-DEFAULT_SHRINK_MIN_ITEMS = 4
 
 
 @dataclass(frozen=True)
@@ -26,13 +25,13 @@ class ShrinkRule:
     """Reject when more than `max_zeroed_share` of the items that had stock in the last accepted batch
     drop to zero at once; considered only when at least `min_items` items had stock."""
 
-    max_zeroed_share: float = DEFAULT_MAX_ZEROED_SHARE
-    min_items: int = DEFAULT_SHRINK_MIN_ITEMS
+    max_zeroed_share: float = InventorySettings.batch_max_zeroed_share
+    min_items: int = InventorySettings.batch_shrink_min_items
 
     @classmethod
     def from_settings(cls, settings):
-        return cls(float(settings.get("inventory.batch_max_zeroed_share", DEFAULT_MAX_ZEROED_SHARE)),
-                   int(settings.get("inventory.batch_shrink_min_items", DEFAULT_SHRINK_MIN_ITEMS)))
+        """From the `inventory.*` settings (an InventorySettings)."""
+        return cls(settings.batch_max_zeroed_share, settings.batch_shrink_min_items)
 
 
 def shrink_reason(rule, previous, snapshot):

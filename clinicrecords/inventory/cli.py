@@ -6,6 +6,7 @@ from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.inventory import services
+from clinicrecords.settings import app_settings
 
 
 def _count_arg(text):
@@ -70,17 +71,17 @@ def _projection(request):
 
 def stock_set(request, args):
     return services.set_stock_as_staff(request.db, _projection(request), _open(request, args.clinic), args.item_id,
-                                       args.quantity, request.registry.settings)
+                                       args.quantity, app_settings(request.registry).inventory)
 
 
 def till_report(request, args):
     return services.report_till_as_staff(request.db, _projection(request), _open(request, args.clinic),
-                                         request.registry.settings)
+                                         app_settings(request.registry).inventory)
 
 
 def till_stale(request, args):
     return services.mark_till_stale_as_staff(request.db, _projection(request), _open(request, args.clinic),
-                                             request.registry.settings)
+                                             app_settings(request.registry).inventory)
 
 
 def item_create(request, args):

@@ -1,6 +1,6 @@
 from clinicrecords.inventory.interfaces import IInventory
 from clinicrecords.inventory.schemas import SANDBOX_ITEM_IDS
-from clinicrecords.resources import Branch, Collection, Resource, parse_uuid
+from clinicrecords.resources import Branch, Collection, Resource
 
 
 class ItemMovements(Resource):
@@ -29,15 +29,9 @@ class StockBatches(Resource):
 class InventoryItemCollection(Collection):
     """/v1/clinics/{clinic_id}/inventory/items"""
 
+    service = IInventory
     item_resource = InventoryItemResource
     item_parameter = "item_id"
-
-    def __getitem__(self, name):
-        # Traversal has not set request.context yet: the service is asked for this resource's clinic.
-        item = self.request.find_service(IInventory, context=self).get(parse_uuid(name))
-        if item is None:
-            raise KeyError(name)
-        return InventoryItemResource(self, name, item)
 
 
 class Inventory(Branch):

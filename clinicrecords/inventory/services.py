@@ -40,6 +40,7 @@ from clinicrecords.inventory.tills import (
     sweep_stale_tills,
     till,
 )
+from clinicrecords.settings import app_settings
 
 __all__ = ["BANDS", "FRESHNESS_CHANGED", "GTIN_PATTERN", "REGULATOR_PATTERN", "InventoryError", "InventoryService",
            "create_item", "ensure_till", "get_item", "inventory_service_factory", "linked_items_with_bands",
@@ -189,13 +190,13 @@ class InventoryService:
 
 
 def inventory_service_factory(context, request):
-    settings = request.registry.settings
+    settings = app_settings(request.registry).inventory
     return InventoryService(clinic_scope(context), network_projection(request.registry), max_age(settings),
                             batches.ShrinkRule.from_settings(settings), list_cursors(request))
 
 
 # The till's staff actions as the operator commands print them (`stock set`, `till report|stale`); the sandbox's
-# test helpers answer with the same.
+# test helpers answer with the same. `settings`: the `inventory.*` settings (an InventorySettings).
 
 def set_stock_as_staff(db, projection, clinic, item_id, quantity, settings):
     age = bands.max_age(settings)

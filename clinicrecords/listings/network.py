@@ -18,6 +18,7 @@ from clinicrecords.listings import projection
 from clinicrecords.listings.interfaces import IListings
 from clinicrecords.listings.models import ListingClinic, ListingGrant
 from clinicrecords.listings.search import Audience, search
+from clinicrecords.settings import app_settings
 
 
 class ListingError(InvalidInput):
@@ -99,5 +100,5 @@ class ListingService:
 
 def listing_service_factory(context, request):
     """/v1/listings is no clinic's: the service is the calling key's, whatever the context."""
-    return ListingService(request.db, request.identity, max_age(request.registry.settings),
+    return ListingService(request.db, request.identity, max_age(app_settings(request.registry).inventory),
                           list_cursors(request))

@@ -6,7 +6,6 @@ resolver when both are empty. Nothing is cached between lookups: each check asks
 """
 
 import ipaddress
-import os
 import socket
 
 import dns.exception
@@ -16,9 +15,8 @@ import dns.rdatatype
 import dns.resolver
 
 from clinicrecords.onboarding import schedule
-
-ENV_NAMESERVERS = "CLINICRECORDS_DNS_NAMESERVERS"
-DEFAULT_TIMEOUT_SECONDS = 5.0
+from clinicrecords.settings import ENV_DNS_NAMESERVERS as ENV_NAMESERVERS  # noqa: F401  (tests set it)
+from clinicrecords.settings import VerificationSettings
 
 
 class NameserverError(ValueError):
@@ -53,22 +51,21 @@ def _port(item, text):
     return int(text)
 
 
-def nameservers_setting(settings, environ=os.environ):
-    return environ.get(ENV_NAMESERVERS) or settings.get("verification.nameservers", "")
+# The application's TxtLookup, kept in the registry by clinicrecords.onboarding.
+TXT_LOOKUP = "onboarding.txt_lookup"
 
 
 class TxtLookup:
     """Asks the configured resolvers for a TXT record and says what came back (a `schedule` result)."""
 
-    def __init__(self, nameservers=(), timeout=DEFAULT_TIMEOUT_SECONDS):
+    def __init__(self, nameservers=(), timeout=VerificationSettings.dns_timeout_seconds):
         self.nameservers = list(nameservers)
         self.timeout = timeout
 
     @classmethod
-    def from_settings(cls, settings, environ=os.environ):
-        nameservers = parse_nameservers(nameservers_setting(settings, environ))
-        timeout = float(settings.get("verification.dns_timeout_seconds", DEFAULT_TIMEOUT_SECONDS))
-        return cls(nameservers, timeout)
+    def from_settings(cls, settings):
+        """From the `verification.*` settings (a VerificationSettings; the environment variable already read)."""
+        return cls(parse_nameservers(settings.nameservers), settings.dns_timeout_seconds)
 
     def _resolver(self):
         resolver = dns.resolver.Resolver(configure=not self.nameservers)

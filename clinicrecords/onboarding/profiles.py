@@ -9,11 +9,13 @@ import uuid
 
 import pycountry
 from sqlalchemy.dialects.postgresql import insert
+from zope.interface import implementer
 
 from clinicrecords import clock
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
 from clinicrecords.onboarding.domains import InvalidDomain, normalize_domain
+from clinicrecords.onboarding.interfaces import IBusinessProfile
 from clinicrecords.onboarding.models import BusinessProfile
 from clinicrecords.onboarding.snapshots import snapshot_json
 
@@ -145,6 +147,7 @@ def validate_profile(legal_name, website, country, contact_email, intended_use):
     return {field: value for field, (value, _) in checked.items()}
 
 
+@implementer(IBusinessProfile)
 class BusinessProfileService:
     statuses = STATUSES
 

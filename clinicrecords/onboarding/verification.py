@@ -8,12 +8,15 @@ import uuid
 import idna
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert
+from zope.interface import implementer
 
 from clinicrecords import clock
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
 from clinicrecords.onboarding import schedule
+from clinicrecords.onboarding.dns_lookup import TXT_LOOKUP
 from clinicrecords.onboarding.domains import new_txt_value, normalize_domain, txt_host
+from clinicrecords.onboarding.interfaces import IDomainVerification
 from clinicrecords.onboarding.models import WorkspaceDomain
 from clinicrecords.onboarding.snapshots import snapshot_json
 
@@ -80,6 +83,7 @@ def _seconds(delta):
     return max(1, math.ceil(delta.total_seconds()))
 
 
+@implementer(IDomainVerification)
 class DomainVerificationService:
     """Needs the session, a `TxtLookup` and the transaction manager the session is joined to; drives the
     workspace's verified flag through access's service.
@@ -201,4 +205,4 @@ class DomainVerificationService:
 
 
 def domain_verification_factory(context, request):
-    return DomainVerificationService(request.db, request.registry["onboarding.txt_lookup"], request.tm)
+    return DomainVerificationService(request.db, request.registry[TXT_LOOKUP], request.tm)

@@ -9,6 +9,7 @@ from clinicrecords.patients.resources import PatientCollection
 from clinicrecords.patients.schemas import PatientOut
 from clinicrecords.patients.seed import seed_patients
 from clinicrecords.patients.services import patient_service_factory
+from clinicrecords.sandbox.interfaces import add_sandbox_seeder
 
 
 def includeme(config):
@@ -17,6 +18,6 @@ def includeme(config):
     # for context=None it would be handed None).
     config.register_service_factory(patient_service_factory, iface=IPatientService, context=Interface)
     config.add_representation("patient", plain=patient_json, fhir=patient_fhir, schema=PatientOut)
-    config.add_sandbox_seeder(seed_patients)
+    add_sandbox_seeder(config, seed_patients)
     config.scan(".views")
     config.include(".imports")

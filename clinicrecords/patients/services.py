@@ -3,12 +3,14 @@
 import uuid
 
 from sqlalchemy import Uuid, bindparam, select
+from zope.interface import implementer
 
 from clinicrecords.access.services import shown_to_keys
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.patients.models import Patient
+from clinicrecords.patients.interfaces import IPatientService
 
 
 # The permission map's rule (a restricted patient and everything recorded about them are hidden from API keys),
@@ -52,6 +54,7 @@ def set_restricted(db, patient_id, restricted):
     return patient
 
 
+@implementer(IPatientService)
 class PatientService:
     def __init__(self, db):
         self.db = db

@@ -5,6 +5,7 @@ automatic acceptance, connections, webhooks). A separate surface of the same app
 policy; see docs/portal.md. Each area is a sub-package whose name is its URL's first part."""
 
 from clinicrecords.access.interfaces import describe_permission
+from clinicrecords.portal.web import add_template_filter
 
 AREAS = (
     ".accounts",
@@ -29,6 +30,6 @@ AREAS = (
 def includeme(config):
     config.include(".web")
     # Both faces name permissions (asking, deciding, the connections tables) in the words the API's reference uses.
-    config.add_template_filter("permission_words", describe_permission)
+    add_template_filter(config, "permission_words", describe_permission)
     for area in AREAS:
         config.include(area)

@@ -4,6 +4,7 @@ console's `clinic staff ...` are in `staff/cli.py`)."""
 from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.portal.staff import cli as staff_cli
 from clinicrecords.portal.surface import portal_base_url
+from clinicrecords.settings import app_settings
 from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
 from clinicrecords.portal.workspaces.models import ROLES
 
@@ -23,5 +24,5 @@ def invite_link(request, args):
     invitation, token = request.find_service(IWorkspaceService).invite(args.workspace, args.email, args.role,
                                                                        invited_by=None)
     return {"workspace_id": str(args.workspace), "email": invitation.email, "role": invitation.role,
-            "invitation_url": f"{portal_base_url(request.registry.settings)}/invitations?token={token}",
+            "invitation_url": f"{portal_base_url(app_settings(request.registry))}/invitations?token={token}",
             "expires_at": invitation.expires_at.isoformat()}

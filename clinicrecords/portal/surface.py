@@ -5,12 +5,16 @@ answers on that host only, at its root, and the API host has no `/portal/` at al
 """
 
 from clinicrecords.api.public_url import service_base_url
+from clinicrecords.settings import app_settings
 
 PORTAL_PATH = "/portal"
+# The path the portal's pages start with (`portal_prefix`), kept in the registry by clinicrecords.portal.web.
+PORTAL_PREFIX = "portal.prefix"
 
 
 def portal_host(settings):
-    return (settings.get("portal.host") or "").strip().lower()
+    """`portal.host` of the application's settings (an AppSettings), lower case; "" when unset."""
+    return settings.portal.host.strip().lower()
 
 
 def portal_prefix(settings):
@@ -22,7 +26,7 @@ def portal_base_url(settings):
     """The portal's public address, for links made outside a request (the operator CLI's invitations):
     `portal.url`; else https on `portal.host`; else /portal under the service's own address (`api.base_url`,
     or in development the host and port the server listens on)."""
-    configured = (settings.get("portal.url") or "").rstrip("/")
+    configured = settings.portal.url.rstrip("/")
     if configured:
         return configured
     if portal_host(settings):
@@ -40,7 +44,7 @@ def is_portal(environ, settings):
 
 
 def request_surface(request):
-    return "portal" if is_portal(request.environ, request.registry.settings) else "api"
+    return "portal" if is_portal(request.environ, app_settings(request.registry)) else "api"
 
 
 class SurfacePredicate:

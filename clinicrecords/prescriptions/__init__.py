@@ -8,6 +8,7 @@ from clinicrecords.prescriptions.resources import PrescriptionCollection
 from clinicrecords.prescriptions.schemas import PrescriptionOut
 from clinicrecords.prescriptions.seed import seed_prescriptions
 from clinicrecords.prescriptions.services import prescription_service_factory
+from clinicrecords.sandbox.interfaces import add_sandbox_seeder
 
 
 def includeme(config):
@@ -15,5 +16,5 @@ def includeme(config):
     config.register_service_factory(prescription_service_factory, iface=IPrescriptionService, context=Interface)
     config.add_representation("prescription", plain=prescription_json, fhir=prescription_fhir,
                               schema=PrescriptionOut)
-    config.add_sandbox_seeder(seed_prescriptions)
+    add_sandbox_seeder(config, seed_prescriptions)
     config.scan(".views")

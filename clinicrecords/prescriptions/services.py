@@ -4,6 +4,7 @@ import datetime
 import uuid
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.clinics.interfaces import clinic_scope
@@ -11,8 +12,10 @@ from clinicrecords.errors import InvalidInput
 from clinicrecords.patients.services import patient_exists, visible
 from clinicrecords.prescriptions.models import Prescription
 from clinicrecords.prescriptions.schemas import SOURCES, STATUSES
+from clinicrecords.prescriptions.interfaces import IPrescriptionService
 
 
+@implementer(IPrescriptionService)
 class PrescriptionService:
     def __init__(self, db):
         self.db = db

@@ -8,11 +8,12 @@ from clinicrecords.providers.resources import ProviderCollection
 from clinicrecords.providers.schemas import ProviderOut
 from clinicrecords.providers.seed import seed_providers
 from clinicrecords.providers.services import provider_service_factory
+from clinicrecords.sandbox.interfaces import add_sandbox_seeder
 
 
 def includeme(config):
     config.add_clinic_collection("providers", ProviderCollection)
     config.register_service_factory(provider_service_factory, iface=IProviderService, context=Interface)
     config.add_representation("provider", plain=provider_json, fhir=provider_fhir, schema=ProviderOut)
-    config.add_sandbox_seeder(seed_providers)
+    add_sandbox_seeder(config, seed_providers)
     config.scan(".views")

@@ -5,6 +5,7 @@ import re
 import uuid
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.clinics.interfaces import clinic_scope
@@ -12,6 +13,7 @@ from clinicrecords.errors import InvalidInput
 from clinicrecords.providers.models import Provider
 from clinicrecords.providers.npi import NPI_PATTERN, is_valid_npi, npi_check_digit, validate_npi
 from clinicrecords.providers.schemas import ROLES
+from clinicrecords.providers.interfaces import IProviderService
 
 __all__ = ["NPI_PATTERN", "ProviderService", "clinicians_among", "is_valid_npi", "npi_check_digit", "parse_licence",
            "provider_exists", "provider_service_factory", "validate_npi"]
@@ -30,6 +32,7 @@ def clinicians_among(db, provider_ids):
                       .order_by(Provider.family_name, Provider.id)).all()
 
 
+@implementer(IProviderService)
 class ProviderService:
     def __init__(self, db):
         self.db = db

@@ -11,19 +11,16 @@ from clinicrecords.clock import now
 from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.review.decisions import Decisions
 from clinicrecords.review.models import AutoAcceptPause, AutoAcceptSetting, Submission
+from clinicrecords.settings import app_settings
 
 NEVER_AUTOMATIC_ACTIONS = ("update", "retract", "no_known_allergies")
-DEFAULT_PAUSE_THRESHOLD = 100
-DEFAULT_PAUSE_WINDOW_MINUTES = 60
 
 
 def pause_settings(settings):
     """(threshold, window minutes): automatic acceptance pauses once a sender had `threshold` items accepted
     automatically in the clinic within the window (settings `review.auto_accept_pause_threshold`,
-    `review.auto_accept_pause_window_minutes`)."""
-    threshold = int(settings.get("review.auto_accept_pause_threshold", DEFAULT_PAUSE_THRESHOLD))
-    window = int(settings.get("review.auto_accept_pause_window_minutes", DEFAULT_PAUSE_WINDOW_MINUTES))
-    return threshold, window
+    `review.auto_accept_pause_window_minutes`: a ReviewSettings)."""
+    return settings.auto_accept_pause_threshold, settings.auto_accept_pause_window_minutes
 
 
 def connected_at_now(db, clinic, workspace_id):
@@ -92,7 +89,7 @@ class AutoAcceptance:
         return True
 
     def _unusual_volume(self, setting, submission):
-        threshold, window = pause_settings(self.registry.settings)
+        threshold, window = pause_settings(app_settings(self.registry).review)
         sender = (Submission.api_key_id if setting.sender_type == "key" else Submission.workspace_id)
         accepted = self.db.scalar(select(func.count()).select_from(Submission).where(
             sender == setting.sender_id, Submission.accepted_automatically.is_(True),

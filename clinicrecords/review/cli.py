@@ -5,6 +5,7 @@ from clinicrecords.review.representations import REVIEW_STATUSES, staff_submissi
 from clinicrecords.review.kinds import CHART_KINDS
 from clinicrecords.review.services import (StaffReview, accept_as_staff, decline_as_staff, pause_settings,
                                            review_item_as_staff)
+from clinicrecords.settings import app_settings
 
 
 def _staff(request, clinic_id):
@@ -112,7 +113,7 @@ def auto_accept_set(request, args):
 def auto_accept_show(request, args):
     staff = _staff(request, args.clinic)
     settings, pauses = staff.auto_accept_state()
-    threshold, window = pause_settings(request.registry.settings)
+    threshold, window = pause_settings(app_settings(request.registry).review)
     return {
         "pause_threshold": threshold, "pause_window_minutes": window,
         "settings": [_setting_json(staff, setting) for setting in settings],

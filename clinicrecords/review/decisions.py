@@ -4,6 +4,7 @@ the decision, the chart it reaches (through the kind's `ReviewKind`) and the `su
 from clinicrecords.clock import now
 from clinicrecords.errors import InvalidInput
 from clinicrecords.events.services import emit
+from clinicrecords.review.kinds import review_kinds
 from clinicrecords.review.models import Submission
 
 DECIDED_EVENT = "submission.decided"
@@ -18,7 +19,7 @@ class Decisions:
 
     def __init__(self, db, registry, clinic_id):
         self.db = db
-        self.kinds = registry["review.kinds"]
+        self.kinds = review_kinds(registry)
         self.clinic_id = clinic_id
 
     def kind(self, resource_type):

@@ -1,15 +1,19 @@
 """What the review queue needs from the context that owns a kind of item (registered with
-`config.add_review_kind(kind)`): how an accepted submission reaches the chart, and how a pending one is
+`add_review_kind(config, kind)`): how an accepted submission reaches the chart, and how a pending one is
 changed by its sender."""
 
 import abc
 import datetime
 from dataclasses import dataclass
 
+from pyramid.exceptions import ConfigurationError
+
+from clinicrecords.events.services import permit_submission_kind
+
 
 # The chart kinds the review queue holds, as the API names them (`resource_type`): what a submission list
 # filters by, what `item review --kind` and `auto-accept set --kinds` take, and what the document lists. The
-# context that owns each registers one `ReviewKind` for it (`config.add_review_kind`): the queue refuses a
+# context that owns each registers one `ReviewKind` for it (`add_review_kind`): the queue refuses a
 # kind not named here and a name no kind was registered for.
 CHART_KINDS = ("allergy", "condition", "medication_statement", "referral")
 
@@ -59,3 +63,27 @@ class ReviewKind(abc.ABC):
 
 def from_iso(value):
     return datetime.date.fromisoformat(value) if value else None
+
+
+# {resource type: ReviewKind}, as the contexts registered them, kept in the registry.
+REVIEW_KINDS = "review.kinds"
+
+
+def add_review_kind(config, kind):
+    """Register the context's `ReviewKind` (any context, in any order of inclusion): one of `CHART_KINDS`."""
+    if kind.resource_type not in CHART_KINDS:
+        raise ConfigurationError(f"{kind.resource_type!r} is not a chart kind (clinicrecords.review.kinds)")
+    review_kinds(config.registry)[kind.resource_type] = kind
+    # The event announcing a decision is seen with the permission the kind is sent with.
+    permit_submission_kind(kind.resource_type, kind.write_permission)
+
+
+def check_every_kind_registered(registry):
+    missing = [name for name in CHART_KINDS if name not in review_kinds(registry)]
+    if missing:
+        raise ConfigurationError(f"no review kind registered for {', '.join(missing)}")
+
+
+def review_kinds(registry):
+    """{resource type: ReviewKind} of every kind registered."""
+    return registry.setdefault(REVIEW_KINDS, {})

@@ -9,6 +9,7 @@ import uuid
 
 from sqlalchemy import String, Uuid, bindparam, insert, select
 from sqlalchemy.orm import make_transient_to_detached
+from zope.interface import implementer
 
 from clinicrecords.api.canonical import canonical_hash
 from clinicrecords.api.pagination import keyset_page
@@ -19,6 +20,7 @@ from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.patients.services import visible
 from clinicrecords.review.auto_accept import AutoAcceptance, pause_settings
 from clinicrecords.review.decisions import Decisions, ReviewError, locked_submission
+from clinicrecords.review.interfaces import ISubmissionService, review_kinds
 from clinicrecords.review.models import Submission
 from clinicrecords.review.queue import ANY_SENDER, find_submission, pending_senders, pending_submissions
 from clinicrecords.review.staff import StaffReview, accept_as_staff, decline_as_staff, review_item_as_staff
@@ -60,6 +62,8 @@ _INSERT_SUBMISSION = Prebuilt(insert(Submission.__table__).returning(Submission.
 SentSubmission = collections.namedtuple("SentSubmission", _SENT_COLUMNS + ("submitted_at",))
 
 
+@implementer(ISubmissionService)
+@implementer(ISubmissionService)
 class SubmissionService:
     """The API side: what the calling key (the scope's identity) sends to the scope's clinic and may follow.
     `registry` holds the review kinds and the automatic-acceptance settings."""
@@ -125,7 +129,7 @@ class SubmissionService:
 
     def get_own(self, submission_id):
         """The caller's own submission, or None (absent, another sender's, or a restricted patient's)."""
-        return self.db.scalar(self._own(list(self.registry["review.kinds"])).where(Submission.id == submission_id))
+        return self.db.scalar(self._own(list(review_kinds(self.registry))).where(Submission.id == submission_id))
 
     def list_own(self, kinds, query, cursors):
         statement = self._own(kinds)
@@ -151,7 +155,7 @@ class SubmissionService:
         a reference naming another of the sender's submissions is 409 client_reference_conflict. It stays
         pending (a change is never accepted automatically) with its id, target and submitted_at."""
         submission = self._own_pending(submission)
-        kind = self.registry["review.kinds"][submission.resource_type]
+        kind = review_kinds(self.registry)[submission.resource_type]
         revision = kind.revise(self.scope, self.registry, submission, patch)
         reference = revision.client_reference
         if reference is not None and reference != submission.client_reference:

@@ -10,6 +10,7 @@ from clinicrecords.api.render import iso
 from clinicrecords.clock import now
 from clinicrecords.review.auto_accept import connected_at_now
 from clinicrecords.review.decisions import Decisions, ReviewError, locked_submission
+from clinicrecords.review.kinds import review_kinds
 from clinicrecords.review.models import AutoAcceptPause, AutoAcceptSetting, Submission
 from clinicrecords.review.representations import staff_submission_json
 
@@ -64,7 +65,7 @@ class StaffReview:
 
     def review_item(self, kind, item_id, staff_id=None):
         """Mark an automatically accepted item reviewed: it then reads confirmed."""
-        handler = self.registry["review.kinds"].get(kind)
+        handler = review_kinds(self.registry).get(kind)
         if handler is None:
             raise ReviewError(f"unknown kind {kind}")
         item = self.db.get(handler.model, item_id)
@@ -84,9 +85,10 @@ class StaffReview:
     # Automatic acceptance settings
 
     def set_auto_accept(self, kinds, enabled, key_id=None, workspace_id=None):
-        unknown = sorted(set(kinds) - set(self.registry["review.kinds"]))
+        registered = review_kinds(self.registry)
+        unknown = sorted(set(kinds) - set(registered))
         if unknown or not kinds:
-            raise ReviewError(f"--kinds takes {', '.join(sorted(self.registry['review.kinds']))}"
+            raise ReviewError(f"--kinds takes {', '.join(sorted(registered))}"
                               + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
         if key_id is not None:
             sender_type = "key"

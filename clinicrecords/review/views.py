@@ -4,14 +4,14 @@ from clinicrecords.access.interfaces import DerivedPermission
 from clinicrecords.api.pagination import list_cursors
 from clinicrecords.api.representations import render_one, render_page
 from clinicrecords.clinics.interfaces import clinic_scope
-from clinicrecords.review.interfaces import ISubmissionService
+from clinicrecords.review.interfaces import ISubmissionService, review_kinds
 from clinicrecords.review.resources import SubmissionCollection, SubmissionResource
 from clinicrecords.review.schemas import SubmissionChange, SubmissionListQuery
 
 
 def _readable_kinds(request, context):
     granted = clinic_scope(context).granted
-    return [name for name, kind in request.registry["review.kinds"].items()
+    return [name for name, kind in review_kinds(request.registry).items()
             if {kind.read_permission, kind.write_permission} & granted]
 
 

@@ -11,6 +11,7 @@ from clinicrecords.api.public_url import service_base_url
 from clinicrecords.clinics.services import create_clinic
 from clinicrecords.onboarding.interfaces import IBusinessProfile
 from clinicrecords.sandbox import seed_sandbox
+from clinicrecords.settings import app_settings
 
 DEMO_WORKSPACE_ID = uuid.UUID("00000000-0000-4000-8000-00000000d001")
 DEMO_CLINIC_ID = uuid.UUID("00000000-0000-4000-8000-00000000c001")
@@ -72,7 +73,7 @@ def _kept_keys(request, path):
         keys = {role: str(stored[role]) for role in ("clinic", "live", "test")}
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    pepper = request.registry.settings["secrets.key_pepper"]
+    pepper = app_settings(request.registry).secrets.key_pepper
     for role, key in keys.items():
         identity = authenticate(request.db, pepper, f"Bearer {key}")
         if identity is None or not _owner_matches(identity, role):
@@ -88,7 +89,7 @@ def _fresh_keys(request):
     for key in demo_keys:
         if key.revoked_at is None:
             services.revoke_key(db, key.key_id)
-    pepper = request.registry.settings["secrets.key_pepper"]
+    pepper = app_settings(request.registry).secrets.key_pepper
     return {"clinic": services.create_key(db, pepper, clinic_id=DEMO_CLINIC_ID)[1],
             "live": services.create_key(db, pepper, workspace_id=DEMO_WORKSPACE_ID, mode="live")[1],
             "test": services.create_key(db, pepper, workspace_id=DEMO_WORKSPACE_ID, mode="test")[1]}
@@ -108,7 +109,7 @@ def demo(request, args):
         keys = _fresh_keys(request)
         if args.keys_file:
             _store(args.keys_file, keys)
-    base_url = service_base_url(request.registry.settings)
+    base_url = service_base_url(app_settings(request.registry))
     return {
         "workspace_id": str(DEMO_WORKSPACE_ID),
         "clinic_id": str(DEMO_CLINIC_ID),

@@ -2,6 +2,7 @@
 
 from zope.interface import Interface
 
+from clinicrecords.sandbox.interfaces import add_sandbox_seeder
 from clinicrecords.scheduling.interfaces import IAppointmentService
 from clinicrecords.scheduling.representations import appointment_json
 from clinicrecords.scheduling.resources import AppointmentCollection
@@ -14,5 +15,5 @@ def includeme(config):
     config.add_clinic_collection("appointments", AppointmentCollection)
     config.register_service_factory(appointment_service_factory, iface=IAppointmentService, context=Interface)
     config.add_representation("appointment", plain=appointment_json, schema=AppointmentOut)
-    config.add_sandbox_seeder(seed_calendars)
+    add_sandbox_seeder(config, seed_calendars)
     config.scan(".views")

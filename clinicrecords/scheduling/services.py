@@ -7,6 +7,7 @@ import uuid
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from zope.interface import implementer
 
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem, invalid
@@ -18,8 +19,10 @@ from clinicrecords.providers.services import clinicians_among, provider_exists
 from clinicrecords.scheduling.calendar import SLOT, clinic_zone, is_aligned, overlaps, within_hours
 from clinicrecords.scheduling.models import Appointment, CalendarBlock, WorkingHours
 from clinicrecords.scheduling.representations import is_editable_by
+from clinicrecords.scheduling.interfaces import IAppointmentService
 
 
+@implementer(IAppointmentService)
 class AppointmentService:
     def __init__(self, db, clinic):
         self.db = db

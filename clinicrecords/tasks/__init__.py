@@ -15,7 +15,7 @@ from huey import Huey
 from huey.storage import MemoryStorage, RedisStorage, SqliteStorage
 from pyramid.scripting import prepare
 
-from clinicrecords.settings import as_bool, var_dir
+from clinicrecords.settings import app_settings, var_dir
 
 HUEY_NAME = "clinicrecords"
 
@@ -26,17 +26,21 @@ _state = {"registry": None}
 
 
 def configure(settings):
-    backend = settings.get("huey.backend", "sqlite")
+    """The queue's storage from the typed settings (`huey.*`)."""
+    queue = settings.queue
+    backend = queue.backend
     if backend == "sqlite":
-        filename = settings.get("huey.sqlite_path") or str(var_dir(settings) / "huey.db")
+        filename = queue.sqlite_path or str(var_dir(settings) / "huey.db")
         huey.storage_class, huey.storage_kwargs = SqliteStorage, {"filename": filename}
     elif backend == "redis":
-        huey.storage_class, huey.storage_kwargs = RedisStorage, {"url": settings["huey.redis_url"]}
+        if not queue.redis_url:
+            raise ValueError("huey.backend = redis needs huey.redis_url")
+        huey.storage_class, huey.storage_kwargs = RedisStorage, {"url": queue.redis_url}
     elif backend == "memory":
         huey.storage_class, huey.storage_kwargs = MemoryStorage, {}
     else:
         raise ValueError(f"huey.backend must be sqlite, redis or memory, not {backend!r}")
-    huey.immediate = as_bool(settings.get("huey.immediate", False))
+    huey.immediate = queue.immediate
     huey.storage = huey.create_storage()
 
 
@@ -97,6 +101,6 @@ def _enqueue(request, task_function, *args, **kwargs):
 
 
 def includeme(config):
-    configure(config.get_settings())
+    configure(app_settings(config.registry))
     _state["registry"] = config.registry
     config.add_request_method(_enqueue, "enqueue")

@@ -12,6 +12,7 @@ from clinicrecords.errors import InvalidInput
 from clinicrecords.insurance import services as insurance
 from clinicrecords.inventory import services as inventory
 from clinicrecords.review import services as review
+from clinicrecords.settings import app_settings
 from clinicrecords.test_helpers import schemas
 from clinicrecords.test_helpers.resources import (Coverages, Encounters, Items, Referrals, SandboxClinic,
                                                   Stock, Submissions, Till)
@@ -119,14 +120,14 @@ def set_stock(context, request):
     body = request.validated
     return _run(context, request, "stock.set", lambda clinic: inventory.set_stock_as_staff(
         request.db, inventory.network_projection(request.registry), clinic, body["item_id"], body["quantity"],
-        request.registry.settings))
+        app_settings(request.registry).inventory))
 
 
 @view_config(context=Till, name="report", request_method="POST", permission=TEST_HELPERS,
              idempotency="optional", openapi=_doc("Sandbox: the till reports its stock (fresh)", errors=[]))
 def report_till(context, request):
     return _run(context, request, "till.report", lambda clinic: inventory.report_till_as_staff(
-        request.db, inventory.network_projection(request.registry), clinic, request.registry.settings))
+        request.db, inventory.network_projection(request.registry), clinic, app_settings(request.registry).inventory))
 
 
 @view_config(context=Till, name="stale", request_method="POST", permission=TEST_HELPERS,
@@ -134,7 +135,7 @@ def report_till(context, request):
              openapi=_doc("Sandbox: the till stops reporting (every band reads unknown)", errors=[]))
 def stale_till(context, request):
     return _run(context, request, "till.stale", lambda clinic: inventory.mark_till_stale_as_staff(
-        request.db, inventory.network_projection(request.registry), clinic, request.registry.settings))
+        request.db, inventory.network_projection(request.registry), clinic, app_settings(request.registry).inventory))
 
 
 @view_config(context=SandboxClinic, name="reset", request_method="POST", permission=TEST_HELPERS,

@@ -14,6 +14,7 @@ from sqlalchemy import text
 from clinicrecords.access.ratelimit import RateLimiter
 from clinicrecords.access.ratelimit_stores import PostgresStore, RedisStore
 from clinicrecords.db import make_engine
+from clinicrecords.settings import app_settings
 
 
 class _Identity:
@@ -60,7 +61,7 @@ def test_both_stores_read_a_whole_month_alike(engine, redis_url):
 
 
 def test_the_pooled_connection_comes_back_clean(app):
-    engine = make_engine(app.registry.settings, pool_size=1, max_overflow=0)
+    engine = make_engine(app_settings(app.registry), pool_size=1, max_overflow=0)
     try:
         PostgresStore(engine).hit(uuid.uuid4(), _at(0, 0), 10, workspace_id=None, month=_at(0, 0).date(),
                                   mode="live")

@@ -148,10 +148,14 @@ def test_the_redis_store_counts_like_the_postgres_one(redis_url):
 def test_the_backend_is_chosen_by_the_settings(engine):
     from clinicrecords.access.ratelimit import make_store
     from clinicrecords.access.ratelimit_stores import RedisStore
+    from clinicrecords.settings import RateLimitSettings, read_section
 
-    assert isinstance(make_store({}, engine), PostgresStore)
-    assert isinstance(make_store({"ratelimit.backend": "redis", "ratelimit.redis_url": "redis://127.0.0.1:1/0"},
-                                 engine), RedisStore)
+    def store(settings):
+        return make_store(read_section(RateLimitSettings, settings), engine)
+
+    assert isinstance(store({}), PostgresStore)
+    assert isinstance(store({"ratelimit.backend": "redis", "ratelimit.redis_url": "redis://127.0.0.1:1/0"}),
+                      RedisStore)
     for settings in ({"ratelimit.backend": "redis"}, {"ratelimit.backend": "memcached"}):
         with pytest.raises(ValueError):
-            make_store(settings, engine)
+            store(settings)

@@ -12,7 +12,7 @@ import psycopg
 
 from clinicrecords.db import embedded
 from clinicrecords.db.joined import CLOCK_SETTING
-from clinicrecords.settings import var_dir
+from clinicrecords.settings import read, var_dir
 
 _NOW = f"""
 CREATE OR REPLACE FUNCTION pg_catalog.now() RETURNS timestamp with time zone
@@ -25,6 +25,6 @@ $$
 
 def install_moving_clock(settings):
     """Needs the embedded server's superuser; a suite on an outside DATABASE_URL keeps PostgreSQL's now()."""
-    url = embedded.superuser_url(var_dir(settings), settings["database.name"])
+    url = embedded.superuser_url(var_dir(read(settings)), settings["database.name"])
     with psycopg.connect(url, autocommit=True) as connection:
         connection.execute(_NOW)

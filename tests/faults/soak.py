@@ -120,12 +120,12 @@ def main(argv=None):
     from clinicrecords import make_config
     from clinicrecords.clinics.services import CLINIC_SCHEMAS
     from clinicrecords.db import embedded, migrations
-    from clinicrecords.settings import var_dir
+    from clinicrecords.settings import read, var_dir
     from tests.common.world import World
 
     settings = dict(get_appsettings(args.config, "main"))
     settings["database.name"] = "clinicrecords_soak"
-    embedded.drop_database(var_dir(settings), settings["database.name"])
+    embedded.drop_database(var_dir(read(settings)), settings["database.name"])
     app = make_config(settings).make_wsgi_app()
     migrations.migrate_all(app.registry["db.engine"], CLINIC_SCHEMAS, workers=2)
     report = run(app, World(app.registry), args.duration, out=sys.stdout)

@@ -41,6 +41,7 @@ from clinicrecords.inventory.bands import stock_band
 from clinicrecords.inventory.models import InventoryItem, StockMovement
 from clinicrecords.patients.imports.models import PatientImport, PatientImportRow
 from clinicrecords.patients.imports.tasks import resume_interrupted_imports
+from clinicrecords.settings import app_settings, read
 from clinicrecords.patients.models import Patient
 from clinicrecords.patients.schemas import PatientCreate
 from clinicrecords.review.models import Submission
@@ -72,11 +73,12 @@ def own_postgres(settings, monkeypatch):
     app = make_config(dict(settings, **overrides)).make_wsgi_app()
     server = embedded._servers[base / "pgdata"]
     try:
-        migrations.migrate_all(app.registry["db.engine"], CLINIC_SCHEMAS, workers=1, settings=app.registry.settings)
+        migrations.migrate_all(app.registry["db.engine"], CLINIC_SCHEMAS, workers=1,
+                               settings=app_settings(app.registry))
         yield app, server
     finally:
         app.registry["db.engine"].dispose()
-        tasks.configure(settings)
+        tasks.configure(read(settings))
         tasks._state.update(saved)
         embedded._servers.pop(base / "pgdata").cleanup()
         shutil.rmtree(base, ignore_errors=True)

@@ -12,6 +12,7 @@ from clinicrecords.inventory import batches, ledger
 from clinicrecords.inventory.models import StockBatch
 from clinicrecords.inventory.services import sweep_stale_tills
 from clinicrecords.listings.models import ListingClinic, ListingItem
+from clinicrecords.settings import InventorySettings, read_section
 from tests.inventory.conftest import AGE
 
 GTIN = "5012345678900"
@@ -160,8 +161,8 @@ def test_items_left_out_of_a_batch_are_not_zeroed(pharmacy, testapp, world):
 
 
 def test_the_rule_reads_its_settings():
-    rule = batches.ShrinkRule.from_settings({"inventory.batch_max_zeroed_share": "0.25",
-                                             "inventory.batch_shrink_min_items": "2"})
+    rule = batches.ShrinkRule.from_settings(read_section(InventorySettings, {
+        "inventory.batch_max_zeroed_share": "0.25", "inventory.batch_shrink_min_items": "2"}))
     assert rule == batches.ShrinkRule(0.25, 2)
     previous = {"a": 1, "b": 1, "c": 1, "d": 1, "e": 0}
     assert batches.shrink_reason(rule, previous, {"a": 0}) is None  # 1 of 4 = 25%: not more

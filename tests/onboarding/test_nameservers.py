@@ -4,6 +4,7 @@ import pytest
 
 from clinicrecords.onboarding.dns_lookup import (ENV_NAMESERVERS, NameserverError, TxtLookup,
                                                  parse_nameservers)
+from clinicrecords.settings import VerificationSettings, read_section
 
 
 def test_hosts_and_ports():
@@ -21,11 +22,14 @@ def test_bad_entries_stop_start_up(text):
 
 
 def test_the_environment_variable_overrides_the_setting():
+    def lookup_from(settings, environ):
+        return TxtLookup.from_settings(read_section(VerificationSettings, settings, environ))
+
     settings = {"verification.nameservers": "192.0.2.1", "verification.dns_timeout_seconds": "2.5"}
-    assert TxtLookup.from_settings(settings, environ={}).nameservers == [("192.0.2.1", 53)]
-    lookup = TxtLookup.from_settings(settings, environ={ENV_NAMESERVERS: "127.0.0.1:5353"})
+    assert lookup_from(settings, environ={}).nameservers == [("192.0.2.1", 53)]
+    lookup = lookup_from(settings, environ={ENV_NAMESERVERS: "127.0.0.1:5353"})
     assert (lookup.nameservers, lookup.timeout) == ([("127.0.0.1", 5353)], 2.5)
-    assert TxtLookup.from_settings({}, environ={}).nameservers == []  # the system resolver
+    assert lookup_from({}, environ={}).nameservers == []  # the system resolver
 
 
 def test_the_application_reads_the_environment_variable_at_start(make_app, monkeypatch):

@@ -2,6 +2,7 @@ import pytest
 import webtest
 
 from clinicrecords import tasks
+from clinicrecords.settings import read
 
 
 @pytest.fixture
@@ -11,4 +12,4 @@ def queued_app(make_app, settings):
     wsgi_app = make_app(**{"huey.immediate": "false", "huey.backend": "memory",
                            "patient_imports.wait_seconds": "0"})
     yield webtest.TestApp(wsgi_app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
-    tasks.configure(settings)
+    tasks.configure(read(settings))

@@ -11,7 +11,7 @@ from clinicrecords.cli import build_parser
 COMMANDS = {
     "audit", "auto-accept", "calendar", "care-provider", "claim", "clinic", "connection", "coverage", "demo",
     "dispensing", "encounter", "insurer", "item", "key", "listing", "listings", "migrate", "patient", "payer",
-    "payment-advice", "portal", "prescription", "provider", "referral", "requests", "stock", "submission",
+    "payment-advice", "portal", "prescription", "provider", "referral", "requests", "routes", "stock", "submission",
     "till", "usage", "webhook", "workspace",
 }
 

@@ -4,21 +4,21 @@ factory registered for any context; built on first use, never shared between req
 import pytest
 from pyramid.config import Configurator
 from pyramid.request import apply_request_extensions
-from zope.interface import Interface
+from zope.interface import Attribute, Interface
 
 from clinicrecords import ClinicRecordsRequest
 
 
 class IPerRequest(Interface):
-    pass
+    label = Attribute("which registration built it")
 
 
 class IPerContext(Interface):
-    pass
+    label = Attribute("which registration built it")
 
 
 class IUnregistered(Interface):
-    pass
+    label = Attribute("which registration built it")
 
 
 SINGLETON = object()

@@ -41,11 +41,12 @@ def test_a_task_s_return_value_is_not_kept_in_redis(settings, redis_url, app):
     """Nobody reads task results: kept, they would fill Redis one entry per webhook delivery (the rehearsal
     found it), and with noeviction a full Redis refuses every write."""
     from clinicrecords import tasks
+    from clinicrecords.settings import read
 
-    tasks.configure({**settings, "huey.backend": "redis", "huey.redis_url": redis_url, "huey.immediate": "false"})
+    tasks.configure(read({**settings, "huey.backend": "redis", "huey.redis_url": redis_url, "huey.immediate": "false"}))
     try:
         answer("kept?")
         tasks.huey.execute(tasks.huey.dequeue())
         assert tasks.huey.storage.conn.keys("huey.results.*") == [] and tasks.huey.pending_count() == 0
     finally:
-        tasks.configure(settings)
+        tasks.configure(read(settings))

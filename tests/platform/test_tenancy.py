@@ -8,13 +8,14 @@ from sqlalchemy.exc import ProgrammingError
 from sqlalchemy.orm import Session
 
 from clinicrecords.db import make_engine
+from clinicrecords.settings import read
 from clinicrecords.db.tenancy import bind_to_clinic, schema_name
 from clinicrecords.patients.models import Patient
 
 
 @pytest.fixture
 def one_connection_engine(settings, app):
-    engine = make_engine(settings, pool_size=1, max_overflow=0)
+    engine = make_engine(read(settings), pool_size=1, max_overflow=0)
     yield engine
     engine.dispose()
 

@@ -12,7 +12,7 @@ from clinicrecords.clinics.models import Clinic
 from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic
 from clinicrecords.db import embedded, make_engine, migrations
 from clinicrecords.db.tenancy import schema_name
-from clinicrecords.settings import var_dir
+from clinicrecords.settings import read, var_dir
 
 REVISION = '''import sqlalchemy as sa
 from alembic import op
@@ -33,8 +33,8 @@ def scale_engine(settings):
     if os.environ.get("DATABASE_URL"):
         pytest.fail("this test needs the embedded PostgreSQL (it makes a database of its own)")
     settings = dict(settings, **{"database.name": "clinicrecords_test_tenant_scale"})
-    embedded.drop_database(var_dir(settings), settings["database.name"])
-    engine = make_engine(settings)
+    embedded.drop_database(var_dir(read(settings)), settings["database.name"])
+    engine = make_engine(read(settings))
     migrations.migrate_all(engine, CLINIC_SCHEMAS)
     yield engine
     engine.dispose()
@@ -67,7 +67,7 @@ def _backend_pid(engine):
 
 
 def test_a_pooled_connection_is_replaced_after_its_allowed_number_of_uses(settings, app):
-    engine = make_engine(dict(settings, **{"database.pool_max_uses": "3"}), pool_size=1, max_overflow=0)
+    engine = make_engine(read(dict(settings, **{"database.pool_max_uses": "3"})), pool_size=1, max_overflow=0)
     try:
         first = [_backend_pid(engine) for _ in range(3)]
         second = [_backend_pid(engine) for _ in range(3)]

@@ -10,6 +10,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from clinicrecords.db import make_engine
+from clinicrecords.settings import read
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.patients.models import Patient
 from tests.pooling.conftest import pooled_settings
@@ -66,7 +67,7 @@ def test_no_read_answers_from_another_clinic_through_the_pooler(settings, pgboun
     clinics, names = _clinics(world)
     own = {clinic_id: patient for clinic_id, patient, _ in clinics}
     for database in ("clinicrecords_one", "clinicrecords_test"):
-        engine = make_engine(pooled_settings(settings, pgbouncer, database_url=pgbouncer.url(database)))
+        engine = make_engine(read(pooled_settings(settings, pgbouncer, database_url=pgbouncer.url(database))))
         try:
             found, errors = _read_interleaved(engine, clinics)
         finally:
@@ -83,7 +84,7 @@ def test_the_probe_sees_the_breach_when_statements_are_prepared(settings, pgboun
     the report found (a read from the other clinic, or a clash of statement names), or it proves nothing."""
     clinics, names = _clinics(world)
     own = {clinic_id: patient for clinic_id, patient, _ in clinics}
-    engine = make_engine(pooled_settings(settings, pgbouncer, database_url=pgbouncer.url("clinicrecords_one")),
+    engine = make_engine(read(pooled_settings(settings, pgbouncer, database_url=pgbouncer.url("clinicrecords_one"))),
                          connect_args={"prepare_threshold": 5, "application_name": "probe"})
     try:
         found, errors = _read_interleaved(engine, clinics)

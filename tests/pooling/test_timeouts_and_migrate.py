@@ -6,7 +6,7 @@ from sqlalchemy import create_engine, exc, text
 from clinicrecords.db import make_engine
 from clinicrecords.db.direct import MIGRATE_LOCK_KEY
 from clinicrecords.db.session_settings import timeouts, verify_timeouts
-from clinicrecords.settings import SettingsError
+from clinicrecords.settings import SettingsError, read
 from tests.common.cli import admin, ok, refused
 from tests.pooling.conftest import pooled_settings
 
@@ -19,7 +19,7 @@ def _ini(tmp_path, settings_lines):
 
 
 def test_every_server_connection_behind_the_pooler_carries_the_timeouts(settings, pgbouncer):
-    engine = make_engine(pooled_settings(settings, pgbouncer))
+    engine = make_engine(read(pooled_settings(settings, pgbouncer)))
     try:
         seen = set()
         for _ in range(6):  # several transactions: the pooler may hand each another server connection
@@ -27,24 +27,24 @@ def test_every_server_connection_behind_the_pooler_carries_the_timeouts(settings
                 seen.add(connection.scalar(text("SELECT pg_backend_pid()")))
                 assert connection.scalar(text("SHOW statement_timeout")) == "30s"
                 assert connection.scalar(text("SHOW idle_in_transaction_session_timeout")) == "1min"
-        verify_timeouts(engine, settings)
-        assert timeouts(settings) == {"statement_timeout": 30000, "idle_in_transaction_session_timeout": 60000}
+        verify_timeouts(engine, read(settings))
+        assert timeouts(read(settings)) == {"statement_timeout": 30000, "idle_in_transaction_session_timeout": 60000}
     finally:
         engine.dispose()
 
 
 def test_a_server_refuses_to_serve_through_a_pooler_without_the_configured_timeouts(settings, pgbouncer):
-    engine = make_engine(pooled_settings(settings, pgbouncer))
+    engine = make_engine(read(pooled_settings(settings, pgbouncer)))
     try:
         with pytest.raises(SettingsError, match="migrate"):
-            verify_timeouts(engine, dict(settings, **{"database.statement_timeout_ms": "5000"}))
+            verify_timeouts(engine, read(dict(settings, **{"database.statement_timeout_ms": "5000"})))
     finally:
         engine.dispose()
 
 
 def test_direct_startup_options_do_not_pass_a_stock_pgbouncer(settings, pgbouncer):
     """Why `database.pooled` exists: the direct connection's `options` parameter is refused by PgBouncer."""
-    engine = make_engine(dict(settings, database_url=pgbouncer.url()))
+    engine = make_engine(read(dict(settings, database_url=pgbouncer.url())))
     try:
         with pytest.raises(exc.OperationalError, match="unsupported startup parameter"):
             engine.connect().close()

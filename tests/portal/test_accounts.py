@@ -11,6 +11,7 @@ from sqlalchemy import func, select, update
 
 from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.accounts.passwords import Passwords
+from clinicrecords.settings import PortalSettings, read_section
 from clinicrecords.portal.web.models import PortalSession
 from clinicrecords.portal.web.sessions import SessionService
 from tests.conftest import ROOT
@@ -37,10 +38,11 @@ def test_sign_up_signs_in_and_stores_only_an_argon2id_hash(app, engine):
 
 
 def test_argon2_parameters_are_the_librarys_defaults_unless_the_settings_lighten_them(settings):
-    assert Passwords.from_settings({}).parameters == (3, 65536, 4)  # argon2-cffi's RFC 9106 low-memory profile
+    # argon2-cffi's RFC 9106 low-memory profile
+    assert Passwords.from_settings(PortalSettings()).parameters == (3, 65536, 4)
     for shipped in ("production.ini", "development.ini"):
         assert not [name for name in get_appsettings(str(ROOT / shipped), "main") if name.startswith("portal.argon2")]
-    light = Passwords.from_settings(settings)
+    light = Passwords.from_settings(read_section(PortalSettings, settings))
     assert light.parameters == (1, 64, 1)
     stored = light.hash(PASSWORD)
     assert "m=64,t=1,p=1" in stored and light.verify(stored, PASSWORD) and not light.verify(stored, PASSWORD + "x")
@@ -55,7 +57,7 @@ def test_a_hash_made_with_other_parameters_is_replaced_at_the_next_log_in(app, e
     _log_in(browser(app), email, PASSWORD)
     with engine.connect() as connection:
         stored = connection.scalar(select(Account.password_hash).where(Account.email == email))
-    assert "m=64,t=1,p=1" in stored and Passwords.from_settings({}).verify(stored, PASSWORD)
+    assert "m=64,t=1,p=1" in stored and Passwords.from_settings(PortalSettings()).verify(stored, PASSWORD)
 
 
 @pytest.mark.parametrize("email, password, field, message", [
@@ -270,7 +272,7 @@ def test_pruning_removes_only_what_no_longer_counts(world, app):
         db.add(LoginFailure(email=email, address="10.9.9.9", at=now - 30 * hour))
         db.add(LoginFailure(email=email, address="10.9.9.9", at=now - datetime.timedelta(minutes=5)))
     with world.db() as db:
-        assert prune(db, {}, now=now) == {"sessions": 2, "login_failures": 1, "one_time_reads": 0}
+        assert prune(db, PortalSettings(), now=now) == {"sessions": 2, "login_failures": 1, "one_time_reads": 0}
     with world.db() as db:
         left = db.query(PortalSession.created_at).filter(PortalSession.account_id == account_id).all()
         assert sorted(row.created_at for row in left) == [now - 3 * hour, now - 2 * hour]

@@ -12,6 +12,7 @@ from clinicrecords.access.models import ApiKey
 from clinicrecords.portal.web.models import OneTimeRead
 from clinicrecords.portal.web.once import LIFETIME
 from clinicrecords.portal.web.tasks import prune
+from clinicrecords.settings import PortalSettings
 from tests.portal.console_helpers import staff_browser
 from tests.portal.helpers import PASSWORD, browser, secret_of, signed_up, submit, with_workspace
 
@@ -59,7 +60,7 @@ def test_a_stash_lives_minutes_and_is_pruned(app, engine, world):
     submit(client.get(f"/portal/workspaces/{workspace_id}/keys/new"), "new-key", mode="test", status=303)
     with world.db() as db:
         later = datetime.datetime.now(datetime.UTC) + LIFETIME + datetime.timedelta(seconds=1)
-        assert prune(db, {}, now=later)["one_time_reads"] == 1
+        assert prune(db, PortalSettings(), now=later)["one_time_reads"] == 1
         assert db.scalar(select(func.count()).select_from(OneTimeRead)) == 0
 
 

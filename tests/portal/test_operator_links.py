@@ -79,4 +79,4 @@ def test_portal_url_when_set_is_the_links_base(world, ini_with, monkeypatch):
     (None, {}, "http://localhost:6543"),
 ])
 def test_the_local_base_url_of_a_listen_address(listen, environ, base):
-    assert local_base_url({"server.listen": listen} if listen else {}, environ) == base
+    assert local_base_url(listen, environ) == base

@@ -10,6 +10,7 @@ from sqlalchemy import select, text
 
 from clinicrecords.api.request_log import KeyedRequest
 from clinicrecords.db import make_engine
+from clinicrecords.settings import read
 from clinicrecords.request_log.models import RequestLogEntry
 from clinicrecords.request_log.paths import route_words
 from clinicrecords.request_log.writer import RequestLogWriter
@@ -25,7 +26,7 @@ def make_writer(settings, registry):
     made = []
 
     def make(**options):
-        made.append(RequestLogWriter(lambda: make_engine(settings, pool_size=1, max_overflow=0),
+        made.append(RequestLogWriter(lambda: make_engine(read(settings), pool_size=1, max_overflow=0),
                                      lambda: route_words(registry), **options))
         return made[-1]
 
@@ -85,7 +86,7 @@ def test_the_thread_writes_by_itself_in_batches(make_writer, stored):
 
 
 def test_a_failed_write_loses_its_batch_and_says_so(settings, registry, make_writer, caplog):
-    writer = RequestLogWriter(lambda: make_engine({**settings, "database.name": "no_such_database"}),
+    writer = RequestLogWriter(lambda: make_engine(read({**settings, "database.name": "no_such_database"})),
                               lambda: route_words(registry), interval=3600)
     writer.append(entry(uuid.uuid4()))
     writer.append(entry(uuid.uuid4()))
@@ -97,7 +98,7 @@ def test_a_failed_write_loses_its_batch_and_says_so(settings, registry, make_wri
 def test_after_its_connection_is_cut_the_next_batch_reconnects(settings, registry, engine, stored, caplog):
     name = f"reqlog-test-{uuid.uuid4().hex[:8]}"
     writer = RequestLogWriter(
-        lambda: make_engine({**settings, "database.application_name": name}, pool_size=1),
+        lambda: make_engine(read({**settings, "database.application_name": name}), pool_size=1),
         lambda: route_words(registry), interval=3600)
     owner = uuid.uuid4()
     try:

@@ -16,7 +16,7 @@ from clinicrecords import make_config, tasks
 from clinicrecords.clinics.models import Clinic
 from clinicrecords.db import embedded, migrations
 from clinicrecords.events.secret_box import SecretBox, SecretBoxError, new_key_entry
-from clinicrecords.settings import SettingsError, var_dir
+from clinicrecords.settings import SettingsError, read, var_dir
 from tests.common.cli import ok, refused
 from tests.conftest import ROOT, TESTING_INI
 from tests.events.support import Receiver, emit_events
@@ -153,18 +153,19 @@ def test_new_key_refuses_bad_ids(argv):
 def scratch_engine(settings):
     """A database of its own on the embedded server, for migrating the control schema from an old revision."""
     name = "clinicrecords_c15_" + uuid.uuid4().hex[:8]
-    url = embedded.database_url(var_dir(settings), name)
+    url = embedded.database_url(var_dir(read(settings)), name)
     engine = create_engine(url, poolclass=NullPool)
     yield engine
     engine.dispose()
-    embedded.drop_database(var_dir(settings), name)
+    embedded.drop_database(var_dir(read(settings)), name)
 
 
 def _control_to(engine, revision, settings=None, downgrade=False):
     with engine.begin() as connection:
         connection.execute(text("CREATE SCHEMA IF NOT EXISTS control"))
         migrations.prepare_migration_transaction(connection, "control")
-        config = migrations.alembic_config("control", connection, "control", settings=settings)
+        config = migrations.alembic_config("control", connection, "control",
+                                           settings=None if settings is None else read(settings))
         (command.downgrade if downgrade else command.upgrade)(config, revision)
 
 

@@ -10,6 +10,7 @@ from clinicrecords.insurance.services import activate_coverage_as_staff, confirm
 from clinicrecords.inventory.services import (mark_till_stale_as_staff, network_projection, report_till_as_staff,
                                               set_stock_as_staff)
 from clinicrecords.sandbox.interfaces import sandbox_id
+from clinicrecords.settings import app_settings
 from tests.common.cli import ok
 
 PARACETAMOL = sandbox_id("inventory-item:paracetamol-500")
@@ -48,7 +49,7 @@ def test_staff_actions_run_on_a_plain_session_bound_to_the_clinic(world):
     clinic_id = _sandbox(world)
     with world.db() as db:
         clinic = open_clinic(db, clinic_id)
-        settings, projection = world.registry.settings, network_projection(world.registry)
+        settings, projection = app_settings(world.registry).inventory, network_projection(world.registry)
         assert set_stock_as_staff(db, projection, clinic, PARACETAMOL, 3, settings)["quantity"] == 3
         assert report_till_as_staff(db, projection, clinic, settings)["stale"] is False
         assert mark_till_stale_as_staff(db, projection, clinic, settings) == {

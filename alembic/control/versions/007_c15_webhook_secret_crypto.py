@@ -32,7 +32,7 @@ def _box(connection, needed_for):
             raise RuntimeError(f"{count} webhook endpoint(s) need {SETTING} to {needed_for}: run "
                                "`clinicrecords-admin CONFIG migrate`")
         return None
-    return SecretBox.from_setting(settings.get(SETTING))
+    return SecretBox.from_setting(settings.secrets.webhook_keys)
 
 
 def upgrade():

@@ -9,11 +9,12 @@ from clinicrecords.patients.imports.resources import PatientImportCollection
 from clinicrecords.patients.imports.schemas import PatientImportOut
 from clinicrecords.patients.imports.seed import seed_patient_imports
 from clinicrecords.patients.imports.services import patient_import_service_factory
+from clinicrecords.sandbox.interfaces import add_sandbox_seeder
 
 
 def includeme(config):
     config.add_clinic_collection("patient-imports", PatientImportCollection)
     config.register_service_factory(patient_import_service_factory, iface=IPatientImportService, context=Interface)
     config.add_representation("patient_import", plain=patient_import_json, schema=PatientImportOut)
-    config.add_sandbox_seeder(seed_patient_imports)
+    add_sandbox_seeder(config, seed_patient_imports)
     config.scan(".views")

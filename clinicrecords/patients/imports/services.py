@@ -12,6 +12,7 @@ import time
 import uuid
 
 from sqlalchemy import delete, func, or_, select
+from zope.interface import implementer
 
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.schemas import ValidationError, error_pointers
@@ -21,6 +22,8 @@ from clinicrecords.events.services import emit
 from clinicrecords.patients.imports.formats import RowProblem, read_rows
 from clinicrecords.patients.imports.models import PatientImport, PatientImportRow, PatientImportRun
 from clinicrecords.patients.schemas import PatientCreate
+from clinicrecords.patients.interfaces import IPatientImportService
+from clinicrecords.settings import app_settings
 
 _row_schema = PatientCreate()
 
@@ -47,6 +50,7 @@ def empty_counts(failed=0):
     return {"created": 0, "flagged_duplicate": 0, "skipped_already_imported": 0, "failed": failed}
 
 
+@implementer(IPatientImportService)
 class PatientImportService:
     """`enqueue` queues a task after the commit (request.enqueue); `transaction` is the transaction manager
     that write_and_wait commits so the task can see the job."""
@@ -146,6 +150,6 @@ def announce_finished(db, clinic_id, job):
 
 
 def patient_import_service_factory(context, request):
-    wait_seconds = float(request.registry.settings.get("patient_imports.wait_seconds", 10))
+    wait_seconds = app_settings(request.registry).patient_imports.wait_seconds
     return PatientImportService(clinic_scope(context).db, wait_seconds, enqueue=request.enqueue,
                                 transaction=request.tm)

@@ -25,16 +25,13 @@ from clinicrecords.patients.imports.services import finish
 from clinicrecords.patients.models import Patient
 from clinicrecords.patients.schemas import PatientCreate
 from clinicrecords.patients.services import PatientService, visible_patients
+from clinicrecords.settings import app_settings
 from clinicrecords.tasks import huey, periodic_task, prepared_request, task
 
 log = logging.getLogger(__name__)
 
 WRITE_REFUSED = "The database refused this row when it was written; it and the rows after it were not written."
 INTERRUPTED = "The import was interrupted too many times; the rows after last_processed_row were not written."
-
-
-def _setting(request, name, default):
-    return float(request.registry.settings.get(f"patient_imports.{name}", default))
 
 
 def row_hash(data):
@@ -86,12 +83,13 @@ def write_rows(request, clinic_id, import_id):
     """Write the job's remaining rows, one transaction each. Safe to run twice, concurrently, or after a crash."""
     db = request.db
     bind_to_clinic(db, clinic_id)
-    delay = _setting(request, "row_delay_seconds", 0)
+    settings = app_settings(request.registry).patient_imports
+    delay = settings.row_delay_seconds
     job = _locked_job(db, import_id)
     if job is None or job.status != "validating":
         return
     run = db.get(PatientImportRun, import_id)
-    if run is not None and run.resumes > int(_setting(request, "max_resumes", 3)):
+    if run is not None and run.resumes > settings.max_resumes:
         _fail(db, clinic_id, job, job.last_processed_row + 1, INTERRUPTED)
         _commit(request)
         return
@@ -140,7 +138,7 @@ def write_patient_import(request, clinic_id, import_id):
 def resume_interrupted_imports(request, now=None):
     """Queue again every import whose writer stopped beating (its worker died). Returns how many."""
     db = request.db
-    stale_after = datetime.timedelta(seconds=_setting(request, "stale_after_seconds", 60))
+    stale_after = datetime.timedelta(seconds=app_settings(request.registry).patient_imports.stale_after_seconds)
     now = now or db.scalar(select(func.now()))
     runs = db.scalars(select(PatientImportRun).where(PatientImportRun.heartbeat_at <= now - stale_after)
                       .order_by(PatientImportRun.created_at).with_for_update(skip_locked=True)).all()

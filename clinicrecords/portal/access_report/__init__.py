@@ -4,9 +4,10 @@ touched their records, as a page and a CSV download (issue 19 item 7)."""
 from clinicrecords.portal.access_report.interfaces import IAccessReport
 from clinicrecords.portal.access_report.resources import AccessReportPage
 from clinicrecords.portal.access_report.services import access_report_factory
+from clinicrecords.portal.staff.resources import add_clinic_child
 
 
 def includeme(config):
     config.register_service_factory(access_report_factory, iface=IAccessReport)
-    config.add_clinic_child("access", AccessReportPage)
+    add_clinic_child(config, "access", AccessReportPage)
     config.scan(".views")

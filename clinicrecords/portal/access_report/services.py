@@ -7,6 +7,7 @@ import uuid
 from dataclasses import dataclass
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.audit.services import entries_naming
@@ -14,6 +15,7 @@ from clinicrecords.clinics.services import open_clinic
 from clinicrecords.csv_export import csv_text
 from clinicrecords.db.meta import TenantBase
 from clinicrecords.patients import services as patients
+from clinicrecords.portal.access_report.interfaces import IAccessReport
 from clinicrecords.portal.web.forms import FormError
 
 MAX_ENTRIES = 5000
@@ -38,6 +40,7 @@ def _patient_tables():
             if "patient_id" in table.c and "id" in table.c and table.name != "patients"]
 
 
+@implementer(IAccessReport)
 class AccessReport:
     def __init__(self, db):
         self.db = db

@@ -1,5 +1,6 @@
 import re
 
+from clinicrecords.portal.surface import PORTAL_PREFIX
 from clinicrecords.portal.web.forms import Form
 
 
@@ -33,7 +34,7 @@ def safe_next(request, target):
     """Where to go after logging in: only a path of the portal itself (never another site, never another
     header); anything else leads to the portal's home page."""
     home = request.portal_url("")
-    prefix = request.registry["portal.prefix"] + "/"
+    prefix = request.registry[PORTAL_PREFIX] + "/"
     if (target and target.startswith(prefix) and not target.startswith("//")
             and _PATH_AND_QUERY.sub("", target) == "" and not _DOT_SEGMENT.search(target.partition("?")[0])):
         return target

@@ -15,7 +15,8 @@ MAX_LENGTH = 128
 
 # The `portal.argon2.*` settings and the PasswordHasher arguments they set. Left out, argon2-cffi's defaults
 # apply (time cost 3, 64 MiB, 4 lanes: about 0.2 s of CPU per hash, the point of it).
-_PARAMETERS = {"time_cost": "time_cost", "memory_cost_kib": "memory_cost", "parallelism": "parallelism"}
+_PARAMETERS = {"argon2_time_cost": "time_cost", "argon2_memory_cost_kib": "memory_cost",
+               "argon2_parallelism": "parallelism"}
 
 
 class Passwords:
@@ -28,8 +29,9 @@ class Passwords:
 
     @classmethod
     def from_settings(cls, settings):
-        chosen = {argument: int(settings[f"portal.argon2.{name}"]) for name, argument in _PARAMETERS.items()
-                  if settings.get(f"portal.argon2.{name}")}
+        """From the `portal.*` settings (a PortalSettings)."""
+        chosen = {argument: getattr(settings, name) for name, argument in _PARAMETERS.items()
+                  if getattr(settings, name)}
         return cls(PasswordHasher(**chosen))
 
     @property

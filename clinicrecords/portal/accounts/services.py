@@ -4,8 +4,10 @@ method either does all of its work or raises `FormError` naming the field and ch
 import re
 
 from sqlalchemy import func, select
+from zope.interface import implementer
 
 from clinicrecords.clock import now
+from clinicrecords.portal.accounts.interfaces import IAccountService
 from clinicrecords.portal.accounts.models import Account
 from clinicrecords.portal.accounts.passwords import Passwords, password_problem
 from clinicrecords.portal.accounts.throttle import LoginThrottle, ThrottleRules, whole_minutes
@@ -33,6 +35,7 @@ def email_problem(email):
     return None
 
 
+@implementer(IAccountService)
 class AccountService:
     def __init__(self, db, passwords, throttle_rules=ThrottleRules(), clock=now):
         self.db = db
@@ -92,8 +95,8 @@ class AccountService:
 
 
 def account_service_factory(settings):
-    rules = ThrottleRules.from_settings(settings)
-    passwords = Passwords.from_settings(settings)
+    rules = ThrottleRules.from_settings(settings.portal)
+    passwords = Passwords.from_settings(settings.portal)
 
     def factory(context, request):
         return AccountService(request.db, passwords, rules)

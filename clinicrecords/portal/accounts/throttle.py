@@ -14,19 +14,20 @@ from dataclasses import dataclass
 from sqlalchemy import delete, select
 
 from clinicrecords.portal.accounts.models import LoginFailure
+from clinicrecords.settings import PortalSettings
 
 
 @dataclass(frozen=True)
 class ThrottleRules:
-    per_account_and_address: int = 5
-    per_address: int = 20
-    window: datetime.timedelta = datetime.timedelta(minutes=15)
+    per_account_and_address: int = PortalSettings.login_failures_per_account_and_address
+    per_address: int = PortalSettings.login_failures_per_address
+    window: datetime.timedelta = datetime.timedelta(minutes=PortalSettings.login_throttle_minutes)
 
     @classmethod
     def from_settings(cls, settings):
-        return cls(int(settings.get("portal.login_failures_per_account_and_address", cls.per_account_and_address)),
-                   int(settings.get("portal.login_failures_per_address", cls.per_address)),
-                   datetime.timedelta(minutes=int(settings.get("portal.login_throttle_minutes", 15))))
+        """From the `portal.*` settings (a PortalSettings)."""
+        return cls(settings.login_failures_per_account_and_address, settings.login_failures_per_address,
+                   datetime.timedelta(minutes=settings.login_throttle_minutes))
 
 
 def whole_minutes(wait):

@@ -4,9 +4,10 @@ default; the volume pause shown, and resumed by an admin."""
 from clinicrecords.portal.auto_accept.interfaces import IAutoAcceptSettings
 from clinicrecords.portal.auto_accept.resources import AutoAcceptPage
 from clinicrecords.portal.auto_accept.services import auto_accept_settings_factory
+from clinicrecords.portal.staff.resources import add_clinic_child
 
 
 def includeme(config):
     config.register_service_factory(auto_accept_settings_factory, iface=IAutoAcceptSettings)
-    config.add_clinic_child("auto-accept", AutoAcceptPage)
+    add_clinic_child(config, "auto-accept", AutoAcceptPage)
     config.scan(".views")

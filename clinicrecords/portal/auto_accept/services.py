@@ -6,14 +6,18 @@ changed, so re-saving never widens an organization's setting to keys created sin
 
 import uuid
 from dataclasses import dataclass, field
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.access.interfaces import key_label, masked
 from clinicrecords.clinics.services import open_clinic
+from clinicrecords.portal.auto_accept.interfaces import IAutoAcceptSettings
 from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
+from clinicrecords.review.interfaces import review_kinds
 from clinicrecords.review.services import ReviewError, StaffReview, pause_settings
+from clinicrecords.settings import app_settings
 
 
 @dataclass
@@ -31,6 +35,7 @@ def _detail(key):
     return masked(key.mode, key.key_id) if key.name else None
 
 
+@implementer(IAutoAcceptSettings)
 class AutoAcceptSettings:
     def __init__(self, db, registry, audit):
         self.db = db
@@ -38,7 +43,7 @@ class AutoAcceptSettings:
         self.audit = audit
 
     def kinds(self):
-        return sorted(self.registry["review.kinds"])
+        return sorted(review_kinds(self.registry))
 
     def _staff(self, clinic_id):
         return StaffReview(self.db, self.registry, open_clinic(self.db, clinic_id))
@@ -76,7 +81,7 @@ class AutoAcceptSettings:
         return senders
 
     def pause_rule(self):
-        return pause_settings(self.registry.settings)
+        return pause_settings(app_settings(self.registry).review)
 
     def save(self, clinic_id, ref, checked, account_id):
         """Switch on the newly ticked kinds and off the newly unticked ones, for one sender."""

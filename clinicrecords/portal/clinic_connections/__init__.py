@@ -6,10 +6,12 @@ from clinicrecords.portal.clinic_connections.interfaces import IClinicConnection
 from clinicrecords.portal.clinic_connections.resources import (ClinicConnectionsPage,
                                                                WorkspaceConnectionRequests)
 from clinicrecords.portal.clinic_connections.services import clinic_connections_factory
+from clinicrecords.portal.staff.resources import add_clinic_child
+from clinicrecords.portal.workspaces.resources import add_workspace_child
 
 
 def includeme(config):
     config.register_service_factory(clinic_connections_factory, iface=IClinicConnections)
-    config.add_clinic_child("connections", ClinicConnectionsPage)
-    config.add_workspace_child("connection-requests", WorkspaceConnectionRequests)
+    add_clinic_child(config, "connections", ClinicConnectionsPage)
+    add_workspace_child(config, "connection-requests", WorkspaceConnectionRequests)
     config.scan(".views")

@@ -12,28 +12,6 @@ def _uuid(name):
         raise KeyError(name) from None
 
 
-class ClinicConnectionsPage(ClinicPart):
-    """/clinics/{id}/connections: requests (`…/requests/{request_id}`) and connections
-    (`…/{workspace_id}`)."""
-
-    def __getitem__(self, name):
-        service = self.request.find_service(IClinicConnections)
-        if name == "requests":
-            return RequestsNode(self, name)
-        connection = service.connection(self.clinic.id, _uuid(name))
-        if connection is None:
-            raise KeyError(name)
-        return ClinicConnection(self, name, connection)
-
-
-class RequestsNode(ClinicPart):
-    def __getitem__(self, name):
-        found = self.request.find_service(IClinicConnections).pending_request(self.clinic.id, _uuid(name))
-        if found is None:
-            raise KeyError(name)
-        return PendingRequest(self, name, found)
-
-
 class PendingRequest(ClinicPart):
     def __init__(self, parent, name, connection_request):
         super().__init__(parent, name)
@@ -44,6 +22,33 @@ class ClinicConnection(ClinicPart):
     def __init__(self, parent, name, connection):
         super().__init__(parent, name)
         self.connection = connection
+
+
+class RequestsNode(ClinicPart):
+    service, item_resource, item_parameter = IClinicConnections, PendingRequest, "request_id"
+
+    def __getitem__(self, name):
+        found = self.request.find_service(self.service).pending_request(self.clinic.id, _uuid(name))
+        if found is None:
+            raise KeyError(name)
+        return self.item_resource(self, name, found)
+
+
+class ClinicConnectionsPage(ClinicPart):
+    """/clinics/{id}/connections: requests (`…/requests/{request_id}`) and connections
+    (`…/{workspace_id}`)."""
+
+    children = {"requests": RequestsNode}
+    service, item_resource, item_parameter = IClinicConnections, ClinicConnection, "workspace_id"
+
+    def __getitem__(self, name):
+        service = self.request.find_service(self.service)
+        if name in self.children:
+            return self.children[name](self, name)
+        connection = service.connection(self.clinic.id, _uuid(name))
+        if connection is None:
+            raise KeyError(name)
+        return self.item_resource(self, name, connection)
 
 
 class WorkspaceConnectionRequests(WorkspacePart):

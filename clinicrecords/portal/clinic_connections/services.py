@@ -7,11 +7,13 @@ import datetime
 import uuid
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.access.interfaces import ALL_PERMISSIONS
 from clinicrecords.clock import now
 from clinicrecords.portal.accounts.models import Account
+from clinicrecords.portal.clinic_connections.interfaces import IClinicConnections
 from clinicrecords.portal.clinic_connections.models import ConnectionRequest
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
@@ -32,6 +34,7 @@ def _expiry(text, now):
     return moment
 
 
+@implementer(IClinicConnections)
 class ClinicConnections:
     def __init__(self, db, audit, clock=now):
         self.db = db

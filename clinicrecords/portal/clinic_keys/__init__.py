@@ -4,10 +4,12 @@ shown once), list masked, roll with an overlap, revoke, and set an IP allow-list
 from clinicrecords.portal.clinic_keys.interfaces import IClinicKeyService
 from clinicrecords.portal.clinic_keys.resources import ClinicKeys
 from clinicrecords.portal.clinic_keys.services import clinic_key_service_factory
+from clinicrecords.portal.staff.resources import add_clinic_child
+from clinicrecords.settings import app_settings
 
 
 def includeme(config):
-    config.register_service_factory(clinic_key_service_factory(config.get_settings()),
+    config.register_service_factory(clinic_key_service_factory(app_settings(config.registry)),
                                     iface=IClinicKeyService)
-    config.add_clinic_child("keys", ClinicKeys)
+    add_clinic_child(config, "keys", ClinicKeys)
     config.scan(".views")

@@ -3,8 +3,11 @@
 changes only whose keys they are: a clinic's, always live, with no live-key gate (the clinic is the data's
 owner), audited with the clinic."""
 
+from zope.interface import implementer_only
+
 from clinicrecords.access import services as access
 from clinicrecords.access.interfaces import masked
+from clinicrecords.portal.clinic_keys.interfaces import IClinicKeyService
 from clinicrecords.portal.keys.services import KeyService, all_checked, audit_details, key_name, parse_cidrs
 from clinicrecords.portal.web.interfaces import IPortalAudit
 
@@ -19,6 +22,7 @@ class ClinicAudit:
         self.audit.record(action, account_id=account_id, clinic_id=workspace_id, **details)
 
 
+@implementer_only(IClinicKeyService)
 class ClinicKeyService(KeyService):
     def __init__(self, db, pepper, audit):
         super().__init__(db, pepper, gate=None, audit=ClinicAudit(audit))
@@ -42,7 +46,7 @@ class ClinicKeyService(KeyService):
 
 
 def clinic_key_service_factory(settings):
-    pepper = settings["secrets.key_pepper"]
+    pepper = settings.secrets.key_pepper
 
     def factory(context, request):
         return ClinicKeyService(request.db, pepper, request.find_service(IPortalAudit))

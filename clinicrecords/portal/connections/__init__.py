@@ -3,9 +3,10 @@
 from clinicrecords.portal.connections.interfaces import IConnectionsView
 from clinicrecords.portal.connections.services import connections_view_factory
 from clinicrecords.portal.connections.views import ConnectionsPage
+from clinicrecords.portal.workspaces.resources import add_workspace_child
 
 
 def includeme(config):
     config.register_service_factory(connections_view_factory, iface=IConnectionsView)
-    config.add_workspace_child("connections", ConnectionsPage)
+    add_workspace_child(config, "connections", ConnectionsPage)
     config.scan(".views")

@@ -2,8 +2,10 @@
 
 import datetime
 from dataclasses import dataclass
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
+from clinicrecords.portal.connections.interfaces import IConnectionsView
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,7 @@ class ConnectionTable:
     permissions: list  # the columns: every permission granted by at least one clinic, sorted
 
 
+@implementer(IConnectionsView)
 class ConnectionsView:
     def __init__(self, db):
         self.db = db

@@ -4,9 +4,11 @@ and changing the domain (after a confirmation). The checks themselves are onboar
 from clinicrecords.portal.domain.interfaces import IDomainPages
 from clinicrecords.portal.domain.resources import DomainPage
 from clinicrecords.portal.domain.services import domain_pages_factory
+from clinicrecords.portal.workspaces.resources import add_workspace_child
+from clinicrecords.settings import app_settings
 
 
 def includeme(config):
-    config.register_service_factory(domain_pages_factory(config.get_settings()), iface=IDomainPages)
-    config.add_workspace_child("domain", DomainPage)
+    config.register_service_factory(domain_pages_factory(app_settings(config.registry)), iface=IDomainPages)
+    add_workspace_child(config, "domain", DomainPage)
     config.scan(".views")

@@ -71,7 +71,7 @@ class DomainPages:
 
 def domain_pages_factory(settings):
     # A member's "Check now" at most this often per workspace (one at a time in any case).
-    check_interval = datetime.timedelta(seconds=int(settings.get("portal.domain_check_interval_seconds", 30)))
+    check_interval = datetime.timedelta(seconds=settings.portal.domain_check_interval_seconds)
 
     def factory(context, request):
         return DomainPages(request.find_service(IDomainVerification), request.find_service(IPortalAudit),

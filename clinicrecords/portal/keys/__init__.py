@@ -5,10 +5,12 @@ from clinicrecords.portal.keys.gate import live_key_gate_factory
 from clinicrecords.portal.keys.interfaces import IKeyService
 from clinicrecords.portal.keys.resources import KeysCollection
 from clinicrecords.portal.keys.services import key_service_factory
+from clinicrecords.portal.workspaces.resources import add_workspace_child
+from clinicrecords.settings import app_settings
 
 
 def includeme(config):
     config.register_service_factory(live_key_gate_factory, iface=ILiveKeyGate)
-    config.register_service_factory(key_service_factory(config.get_settings()), iface=IKeyService)
-    config.add_workspace_child("keys", KeysCollection)
+    config.register_service_factory(key_service_factory(app_settings(config.registry)), iface=IKeyService)
+    add_workspace_child(config, "keys", KeysCollection)
     config.scan(".views")

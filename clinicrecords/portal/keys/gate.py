@@ -4,7 +4,10 @@ CLI's `key create --mode live` ask this one place (registered as clinicrecords.a
 
 from dataclasses import dataclass
 
+from zope.interface import implementer
+
 from clinicrecords.access import services as access
+from clinicrecords.access.interfaces import ILiveKeyGate
 from clinicrecords.onboarding.interfaces import IBusinessProfile
 from clinicrecords.portal.terms.interfaces import ITermsService
 
@@ -39,6 +42,7 @@ class ChecklistItem:
     in_review_since: object = None  # a submitted business profile waits for review: nothing to do now
 
 
+@implementer(ILiveKeyGate)
 class LiveKeyGate:
     def __init__(self, db, terms, profiles):
         self.db = db

@@ -3,10 +3,12 @@ the page that answers its creation; the audit trail names keys by their public i
 
 import datetime
 import ipaddress
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.access.interfaces import ALL_PERMISSIONS, ILiveKeyGate, key_label, masked
 from clinicrecords.portal.keys.gate import needs_sentence
+from clinicrecords.portal.keys.interfaces import IKeyService
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
 
@@ -86,6 +88,7 @@ def all_checked(*checks):
     return results
 
 
+@implementer(IKeyService)
 class KeyService:
     def __init__(self, db, pepper, gate, audit):
         self.db = db
@@ -168,7 +171,7 @@ def audit_details(key):
 
 
 def key_service_factory(settings):
-    pepper = settings["secrets.key_pepper"]
+    pepper = settings.secrets.key_pepper
 
     def factory(context, request):
         return KeyService(request.db, pepper, request.find_service(ILiveKeyGate), request.find_service(IPortalAudit))

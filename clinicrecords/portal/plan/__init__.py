@@ -3,9 +3,10 @@
 from clinicrecords.portal.plan.interfaces import IPlanService
 from clinicrecords.portal.plan.services import plan_service_factory
 from clinicrecords.portal.plan.views import PlanPage
+from clinicrecords.portal.workspaces.resources import add_workspace_child
 
 
 def includeme(config):
     config.register_service_factory(plan_service_factory, iface=IPlanService)
-    config.add_workspace_child("plan", PlanPage)
+    add_workspace_child(config, "plan", PlanPage)
     config.scan(".views")

@@ -3,13 +3,16 @@ connected clinics against what the plan includes, overage counted and never enfo
 request counts for the chart; an owner chooses the plan."""
 
 import calendar
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
-from clinicrecords.access.interfaces import PLANS, IUsageService
+from clinicrecords.access.interfaces import PLANS, RATE_LIMITER, IUsageService
 from clinicrecords.errors import InvalidInput
+from clinicrecords.portal.plan.interfaces import IPlanService
 from clinicrecords.portal.web.interfaces import IPortalAudit
 
 
+@implementer(IPlanService)
 class PlanService:
     def __init__(self, db, usage, limiter, audit):
         self.db = db
@@ -35,5 +38,5 @@ class PlanService:
 
 
 def plan_service_factory(context, request):
-    return PlanService(request.db, request.find_service(IUsageService), request.registry["access.rate_limiter"],
+    return PlanService(request.db, request.find_service(IUsageService), request.registry[RATE_LIMITER],
                        request.find_service(IPortalAudit))

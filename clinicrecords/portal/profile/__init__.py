@@ -4,9 +4,10 @@ status and, when rejected, the operator's reason. The review itself is onboardin
 from clinicrecords.portal.profile.interfaces import IProfilePages
 from clinicrecords.portal.profile.resources import ProfilePage
 from clinicrecords.portal.profile.services import profile_pages_factory
+from clinicrecords.portal.workspaces.resources import add_workspace_child
 
 
 def includeme(config):
     config.register_service_factory(profile_pages_factory, iface=IProfilePages)
-    config.add_workspace_child("profile", ProfilePage)
+    add_workspace_child(config, "profile", ProfilePage)
     config.scan(".views")

@@ -7,6 +7,10 @@ class IProfilePages(Interface):
     def profile(workspace_id):
         """onboarding's `ProfileView`, or None before the first submission."""
 
+    def website_elsewhere(workspace_id, profile):
+        """(the website's host, the verified domain) when the profile's website is not on the workspace's
+        verified domain, else None: allowed, but the page warns that the reviewer will ask."""
+
     def submittable(workspace_id):
         """Whether the profile may be submitted now (the workspace's domain is verified)."""
 

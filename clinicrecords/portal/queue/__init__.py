@@ -4,9 +4,10 @@ patient's chart, and mark automatically accepted items reviewed (issue 19 item 5
 from clinicrecords.portal.queue.interfaces import IReviewQueue
 from clinicrecords.portal.queue.resources import QueuePage
 from clinicrecords.portal.queue.services import review_queue_factory
+from clinicrecords.portal.staff.resources import add_clinic_child
 
 
 def includeme(config):
     config.register_service_factory(review_queue_factory, iface=IReviewQueue)
-    config.add_clinic_child("queue", QueuePage)
+    add_clinic_child(config, "queue", QueuePage)
     config.scan(".views")

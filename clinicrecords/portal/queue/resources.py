@@ -4,26 +4,6 @@ from clinicrecords.portal.queue.interfaces import IReviewQueue
 from clinicrecords.portal.staff.resources import ClinicPart
 
 
-class QueuePage(ClinicPart):
-    """/clinics/{id}/queue/{submission_id}: pending submissions of this clinic only."""
-
-    def __getitem__(self, name):
-        if name == "reviews":
-            return ReviewsPage(self, name)
-        try:
-            submission_id = uuid.UUID(name)
-        except ValueError:
-            raise KeyError(name) from None
-        service = self.request.find_service(IReviewQueue)
-        entry = service.entry(self.clinic.id, submission_id)
-        if entry is not None:
-            return PendingSubmission(self, name, entry)
-        decision = service.decision(self.clinic.id, submission_id)
-        if decision is None:
-            raise KeyError(name)
-        return DecidedSubmission(self, name, decision)
-
-
 class PendingSubmission(ClinicPart):
     def __init__(self, parent, name, entry):
         super().__init__(parent, name)
@@ -40,3 +20,26 @@ class DecidedSubmission(ClinicPart):
 
 class ReviewsPage(ClinicPart):
     """/clinics/{id}/queue/reviews: items accepted automatically, to be marked reviewed."""
+
+
+class QueuePage(ClinicPart):
+    """/clinics/{id}/queue/{submission_id}: submissions of this clinic only, pending or already decided."""
+
+    children = {"reviews": ReviewsPage}
+    service, item_resource, item_parameter = IReviewQueue, (PendingSubmission, DecidedSubmission), "submission_id"
+
+    def __getitem__(self, name):
+        if name in self.children:
+            return self.children[name](self, name)
+        try:
+            submission_id = uuid.UUID(name)
+        except ValueError:
+            raise KeyError(name) from None
+        service = self.request.find_service(self.service)
+        entry = service.entry(self.clinic.id, submission_id)
+        if entry is not None:
+            return PendingSubmission(self, name, entry)
+        decision = service.decision(self.clinic.id, submission_id)
+        if decision is None:
+            raise KeyError(name)
+        return DecidedSubmission(self, name, decision)

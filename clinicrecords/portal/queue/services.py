@@ -6,16 +6,19 @@ trail. A submission id of another clinic finds nothing: the session is bound to 
 from dataclasses import dataclass, field
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.patients import services as patients
 from clinicrecords.portal.accounts.interfaces import IAccountService
 from clinicrecords.portal.queue import readable
+from clinicrecords.portal.queue.interfaces import IReviewQueue
 from clinicrecords.portal.staff.refusals import form_error
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
 from clinicrecords.review import services as review
+from clinicrecords.review.interfaces import review_kinds
 from clinicrecords.review.services import ReviewError, StaffReview
 
 OWN_KEY = "This clinic's own key"
@@ -51,13 +54,14 @@ class Filters:
     sender: str = ""
 
 
+@implementer(IReviewQueue)
 class ReviewQueue:
     def __init__(self, db, registry, audit, accounts):
         self.db = db
         self.registry = registry
         self.audit = audit
         self.accounts = accounts
-        self.kinds = registry["review.kinds"]
+        self.kinds = review_kinds(registry)
 
     def _staff(self, clinic_id):
         return StaffReview(self.db, self.registry, open_clinic(self.db, clinic_id))

@@ -3,8 +3,9 @@ key, status and request id, in pages. Read from the request_log context's IReque
 values (the log holds none)."""
 
 from clinicrecords.portal.requests.resources import RequestsPage
+from clinicrecords.portal.workspaces.resources import add_workspace_child
 
 
 def includeme(config):
-    config.add_workspace_child("requests", RequestsPage)
+    add_workspace_child(config, "requests", RequestsPage)
     config.scan(".views")

@@ -4,19 +4,18 @@ permission map's `not_staff_in_developer_places`)."""
 
 from clinicrecords.portal.staff.interfaces import IStaffService
 from clinicrecords.portal.staff.predicates import StaffPredicate
-from clinicrecords.portal.staff.resources import (ClinicsCollection, JoinPage, Staff, StaffActivity,
-                                                  add_clinic_child)
+from clinicrecords.portal.staff.resources import ClinicsCollection, JoinPage, Staff, StaffActivity, add_clinic_child
 from clinicrecords.portal.staff.services import staff_principals, staff_service_factory
+from clinicrecords.portal.web.resources import add_portal_child
+from clinicrecords.portal.web.security import add_principal_finder
 
 
 def includeme(config):
-    config.registry["portal.clinic_children"] = {}
-    config.add_directive("add_clinic_child", add_clinic_child)
     config.register_service_factory(staff_service_factory, iface=IStaffService)
-    config.registry["portal.principal_finders"].append(staff_principals)
+    add_principal_finder(config, staff_principals)
     config.add_view_predicate("staff_account", StaffPredicate)
-    config.add_portal_child("clinics", ClinicsCollection)
-    config.add_portal_child("staff-invitations", JoinPage)
-    config.add_clinic_child("staff", Staff)
-    config.add_clinic_child("activity", StaffActivity)
+    add_portal_child(config, "clinics", ClinicsCollection)
+    add_portal_child(config, "staff-invitations", JoinPage)
+    add_clinic_child(config, "staff", Staff)
+    add_clinic_child(config, "activity", StaffActivity)
     config.scan(".views")

@@ -5,6 +5,7 @@ from clinicrecords.access.services import get_clinic
 from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.portal.surface import portal_base_url
+from clinicrecords.settings import app_settings
 from clinicrecords.portal.staff.interfaces import IStaffService
 from clinicrecords.portal.staff.models import ROLES
 
@@ -24,7 +25,7 @@ def staff_add(request, args):
     get_clinic(request.db, args.clinic)  # an unknown clinic: exit 2 naming it
     invitation, token = request.find_service(IStaffService).invite(args.clinic, args.email, args.role,
                                                                    invited_by=None)
-    link = f"{portal_base_url(request.registry.settings)}/staff-invitations?token={token}"
+    link = f"{portal_base_url(app_settings(request.registry))}/staff-invitations?token={token}"
     return {"clinic_id": str(args.clinic), "email": invitation.email, "role": invitation.role,
             "set_password_url": link,
             "expires_at": invitation.expires_at.isoformat()}

@@ -11,10 +11,16 @@ from clinicrecords.portal.web.faces import CLINIC_CONSOLE
 from clinicrecords.portal.web.resources import Node
 
 
+# {segment: node class} under a clinic, as the areas registered them (`add_clinic_child`).
+CLINIC_CHILDREN = "portal.clinic_children"
+
+
 class ClinicsCollection(Node):
     """/clinics/{clinic_id}: only the clinics whose staff the signed-in account is on exist here."""
 
     face = CLINIC_CONSOLE
+    service = IStaffService
+    item_parameter = "clinic_id"
 
     def __getitem__(self, name):
         identity = self.request.identity
@@ -24,18 +30,18 @@ class ClinicsCollection(Node):
             clinic_id = uuid.UUID(name)
         except ValueError:
             raise KeyError(name) from None
-        membership = self.request.find_service(IStaffService).membership(identity.account_id, clinic_id)
+        membership = self.request.find_service(self.service).membership(identity.account_id, clinic_id)
         if membership is None:
             raise KeyError(name)
-        return ClinicResource(self, name, membership, identity.account_id)
+        return self.item_resource(self, name, membership, identity.account_id)
 
 
 @implementer(IClinicStaffMembership)
 class ClinicResource(Node):
-    """/clinics/{clinic_id}: its pages are the console's areas (`config.add_clinic_child`). It holds the
+    """/clinics/{clinic_id}: its pages are the console's areas (`add_clinic_child`). It holds the
     signed-in account's place on the clinic's staff, which the permission map reads (staff, admin, clinician)."""
 
-    children_registered_as = "portal.clinic_children"
+    children_registered_as = CLINIC_CHILDREN
     forbidden_message = "Your role on the staff of this clinic does not include this page."
     face = CLINIC_CONSOLE
 
@@ -57,6 +63,9 @@ class ClinicResource(Node):
     def home_url(self):
         """The console's home for this clinic: its overview."""
         return self.request.portal_url("clinics", self.clinic.id)
+
+
+ClinicsCollection.item_resource = ClinicResource
 
 
 class ClinicPart(Node):
@@ -109,4 +118,5 @@ class JoinPage(Node):
 
 
 def add_clinic_child(config, name, factory):
-    config.registry["portal.clinic_children"][name] = factory
+    """`/clinics/{clinic_id}/<name>` is `factory(parent, name)`."""
+    config.registry.setdefault(CLINIC_CHILDREN, {})[name] = factory

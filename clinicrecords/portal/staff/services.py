@@ -7,6 +7,7 @@ import datetime
 from dataclasses import dataclass
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.clock import now
@@ -35,6 +36,7 @@ class StaffMembership:
         return self.role == "admin"
 
 
+@implementer(IStaffService)
 class StaffService:
     def __init__(self, db, audit, accounts, workspaces, clock=now):
         self.db = db

@@ -6,9 +6,11 @@ Keys that exist keep working: the API's reach reads the workspace's `terms_accep
 from importlib.resources import files
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
+from clinicrecords.portal.terms.interfaces import ITermsService
 from clinicrecords.portal.terms.models import TermsAcceptance
 from clinicrecords.portal.web.interfaces import IPortalAudit
 
@@ -22,6 +24,7 @@ def terms_text(version):
     return path.read_text()
 
 
+@implementer(ITermsService)
 class TermsService:
     def __init__(self, db, audit, current_version=CURRENT_VERSION):
         self.db = db
@@ -55,7 +58,7 @@ class TermsService:
 
 
 def terms_service_factory(settings):
-    version = settings.get("portal.terms_version", CURRENT_VERSION)
+    version = settings.portal.terms_version or CURRENT_VERSION  # unset: the newest text
     terms_text(version)  # a configured version without its text stops start-up
 
     def factory(context, request):

@@ -4,21 +4,22 @@ policy, CSRF, security headers, HTML error pages, form helpers and the audit tra
 
 from pyramid_jinja2 import EXTRAS_CONFIG_PHASE
 
-from clinicrecords.portal.surface import SurfacePredicate, portal_prefix, request_surface
+from clinicrecords.portal.surface import PORTAL_PREFIX, SurfacePredicate, portal_prefix, request_surface
 from clinicrecords.portal.web.audit import portal_audit_factory
-from clinicrecords.portal.web.csrf import CSRFGuard, csrf_deriver
+from clinicrecords.portal.web.csrf import CSRF_GUARD, CSRFGuard, csrf_deriver
 from clinicrecords.portal.web.interfaces import IOneTimeReads, IPortalAudit, ISessionService
 from clinicrecords.portal.web.once import one_time_reads_factory
 from clinicrecords.portal.web.resources import PortalRoot, Static, add_portal_child
 from clinicrecords.portal.web.security import SessionSecurityPolicy, install_surface_policy
 from clinicrecords.portal.web.sessions import SessionCookie, session_service_factory
+from clinicrecords.settings import app_settings
 
 
 def portal_url(request, *segments, **query):
     """A portal page's path: `request.portal_url("workspaces", ws_id, "keys")` → /portal/workspaces/…/keys."""
     from urllib.parse import urlencode
 
-    path = request.registry["portal.prefix"] + "/" + "/".join(str(s).strip("/") for s in segments)
+    path = request.registry[PORTAL_PREFIX] + "/" + "/".join(str(s).strip("/") for s in segments)
     query = {name: value for name, value in query.items() if value not in (None, "")}
     return path + ("?" + urlencode(query) if query else "")
 
@@ -30,7 +31,7 @@ def api_reference_url(request):
 
 
 def csrf_token(request):
-    return request.registry["portal.csrf"].token(request)
+    return request.registry[CSRF_GUARD].token(request)
 
 
 def add_template_filter(config, name, function):
@@ -42,22 +43,19 @@ def add_template_filter(config, name, function):
 
 
 def includeme(config):
-    settings = config.get_settings()
+    settings = app_settings(config.registry)
     prefix = portal_prefix(settings)
-    config.registry["portal.prefix"] = prefix
-    config.registry["portal.children"] = {"static": Static}
-    config.registry["portal.principal_finders"] = []
-    config.add_directive("add_portal_child", add_portal_child)
-    config.add_directive("add_template_filter", add_template_filter)
+    config.registry[PORTAL_PREFIX] = prefix
+    add_portal_child(config, "static", Static)
     config.add_request_method(request_surface, "surface", reify=True)
     config.add_request_method(portal_url, "portal_url")
     config.add_request_method(api_reference_url, "api_reference_url", reify=True)
     config.add_request_method(csrf_token, "csrf_token", reify=True)
 
-    cookie = SessionCookie(settings, prefix)
-    config.registry["portal.csrf"] = CSRFGuard(
+    cookie = SessionCookie(settings.portal, prefix)
+    config.registry[CSRF_GUARD] = CSRFGuard(
         "__Host-portal_csrf" if cookie.secure else "portal_csrf", cookie.secure, cookie.path)
-    config.register_service_factory(session_service_factory(settings), iface=ISessionService)
+    config.register_service_factory(session_service_factory(settings.portal), iface=ISessionService)
     config.register_service_factory(portal_audit_factory, iface=IPortalAudit)
     config.register_service_factory(one_time_reads_factory(cookie), iface=IOneTimeReads)
     install_surface_policy(config, SessionSecurityPolicy(cookie))
@@ -66,8 +64,7 @@ def includeme(config):
     config.add_route("portal", prefix + "*traverse", factory=PortalRoot, surface="portal")
     config.add_view_deriver(csrf_deriver, name="portal_csrf", under="secured_view")
 
-    settings.setdefault("jinja2.undefined", "strict")
-    config.include("pyramid_jinja2")
+    config.include("pyramid_jinja2")  # templates fail on an undefined name: LIBRARY_DEFAULTS, jinja2.undefined
     config.add_jinja2_search_path("clinicrecords.portal.web:templates", name=".jinja2")
     config.include(".headers")
     config.scan(".views")

@@ -5,8 +5,10 @@ import uuid
 from dataclasses import dataclass
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
+from clinicrecords.portal.web.interfaces import IPortalAudit
 from clinicrecords.portal.web.models import PortalAuditEntry
 
 # Actions whose target is another owner's id: a connection's rows name the clinic (on the workspace's trail) or
@@ -61,6 +63,7 @@ def named_targets(db, entries):
     return named
 
 
+@implementer(IPortalAudit)
 class PortalAudit:
     def __init__(self, db):
         self.db = db

@@ -70,13 +70,17 @@ class CSRFGuard:
             raise CSRFRefused("The form has expired.")
 
 
+# The portal's CSRFGuard, kept in the registry by clinicrecords.portal.web.
+CSRF_GUARD = "portal.csrf"
+
+
 def csrf_deriver(view, info):
     """Every portal view (route `portal`) checks CSRF on unsafe methods; no view can forget to."""
     if info.exception_only or info.options.get("route_name") != "portal":
         return view
 
     def guarded_view(context, request):
-        request.registry["portal.csrf"].check(request)
+        request.registry[CSRF_GUARD].check(request)
         return view(context, request)
 
     return guarded_view

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from sqlalchemy import delete, insert
+from zope.interface import implementer
 
 from clinicrecords.clock import now
 from clinicrecords.portal.web.forms import see_other
@@ -36,6 +37,7 @@ NONCE_BYTES = 12
 _PURPOSE = b"clinicrecords portal one-time read"
 
 
+@implementer(IOneTimeReads)
 class OneTimeReads:
     def __init__(self, db, session_id, session_token, clock=now):
         self.db = db

@@ -1,5 +1,5 @@
 """The portal's traversal tree. `/` is `PortalRoot`; each area hangs its branch on it with
-`config.add_portal_child(name, factory)` (the developer portal's `workspaces`, the clinic console's own)."""
+`add_portal_child(config, name, factory)` (the developer portal's `workspaces`, the clinic console's own)."""
 
 from clinicrecords.access.interfaces import PortalPermission
 
@@ -18,12 +18,22 @@ PORTAL_PERMISSIONS = tuple(PortalPermission)
 STAFF = "portal.staff"
 
 
+# {segment: node class} of the portal's root, as the areas registered them (`add_portal_child`).
+PORTAL_CHILDREN = "portal.children"
+
+
 class Node:
     """A node of the portal tree: `children` maps fixed segments to node classes; a node whose children areas
-    register (`config.add_portal_child`, ...) names the registry entry in `children_registered_as`."""
+    register (`add_portal_child`, ...) names the registry entry in `children_registered_as`. A node whose
+    segments name records declares, as the API's collections do, the `service` interface that finds them, the
+    `item_resource` it answers with (a tuple where the record's state decides between several) and the
+    `item_parameter` (the route table, `clinicrecords-admin CONFIG routes`, reads them)."""
 
     children = {}
     children_registered_as = None
+    service = None
+    item_resource = None
+    item_parameter = None
 
     def __init__(self, parent, name):
         self.__parent__ = parent
@@ -31,7 +41,7 @@ class Node:
         self.request = parent.request
 
     def __getitem__(self, name):
-        children = self.request.registry[self.children_registered_as] if self.children_registered_as \
+        children = self.request.registry.get(self.children_registered_as, {}) if self.children_registered_as \
             else self.children
         child = children.get(name)
         if child is None:
@@ -42,7 +52,7 @@ class Node:
 class PortalRoot(Node):
     __name__ = ""
     __parent__ = None
-    children_registered_as = "portal.children"
+    children_registered_as = PORTAL_CHILDREN
 
     def __init__(self, request):
         self.request = request
@@ -55,4 +65,5 @@ class Static(Node):
 
 
 def add_portal_child(config, name, factory):
-    config.registry["portal.children"][name] = factory
+    """`/<name>` of the portal is `factory(parent, name)`."""
+    config.registry.setdefault(PORTAL_CHILDREN, {})[name] = factory

@@ -27,10 +27,19 @@ class MemberIdentity:
     csrf_token: str
 
 
+# [finder(request, identity) → principals] the areas add, kept in the registry.
+PRINCIPAL_FINDERS = "portal.principal_finders"
+
+
+def add_principal_finder(config, finder):
+    """`finder(request, identity)` → further principals of a signed-in account (the clinic console's staff)."""
+    config.registry.setdefault(PRINCIPAL_FINDERS, []).append(finder)
+
+
 def is_staff(request, identity):
-    """Whether the signed-in account is on a clinic's staff: the areas answer (`portal.principal_finders`; the
+    """Whether the signed-in account is on a clinic's staff: the areas answer (`add_principal_finder`; the
     clinic console's staff area), once per request."""
-    return any(STAFF in finder(request, identity) for finder in request.registry["portal.principal_finders"])
+    return any(STAFF in finder(request, identity) for finder in request.registry.get(PRINCIPAL_FINDERS, ()))
 
 
 class SignedIn:

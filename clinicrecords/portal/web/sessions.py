@@ -8,18 +8,20 @@ new session with a new token (no fixation), signing out ends it on the server.
 import datetime
 
 from sqlalchemy import select, update
+from zope.interface import implementer
 
 from clinicrecords.clock import now
 from clinicrecords.portal.accounts.models import Account
+from clinicrecords.portal.web.interfaces import ISessionService
 from clinicrecords.portal.web.models import PortalSession
 from clinicrecords.portal.web.security import MemberIdentity
 from clinicrecords.portal.web.tokens import new_token, token_hash
-from clinicrecords.settings import as_bool
 
 # last_seen_at is written at most this often per session: a page view is not a write.
 TOUCH_EVERY = datetime.timedelta(minutes=1)
 
 
+@implementer(ISessionService)
 class SessionService:
     def __init__(self, db, idle, absolute, clock=now):
         self.db = db
@@ -63,8 +65,9 @@ class SessionService:
 
 
 def session_service_factory(settings):
-    idle = datetime.timedelta(minutes=int(settings.get("portal.session_idle_minutes", 30)))
-    absolute = datetime.timedelta(hours=int(settings.get("portal.session_absolute_hours", 12)))
+    """`settings`: the `portal.*` settings (a PortalSettings)."""
+    idle = datetime.timedelta(minutes=settings.session_idle_minutes)
+    absolute = datetime.timedelta(hours=settings.session_absolute_hours)
 
     def factory(context, request):
         return SessionService(request.db, idle, absolute)
@@ -74,14 +77,15 @@ def session_service_factory(settings):
 
 class SessionCookie:
     """HttpOnly, SameSite=Lax, and Secure (with the `__Host-` prefix) unless `portal.secure_cookies` is off,
-    which only development and the tests do (they run over plain http on loopback)."""
+    which only development and the tests do (they run over plain http on loopback). `settings`: the `portal.*`
+    settings (a PortalSettings)."""
 
     def __init__(self, settings, path):
-        self.secure = as_bool(settings.get("portal.secure_cookies", "true"))
+        self.secure = settings.secure_cookies
         self.name = "__Host-portal_session" if self.secure else "portal_session"
         # __Host- cookies must have Path=/; without the prefix the cookie stays on the portal's own paths.
         self.path = "/" if self.secure or not path else path
-        self.absolute_seconds = int(settings.get("portal.session_absolute_hours", 12)) * 3600
+        self.absolute_seconds = settings.session_absolute_hours * 3600
 
     def read(self, request):
         return request.cookies.get(self.name)

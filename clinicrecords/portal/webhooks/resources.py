@@ -18,8 +18,11 @@ class WebhooksPage:
 
 
 class WebhooksArea(WebhooksPage):
-    """…/webhooks/{endpoint_id}: only the owner's endpoints exist here. A face sets `endpoint_page`,
-    `permission`, `layout` and the properties `owner` and `path`."""
+    """…/webhooks/{endpoint_id}: only the owner's endpoints exist here. A face sets `item_resource` (its
+    endpoint page), `permission`, `layout` and the properties `owner` and `path`."""
+
+    service = IWebhookEndpoints
+    item_parameter = "endpoint_id"
 
     @property
     def modes(self):
@@ -31,10 +34,10 @@ class WebhooksArea(WebhooksPage):
 
     def __getitem__(self, endpoint_id):
         try:  # a malformed id or another owner's endpoint: both simply not found
-            endpoint = self.request.find_service(IWebhookEndpoints).get(self.owner, endpoint_id)
+            endpoint = self.request.find_service(self.service).get(self.owner, endpoint_id)
         except WebhookError:
             raise KeyError(endpoint_id) from None
-        return self.endpoint_page(self, endpoint_id, endpoint)
+        return self.item_resource(self, endpoint_id, endpoint)
 
 
 class EndpointPage(WebhooksPage):
@@ -55,7 +58,7 @@ class WorkspaceEndpoint(EndpointPage, WorkspacePart):
 
 
 class WorkspaceWebhooks(WebhooksArea, WorkspacePart):
-    endpoint_page = WorkspaceEndpoint
+    item_resource = WorkspaceEndpoint
     permission = MEMBER
     layout = "clinicrecords.portal.workspaces:templates/workspace_layout.jinja2"
 
@@ -73,7 +76,7 @@ class ClinicEndpoint(EndpointPage, ClinicPart):
 
 
 class ClinicWebhooks(WebhooksArea, ClinicPart):
-    endpoint_page = ClinicEndpoint
+    item_resource = ClinicEndpoint
     permission = CLINIC_ADMIN
     layout = "clinicrecords.portal.staff:templates/clinic_layout.jinja2"
 

@@ -4,10 +4,12 @@ FormError on the field at fault, and every action is written to the portal's aud
 and the owner (endpoints named by URL, never a secret)."""
 
 import datetime
+from zope.interface import implementer
 
 from clinicrecords.events.interfaces import IWebhookDeliveries, IWebhookEndpoints, IWebhookTester, WebhookError
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
+from clinicrecords.portal.webhooks.interfaces import IWebhookPages
 
 MODES = ("test", "live")
 CLINIC_MODES = ("live",)
@@ -37,6 +39,7 @@ def parse_since(text):
     return since if since.tzinfo else since.replace(tzinfo=datetime.UTC)
 
 
+@implementer(IWebhookPages)
 class WebhookPages:
     def __init__(self, endpoints, deliveries, tester, audit):
         self.endpoints = endpoints

@@ -17,7 +17,7 @@ def webhooks_view(on="area", **settings):
     """`view_config` once per face: on its endpoints list (`on="area"`) or on one endpoint (`"endpoint"`)."""
     def register(view):
         for face in FACES:
-            context = face if on == "area" else face.endpoint_page
+            context = face if on == "area" else face.item_resource
             view_config(route_name="portal", context=context, permission=face.permission, _depth=1,
                         **settings)(view)
         return view

@@ -9,12 +9,17 @@ from clinicrecords.access.interfaces import IWorkspaceMembership
 from clinicrecords.portal.web.resources import Node
 from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
 
+# {segment: node class} under a workspace, as the areas registered them (`add_workspace_child`).
+WORKSPACE_CHILDREN = "portal.workspace_children"
+
 
 class WorkspacesCollection(Node):
     """/workspaces/{workspace_id}: only the signed-in member's own workspaces exist here."""
 
     # Clinic staff accounts work in the clinic console only: no workspace (the permission map).
     developers_only = True
+    service = IWorkspaceService
+    item_parameter = "workspace_id"
 
     def __getitem__(self, name):
         identity = self.request.identity
@@ -24,18 +29,18 @@ class WorkspacesCollection(Node):
             workspace_id = uuid.UUID(name)
         except ValueError:
             raise KeyError(name) from None
-        membership = self.request.find_service(IWorkspaceService).membership(identity.account_id, workspace_id)
+        membership = self.request.find_service(self.service).membership(identity.account_id, workspace_id)
         if membership is None:
             raise KeyError(name)
-        return WorkspaceResource(self, name, membership, identity.account_id)
+        return self.item_resource(self, name, membership, identity.account_id)
 
 
 @implementer(IWorkspaceMembership)
 class WorkspaceResource(Node):
-    """/workspaces/{workspace_id}: its pages are the areas' (`config.add_workspace_child`). It holds the
+    """/workspaces/{workspace_id}: its pages are the areas' (`add_workspace_child`). It holds the
     signed-in account's membership, which the permission map reads (member, owner)."""
 
-    children_registered_as = "portal.workspace_children"
+    children_registered_as = WORKSPACE_CHILDREN
 
     def __init__(self, parent, name, membership, account_id):
         super().__init__(parent, name)
@@ -50,6 +55,9 @@ class WorkspaceResource(Node):
     @property
     def workspace_resource(self):
         return self
+
+
+WorkspacesCollection.item_resource = WorkspaceResource
 
 
 class WorkspacePart(Node):
@@ -96,4 +104,5 @@ class InvitationPage(Node):
 
 
 def add_workspace_child(config, name, factory):
-    config.registry["portal.workspace_children"][name] = factory
+    """`/workspaces/{workspace_id}/<name>` is `factory(parent, name)`."""
+    config.registry.setdefault(WORKSPACE_CHILDREN, {})[name] = factory

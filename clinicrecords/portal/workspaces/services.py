@@ -5,6 +5,7 @@ import datetime
 from dataclasses import dataclass
 
 from sqlalchemy import select
+from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.clock import now
@@ -14,6 +15,7 @@ from clinicrecords.portal.web.audit import named_targets
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
 from clinicrecords.portal.web.tokens import new_token, token_hash
+from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
 from clinicrecords.portal.workspaces.models import ROLES, Invitation, Member
 from clinicrecords.sandbox.services import seed_sandbox
 
@@ -30,6 +32,7 @@ class Membership:
         return self.role == "owner"
 
 
+@implementer(IWorkspaceService)
 class WorkspaceService:
     def __init__(self, db, audit, seed, clock=now):
         self.db = db
