@@ -9,13 +9,14 @@ import inspect
 from pathlib import Path
 
 import pytest
-from pyramid.request import Request, apply_request_extensions
+from pyramid.request import apply_request_extensions
 from pyramid.traversal import traverse
 from zope.interface import implementedBy, providedBy
 from zope.interface.interface import InterfaceClass, Method
 from zope.interface.verify import verifyObject
 
 import clinicrecords
+from clinicrecords import ClinicRecordsRequest
 from clinicrecords.access.interfaces import ISandboxSeed
 from clinicrecords.inventory.interfaces import INetworkProjection
 from clinicrecords.services import registered_services
@@ -87,7 +88,7 @@ def test_an_implementation_has_what_its_interfaces_declare_and_offers_nothing_el
 
 
 def _request(app, path, headers=None):
-    request = Request.blank(path, headers=headers or {}, environ={"REMOTE_ADDR": "127.0.0.1"})
+    request = ClinicRecordsRequest.blank(path, headers=headers or {}, environ={"REMOTE_ADDR": "127.0.0.1"})
     request.registry = app.registry
     apply_request_extensions(request)
     request.tm.begin()
