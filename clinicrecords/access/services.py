@@ -1,10 +1,17 @@
-"""Workspaces, keys and connections: what operators create for partners (never through the API), as other
-contexts and the operator CLI call it. Each job has a module of its own: `workspaces` (and what keys and
-connections share), `key_records`, `connections`, `names`; this one names what they offer.
+"""Workspaces, keys and connections: what operators create for partners (never through the API), as other contexts
+and the operator CLI call it. Each job has a module of its own: `workspaces` (and what keys and connections
+share), `key_records`, `connections`, `names`; this one names what they offer: with the entry (`enter`: the test
+helpers' sandbox clinic is entered as /v1/clinics/{clinic_id} is), the permission map's check for the portal's
+policy (`holds`) and its row rules, which the patients and clinical contexts apply to their own tables
+(`shown_to_keys`, `sent_by`), and a key read back as the API reads it (`authenticate`, for the sandbox's demo
+command).
 """
 
 from clinicrecords.access.connections import (active_connections, current_connection_at, grant_connection,
                                               list_connections, revoke_connection, workspace_connections)
+from clinicrecords.access.entry import enter
+from clinicrecords.access.identity import authenticate
+from clinicrecords.access.permission_map import holds, reach_of_helpers, sent_by, shown_to_keys
 from clinicrecords.access.key_records import (MAX_KEY_NAME, KeyAlreadyRolled, LiveKeyRefused, create_key,
                                               key_by_key_id, key_name, list_keys, revoke_key, roll_key,
                                               rolled_key_ids, set_key_ip_allow, validate_cidrs, workspace_key,
@@ -16,21 +23,9 @@ from clinicrecords.access.workspaces import (AccessError, Revocation, create_wor
 __all__ = [
     "AccessError", "DisplayNames", "KeyAlreadyRolled", "KeyName", "LiveKeyRefused", "MAX_KEY_NAME", "Revocation",
     "active_connections", "authenticate", "create_key", "create_workspace", "current_connection_at",
-    "display_names", "get_clinic", "get_workspace", "grant_connection", "key_by_key_id", "key_name",
-    "list_connections", "list_keys", "list_workspaces", "revoke_connection", "revoke_key",
-    "roll_key", "rolled_key_ids", "set_key_ip_allow", "set_workspace", "validate_cidrs", "workspace_connections",
-    "workspace_is_verified", "workspace_key", "workspace_keys", "workspace_of_key",
+    "display_names", "enter", "get_clinic", "get_workspace", "grant_connection", "holds", "key_by_key_id",
+    "key_name", "list_connections", "list_keys", "list_workspaces", "reach_of_helpers", "revoke_connection",
+    "revoke_key", "roll_key", "rolled_key_ids", "sent_by", "set_key_ip_allow", "set_workspace", "shown_to_keys",
+    "validate_cidrs", "workspace_connections", "workspace_is_verified", "workspace_key", "workspace_keys",
+    "workspace_of_key"
 ]
-
-
-# For the sandbox's demo command: a key read back as the API reads it.
-from clinicrecords.access.identity import authenticate as authenticate  # noqa: E402
-
-# For the test helpers' sandbox clinic, entered as /v1/clinics/{clinic_id} is, with the helpers' reach; the
-# permission map's check for the portal's policy; and its row rules, which the patients and clinical contexts
-# apply to their own tables.
-from clinicrecords.access.entry import enter as enter  # noqa: E402
-from clinicrecords.access.permission_map import holds as holds  # noqa: E402
-from clinicrecords.access.permission_map import reach_of_helpers as reach_of_helpers  # noqa: E402
-from clinicrecords.access.permission_map import sent_by as sent_by  # noqa: E402
-from clinicrecords.access.permission_map import shown_to_keys as shown_to_keys  # noqa: E402
