@@ -4,30 +4,16 @@ By default the portal lives under `/portal/` of the API's own host; with `portal
 answers on that host only, at its root, and the API host has no `/portal/` at all.
 """
 
-from clinicrecords.api.public_url import service_base_url
+# The portal's address is also needed outside the portal (mail's links), so it is the platform's.
+from clinicrecords.api.public_url import PORTAL_PATH, portal_base_url, portal_host
 
-PORTAL_PATH = "/portal"
-
-
-def portal_host(settings):
-    return (settings.get("portal.host") or "").strip().lower()
+__all__ = ["PORTAL_PATH", "SurfacePredicate", "is_portal", "portal_base_url", "portal_host", "portal_prefix",
+           "request_surface"]
 
 
 def portal_prefix(settings):
     """The path the portal's pages start with: "" on a host of its own, else "/portal"."""
     return "" if portal_host(settings) else PORTAL_PATH
-
-
-def portal_base_url(settings):
-    """The portal's public address, for links made outside a request (the operator CLI's invitations):
-    `portal.url`; else https on `portal.host`; else /portal under the service's own address (`api.base_url`,
-    or in development the host and port the server listens on)."""
-    configured = (settings.get("portal.url") or "").rstrip("/")
-    if configured:
-        return configured
-    if portal_host(settings):
-        return f"https://{portal_host(settings)}"
-    return service_base_url(settings) + PORTAL_PATH
 
 
 def is_portal(environ, settings):
