@@ -65,7 +65,8 @@ class Received:
 class Inbox:
     """aiosmtpd's handler: keeps each accepted message. `refuse_next` makes it answer the next DATA commands
     with the given replies (e.g. "451 4.3.0 try again later") before accepting again; `hold_until_released`
-    keeps every DATA waiting until the event it returns is set (so a worker can be killed mid-send)."""
+    keeps every RCPT waiting until the event it returns is set (so a worker can be killed before it sent the
+    message). `arrived` is set when a client names its recipient."""
 
     def __init__(self):
         self.lock = threading.Lock()
@@ -96,11 +97,15 @@ class Inbox:
             self._hold.set()
             self._hold = None
 
-    async def handle_DATA(self, server, session, envelope):
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         self.arrived.set()
         hold = self._hold
         while hold is not None and not hold.is_set():
             await asyncio.sleep(0.05)
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server, session, envelope):
         with self.lock:
             self.attempts += 1
             if self.replies:
