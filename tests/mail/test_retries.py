@@ -1,10 +1,14 @@
 """A mail server that refuses for now, one that is down, and a queue that is down: the message waits in the
 outbox and is sent later, with backoff; one refused for good, or past its attempts, is given up and logged."""
 
+import datetime
 import logging
 
+from sqlalchemy import update
+
 from clinicrecords import tasks
-from clinicrecords.mail.tasks import sweep_mail
+from clinicrecords.mail.models import OutgoingMail
+from clinicrecords.mail.tasks import prune_mail, sweep_mail
 from tests.mail.support import make_due, rows, send
 
 GIVE_UP_LOG = "clinicrecords.mail.outbox"
@@ -103,3 +107,28 @@ def test_a_queue_that_is_down_fails_no_transaction_and_the_sweep_sends_the_messa
     sweep_mail()
     [message] = mail.wait_for(1)
     assert message.message["Message-ID"] == queued.message_id
+
+
+def test_a_message_whose_attempts_all_died_with_their_worker_is_given_up(app, registry, engine, mail, caplog):
+    mail.refuse_next("451 4.3.0 Try again later")
+    send(registry)
+    attempts = registry["mail.settings"].max_attempts
+    past = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=5)
+    make_due(engine, attempts=attempts, locked_until=past)  # the last claim ran out: its worker was killed
+    with caplog.at_level(logging.ERROR, logger=GIVE_UP_LOG):
+        sweep_mail()
+    [row] = rows(engine)
+    assert (row.status, row.content) == ("failed", None) and mail.attempts == 1
+    assert [r.getMessage() for r in caplog.records if r.name == GIVE_UP_LOG] == [
+        f"mail {row.id} (test) given up after {attempts} attempt(s), the last one never finished"]
+
+
+def test_sent_and_failed_messages_are_pruned_after_the_retention(app, registry, engine, mail):
+    mail.refuse_next("550 5.1.1 No such mailbox", "451 4.3.0 Try again later")
+    for to in ("failed@example.org", "pending@example.org", "sent@example.org"):
+        send(registry, to=to)
+    old = datetime.datetime.now(datetime.UTC) - datetime.timedelta(days=registry["mail.settings"].keep_days + 1)
+    with engine.begin() as connection:
+        connection.execute(update(OutgoingMail).values(created_at=old))
+    prune_mail()
+    assert [(row.recipient, row.status) for row in rows(engine)] == [("pending@example.org", "pending")]
