@@ -3,10 +3,14 @@ the transaction is open and nothing when it rolls back; the content erased once 
 
 import email.utils
 import re
+import uuid
 
 import pytest
 
 from clinicrecords.mail.interfaces import IMail
+from clinicrecords.mail.models import OutgoingMail
+from clinicrecords.mail.services import MailService
+from clinicrecords.mail.tasks import queue_sends
 from clinicrecords.tasks import prepared_request
 from tests.common.cli import ok
 from tests.mail.support import link, row_count, rows, send
@@ -79,3 +83,16 @@ def test_each_message_goes_to_its_own_recipient_only(app, registry, mail):
     assert sorted(message.to[0] for message in received) == ["a@example.org", "b@example.org"]
     assert all(len(message.to) == 1 and message.message["To"] == message.to[0] for message in received)
     assert len({message.message["Message-ID"] for message in received}) == 2
+
+
+def test_the_service_writes_in_the_session_it_is_given_and_leaves_sending_to_the_commit(registry, engine, mail):
+    """Built without a request: a session, the settings and the after-commit queueing its factory passes."""
+    asked = []
+    with registry["db.session_factory"].begin() as db:
+        service = MailService(db, registry["mail.settings"], lambda function, *args: asked.append((function, args)))
+        queued = service.send("test", "unit@example.org", regarding="the clinic Northside")
+        row = db.get(OutgoingMail, uuid.UUID(queued.id))
+        assert (row.status, row.recipient, row.template, row.attempts) == ("pending", "unit@example.org", "test", 0)
+        assert row.content.startswith(b"From: Clinic Records <no-reply@clinicrecords.test>\r\n")
+    assert asked == [(queue_sends, ([row.id],))]
+    assert mail.messages() == [], "the service queues nothing itself: its factory's enqueue does, after the commit"
