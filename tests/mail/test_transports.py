@@ -57,7 +57,7 @@ def _outgoing(to="ann@example.org"):
 def _transport(url):
     settings = MailSettings.from_settings({"mail.smtp_url": url, "mail.sender": "no-reply@clinicrecords.test"},
                                           environ={})
-    return SmtpTransport(settings.smtp, timeout_seconds=5)
+    return SmtpTransport(settings.smtp, timeout_seconds=2)
 
 
 def test_starttls_then_the_log_in_with_the_urls_user_and_password(certificate, monkeypatch):
