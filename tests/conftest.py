@@ -86,7 +86,7 @@ def settings():
 def smtp_server():
     """A real SMTP server on 127.0.0.1 for this test process; every application the process builds (and the
     consumers and commands it starts) sends its mail there through CLINICRECORDS_SMTP_URL."""
-    from clinicrecords.mail.settings import ENV_SMTP_URL
+    from clinicrecords.settings import ENV_SMTP_URL
     from tests.common.mail import SmtpServer
 
     server = SmtpServer().start()

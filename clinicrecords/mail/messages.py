@@ -89,13 +89,13 @@ def compose(settings, template, to, regarding, values):
     subject, text, html = render(template, {**values, "portal_url": settings.links_base})
     guard.check_rendered((subject, text, html), settings.secrets, settings.links_base)
     message = EmailMessage(policy=SMTP)
-    message["From"] = settings.sender
+    message["From"] = settings.from_address
     message["To"] = Address(addr_spec=recipient)
     message["Subject"] = subject
     message["Date"] = format_datetime(clock.now())
-    message_id = make_msgid(domain=settings.sender.domain)
+    message_id = make_msgid(domain=settings.from_address.domain)
     message["Message-ID"] = message_id
     message["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation replies to the service
     message.set_content(text)
     message.add_alternative(html, subtype="html")
-    return Composed(settings.sender.addr_spec, recipient, subject, message_id, message.as_bytes())
+    return Composed(settings.from_address.addr_spec, recipient, subject, message_id, message.as_bytes())

@@ -1,30 +1,27 @@
-"""Mail settings (`mail.*` in the ini file), read here and nowhere else, with the documented defaults.
+"""Mail settings: the `mail.*` settings (declared with their defaults in clinicrecords.settings: the SMTP URL,
+which CLINICRECORDS_SMTP_URL overrides, the sender, the directory, the retries and time limits) and what start-up
+derives from them, refusing what is wrong:
 
-- `mail.smtp_url`, which the environment variable CLINICRECORDS_SMTP_URL overrides:
-  `smtp://[user:password@]host[:port][?starttls=true]` or `smtps://[user:password@]host[:port]`, the user and
-  password percent-encoded. Empty (development): each message is written to `mail.directory` (default
-  `<var>/mail`) as one `.eml` file instead.
+- `mail.smtp_url`: `smtp://[user:password@]host[:port][?starttls=true]` or `smtps://[user:password@]host[:port]`,
+  the user and password percent-encoded. Empty (development): each message is written to `mail.directory`
+  (default `<var>/mail`) as one `.eml` file instead.
 - `mail.sender`: the From address, e.g. `Clinic Records <no-reply@example.org>`.
-- Retries: `mail.retry_base_seconds`, `mail.retry_cap_seconds`, `mail.max_attempts`; a worker's claim
-  `mail.claim_seconds`, the sweep's grace `mail.sweep_grace_seconds`, the SMTP time limit
-  `mail.timeout_seconds`; sent and failed rows are kept `mail.keep_days`.
+- the portal's public address every link starts with, and the values of the service's secrets the guard
+  refuses to mail.
 """
 
-import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from email.headerregistry import Address
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from clinicrecords.api.public_url import portal_base_url
-from clinicrecords.settings import SettingsError, as_bool, var_dir
+from clinicrecords.settings import MailDeliverySettings, SettingsError, as_bool, var_dir
 
-ENV_SMTP_URL = "CLINICRECORDS_SMTP_URL"
+# The MailSettings the application mails with, kept in the registry by clinicrecords.mail.
 REGISTRY_KEY = "mail.settings"
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
-# The service's own secrets: the guard refuses a message that carries one (mail/guard.py).
-SECRET_SETTINGS = ("secrets.cursor", "secrets.key_pepper", "secrets.webhook_keys")
 
 
 @dataclass(frozen=True)
@@ -83,47 +80,27 @@ def parse_sender(text):
 
 
 @dataclass(frozen=True)
-class MailSettings:
-    sender: Address
-    links_base: str                     # the portal's public address: every link in a message starts with it
-    smtp: SmtpServer | None = None      # None: the directory transport (development)
-    directory: Path | None = None
-    timeout_seconds: float = 30.0
-    retry_base_seconds: float = 30.0
-    retry_cap_seconds: float = 3600.0
-    max_attempts: int = 10
-    claim_seconds: float = 120.0
-    sweep_grace_seconds: float = 60.0
-    keep_days: float = 30.0
+class MailSettings(MailDeliverySettings):
+    from_address: Address | None = None     # `sender`, parsed
+    links_base: str = ""                    # the portal's public address: every link in a message starts with it
+    smtp: SmtpServer | None = None          # `smtp_url`, parsed; None: the directory transport (development)
+    eml_directory: Path | None = None       # where the directory transport writes
     # The values of the service's own secrets (and the SMTP password): a message that contains one is refused.
     secrets: frozenset = field(default=frozenset(), repr=False, compare=False)
 
     @classmethod
-    def from_settings(cls, settings, environ=os.environ):
-        url = environ.get(ENV_SMTP_URL) or settings.get("mail.smtp_url") or ""
-        smtp = parse_smtp_url(url) if url.strip() else None
-        directory = None
-        if smtp is None:
-            directory = Path(settings.get("mail.directory") or var_dir(settings) / "mail")
-        numbers = {}
-        for name, kind in (("timeout_seconds", float), ("retry_base_seconds", float), ("retry_cap_seconds", float),
-                           ("max_attempts", int), ("claim_seconds", float), ("sweep_grace_seconds", float),
-                           ("keep_days", float)):
-            raw = settings.get(f"mail.{name}")
-            if raw is not None and str(raw).strip():
-                try:
-                    numbers[name] = kind(raw)
-                except ValueError:
-                    raise SettingsError(f"mail.{name} must be a number, not {raw!r}") from None
-        if numbers.get("max_attempts", 1) < 1:
-            raise SettingsError("mail.max_attempts must be at least 1")
-        settings_secrets = {settings.get(name) or "" for name in SECRET_SETTINGS}
-        secrets = {part.strip() for value in settings_secrets for part in re.split(r"[\s,:]+", value)}
+    def from_settings(cls, settings):
+        """From the application's settings (an AppSettings); what does not parse stops start-up."""
+        mail = settings.mail
+        smtp = parse_smtp_url(mail.smtp_url) if mail.smtp_url.strip() else None
+        eml_directory = None if smtp else Path(mail.directory or var_dir(settings) / "mail")
+        own = (settings.secrets.cursor, settings.secrets.key_pepper, settings.secrets.webhook_keys or "")
+        secrets = {part.strip() for value in own for part in re.split(r"[\s,:]+", value)}
         secrets |= {smtp.password} if smtp and smtp.password else set()
         # Short parts (a key id such as "dev") are names, not secrets: only what could open something.
         secrets = frozenset(value for value in secrets if len(value) >= 16)
-        return cls(sender=parse_sender(settings.get("mail.sender")), links_base=portal_base_url(settings),
-                   smtp=smtp, directory=directory, secrets=secrets, **numbers)
+        return cls(**asdict(mail), from_address=parse_sender(mail.sender), links_base=portal_base_url(settings),
+                   smtp=smtp, eml_directory=eml_directory, secrets=secrets)
 
 
 def mail_settings(registry):

@@ -8,6 +8,7 @@ import uuid
 from huey import crontab
 
 from clinicrecords import clock
+from clinicrecords.db import SESSION_FACTORY
 from clinicrecords.mail import outbox
 from clinicrecords.mail.settings import mail_settings
 from clinicrecords.mail.transports import transport_for
@@ -19,7 +20,7 @@ log = logging.getLogger(__name__)
 @task()
 def send_mail(request, mail_id):
     settings = mail_settings(request.registry)
-    outcome = outbox.attempt(request.registry["db.session_factory"], settings, transport_for(settings),
+    outcome = outbox.attempt(request.registry[SESSION_FACTORY], settings, transport_for(settings),
                              uuid.UUID(mail_id))
     if outcome.status == "retry":
         try:

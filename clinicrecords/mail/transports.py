@@ -86,4 +86,4 @@ class DirectoryTransport:
 def transport_for(settings):
     if settings.smtp is not None:
         return SmtpTransport(settings.smtp, settings.timeout_seconds)
-    return DirectoryTransport(settings.directory)
+    return DirectoryTransport(settings.eml_directory)

@@ -9,6 +9,7 @@ from sqlalchemy import update
 from clinicrecords import tasks
 from clinicrecords.mail.models import OutgoingMail
 from clinicrecords.mail.tasks import prune_mail, sweep_mail
+from clinicrecords.settings import read
 from tests.mail.support import make_due, rows, send
 
 GIVE_UP_LOG = "clinicrecords.mail.outbox"
@@ -89,13 +90,13 @@ def test_a_mail_server_that_is_down_delays_the_message_and_loses_nothing(app, en
 def test_a_queue_that_is_down_fails_no_transaction_and_the_sweep_sends_the_message(app, registry, engine, mail,
                                                                                      settings, caplog):
     # Redis refusing connections: queueing the send after the commit fails.
-    tasks.configure({**settings, "huey.backend": "redis", "huey.redis_url": "redis://127.0.0.1:9/0",
-                     "huey.immediate": "false"})
+    tasks.configure(read({**settings, "huey.backend": "redis", "huey.redis_url": "redis://127.0.0.1:9/0",
+                          "huey.immediate": "false"}))
     try:
         with caplog.at_level(logging.ERROR, logger="clinicrecords.mail.tasks"):
             queued = send(registry, to="queued@example.org")
     finally:
-        tasks.configure(settings)
+        tasks.configure(read(settings))
     assert [r.getMessage() for r in caplog.records if r.name == "clinicrecords.mail.tasks"] == [
         f"could not queue mail {queued.id}; the sweep will"]
     [row] = rows(engine)

@@ -7,10 +7,16 @@ from pathlib import Path
 import pytest
 
 from clinicrecords.mail.settings import MailSettings, SmtpServer, parse_smtp_url
-from clinicrecords.settings import SettingsError
+from clinicrecords.settings import SettingsError, read
 
 ROOT = Path(__file__).resolve().parents[2]
 SENDER = {"mail.sender": "Clinic Records <no-reply@example.org>"}
+SECRETS = {"secrets.cursor": "c" * 32, "secrets.key_pepper": "p" * 32}
+
+
+def _mail(ini, environ=None):
+    """The mail settings start-up derives from the ini's mapping (`environ`: the process's environment)."""
+    return MailSettings.from_settings(read({**SECRETS, **ini}, {} if environ is None else environ))
 
 
 def _ini(name):
@@ -42,20 +48,19 @@ def test_smtp_urls(url, server):
 ], ids=["http", "no-scheme", "port", "path", "unknown-parameter", "password-in-clear"])
 def test_a_bad_smtp_url_stops_start_up_without_repeating_the_password(url, complaint):
     with pytest.raises(SettingsError, match=complaint) as refused:
-        MailSettings.from_settings({"mail.smtp_url": url, **SENDER}, environ={})
+        _mail({"mail.smtp_url": url, **SENDER})
     assert "hunter2" not in str(refused.value)
 
 
 def test_the_environment_variable_overrides_the_setting():
     settings = {"mail.smtp_url": "smtp://ini.example.org", **SENDER}
-    chosen = MailSettings.from_settings(settings, environ={"CLINICRECORDS_SMTP_URL": "smtps://env.example.org"})
+    chosen = _mail(settings, {"CLINICRECORDS_SMTP_URL": "smtps://env.example.org"})
     assert chosen.smtp == SmtpServer("env.example.org", 465, implicit_tls=True)
-    assert MailSettings.from_settings(settings, environ={}).smtp.host == "ini.example.org"
+    assert _mail(settings).smtp.host == "ini.example.org"
 
 
 def test_the_password_is_never_in_the_settings_repr_and_is_a_secret_the_guard_refuses():
-    settings = MailSettings.from_settings({"mail.smtp_url": "smtps://u:a-long-relay-password@mail.example.org",
-                                           **SENDER}, environ={})
+    settings = _mail({"mail.smtp_url": "smtps://u:a-long-relay-password@mail.example.org", **SENDER})
     assert "a-long-relay-password" not in repr(settings)
     assert "a-long-relay-password" in settings.secrets
 
@@ -65,19 +70,29 @@ def test_the_password_is_never_in_the_settings_repr_and_is_a_secret_the_guard_re
                          ids=["unset", "empty", "no-at", "unclosed", "list", "crlf", "no-dot"])
 def test_a_sender_that_is_not_one_address_stops_start_up(sender):
     with pytest.raises(SettingsError, match="mail.sender"):
-        MailSettings.from_settings({"mail.smtp_url": "smtp://mail.example.org", "mail.sender": sender}, environ={})
+        _mail({"mail.smtp_url": "smtp://mail.example.org", "mail.sender": sender})
 
 
 def test_development_writes_files_under_var_mail_and_links_to_the_local_portal():
-    settings = MailSettings.from_settings({**_ini("development.ini"), "server.listen": "localhost:6543"},
-                                          environ={})
-    assert settings.smtp is None and settings.directory == ROOT / "var" / "mail"
+    settings = _mail({**_ini("development.ini"), "server.listen": "localhost:6543"})
+    assert settings.smtp is None and settings.eml_directory == ROOT / "var" / "mail"
     assert settings.links_base == "http://localhost:6543/portal"
-    assert str(settings.sender) == "Clinic Records <no-reply@localhost>"
+    assert str(settings.from_address) == "Clinic Records <no-reply@localhost>"
 
 
 def test_production_links_to_the_portals_public_address():
-    settings = {**_ini("production.ini"), "mail.smtp_url": "smtps://mail.example.org",
+    given = {name: value for name, value in _ini("production.ini").items() if not value.startswith("env:")}
+    settings = {**given, "mail.smtp_url": "smtps://mail.example.org",
                 "mail.sender": "no-reply@example.org", "portal.url": "https://developers.example.org/"}
-    assert MailSettings.from_settings(settings, environ={}).links_base == "https://developers.example.org"
+    assert _mail(settings).links_base == "https://developers.example.org"
     assert _ini("production.ini")["mail.smtp_url"] == "env:CLINICRECORDS_SMTP_URL"
+    assert _ini("production.ini")["mail.sender"] == "env:CLINICRECORDS_MAIL_SENDER"
+
+
+@pytest.mark.parametrize("name, value, words", [
+    ("mail.max_attempts", "0", "mail.max_attempts must be a whole number of 1 or more"),
+    ("mail.retry_base_seconds", "soon", "setting 'mail.retry_base_seconds' must be a number"),
+])
+def test_a_number_that_does_not_parse_stops_start_up_naming_it(name, value, words):
+    with pytest.raises(SettingsError, match=words):
+        _mail({**SENDER, name: value})

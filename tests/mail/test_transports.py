@@ -15,7 +15,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from clinicrecords.mail.settings import MailSettings
+from clinicrecords.mail.settings import parse_smtp_url
 from clinicrecords.mail.transports import Outgoing, SendFailed, SmtpTransport
 from tests.common.mail import SmtpServer
 from tests.mail.support import rows, send
@@ -55,9 +55,7 @@ def _outgoing(to="ann@example.org"):
 
 
 def _transport(url):
-    settings = MailSettings.from_settings({"mail.smtp_url": url, "mail.sender": "no-reply@clinicrecords.test"},
-                                          environ={})
-    return SmtpTransport(settings.smtp, timeout_seconds=2)
+    return SmtpTransport(parse_smtp_url(url), timeout_seconds=2)
 
 
 def test_starttls_then_the_log_in_with_the_urls_user_and_password(certificate, monkeypatch):
