@@ -1,5 +1,6 @@
 """An SMTP server on loopback as a process of its own (aiosmtpd's command, from the venv), delivering what it
-receives into a Maildir the rehearsal reads."""
+receives into a Maildir the rehearsal reads. It runs in a session of its own, which the stack stops with the
+other processes it started (`Stack.kill`)."""
 
 import mailbox
 import shutil
@@ -49,13 +50,3 @@ class MailServer:
         if not self.maildir.exists():
             return []
         return [message_from_bytes(raw.as_bytes(), policy=policy.default) for raw in mailbox.Maildir(self.maildir)]
-
-    def stop(self, timeout=20):
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout)

@@ -143,5 +143,5 @@ class Stack:
         for process in self.web.values():
             self.kill(process)
         self.kill(self.worker)
-        self.mail.stop()
+        self.kill(self.mail.process)
         self.redis.stop()
