@@ -60,8 +60,11 @@ def test_the_environment_variable_overrides_the_setting():
 
 
 def test_the_password_is_never_in_the_settings_repr_and_is_a_secret_the_guard_refuses():
-    settings = _mail({"mail.smtp_url": "smtps://u:a-long-relay-password@mail.example.org", **SENDER})
+    ini = {**SECRETS, "mail.smtp_url": "smtps://u:a-long-relay-password@mail.example.org", **SENDER}
+    settings = _mail(ini)
     assert "a-long-relay-password" not in repr(settings)
+    shown = repr(read(ini, {}))
+    assert "a-long-relay-password" not in shown and SECRETS["secrets.key_pepper"] not in shown
     assert "a-long-relay-password" in settings.secrets
 
 
