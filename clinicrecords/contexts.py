@@ -18,6 +18,7 @@ CONTEXTS = (
     "clinicrecords.access",
     "clinicrecords.onboarding",
     "clinicrecords.request_log",
+    "clinicrecords.mail",
     "clinicrecords.events",
     "clinicrecords.patients",
     "clinicrecords.providers",

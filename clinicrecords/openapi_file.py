@@ -16,6 +16,9 @@ OFFLINE_SETTINGS = {
     "secrets.cursor": "offline",
     "secrets.key_pepper": "offline",
     "secrets.webhook_keys": "offline:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    # Nothing is mailed offline; a server named, so no mail folder is made under the var dir.
+    "mail.smtp_url": "smtp://127.0.0.1:1",
+    "mail.sender": "offline@example.org",
 }
 
 

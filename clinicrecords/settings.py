@@ -37,12 +37,19 @@ def _whole_number_of_0_or_more(name, text):
     return int(digits)
 
 
-def setting(name, default=dataclasses.MISSING, *, env=None, env_replaces=None, parse=None, doc=""):
+def _whole_number_of_1_or_more(name, text):
+    number = _whole_number_of_0_or_more(name, text)
+    if number < 1:
+        raise SettingsError(f"{name} must be a whole number of 1 or more, not {text!r}")
+    return number
+
+
+def setting(name, default=dataclasses.MISSING, *, env=None, env_replaces=None, parse=None, secret=False, doc=""):
     """A field of a settings section: the ini `name`, its default (none: required), the environment variable
     `env` that takes the ini value's place when it is set (only where the ini says `env_replaces`, if given),
-    and `parse` (text → value) where the field's type is not enough."""
+    and `parse` (text → value) where the field's type is not enough. A `secret` is left out of the repr."""
     metadata = {"name": name, "env": env, "env_replaces": env_replaces, "parse": parse, "doc": doc}
-    return dataclasses.field(default=default, metadata=metadata)
+    return dataclasses.field(default=default, metadata=metadata, repr=not secret)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,9 +81,9 @@ class QueueSettings:
 
 @dataclasses.dataclass(frozen=True)
 class SecretSettings:
-    cursor: str = setting("secrets.cursor", doc="signs list cursors")
-    key_pepper: str = setting("secrets.key_pepper", doc="hashes API keys")
-    webhook_keys: str | None = setting("secrets.webhook_keys", None,
+    cursor: str = setting("secrets.cursor", secret=True, doc="signs list cursors")
+    key_pepper: str = setting("secrets.key_pepper", secret=True, doc="hashes API keys")
+    webhook_keys: str | None = setting("secrets.webhook_keys", None, secret=True,
                                        doc="seals webhook signing secrets: key_id:base64url-32-bytes, newest first")
 
 
@@ -171,6 +178,27 @@ class WebhookDeliverySettings:
     require_https: bool = setting("webhooks.require_https", True)
 
 
+ENV_SMTP_URL = "CLINICRECORDS_SMTP_URL"
+
+
+@dataclasses.dataclass(frozen=True)
+class MailDeliverySettings:
+    sender: str = setting("mail.sender", doc="the From address: `Name <address>` or `address`")
+    smtp_url: str = setting("mail.smtp_url", "", env=ENV_SMTP_URL, secret=True,
+                            doc="smtp://[user:password@]host[:port][?starttls=true] or smtps://...; "
+                                "empty: each message an .eml file in mail.directory")
+    directory: str | None = setting("mail.directory", None, doc="default: mail/ in the var dir")
+    timeout_seconds: float = setting("mail.timeout_seconds", 30.0, doc="the SMTP conversation's time limit")
+    retry_base_seconds: float = setting("mail.retry_base_seconds", 30.0)
+    retry_cap_seconds: float = setting("mail.retry_cap_seconds", 3600.0)
+    max_attempts: int = setting("mail.max_attempts", 10, parse=_whole_number_of_1_or_more,
+                                doc="a claim counts as one; then the message is given up")
+    claim_seconds: float = setting("mail.claim_seconds", 120.0, doc="how long a worker holds a message it sends")
+    sweep_grace_seconds: float = setting("mail.sweep_grace_seconds", 60.0,
+                                         doc="a queued message not sent after this is queued again")
+    keep_days: float = setting("mail.keep_days", 30.0, doc="sent and failed messages are deleted after")
+
+
 @dataclasses.dataclass(frozen=True)
 class PortalSettings:
     host: str = setting("portal.host", "", doc="the portal's own host; empty: /portal/ under the API's")
@@ -199,6 +227,7 @@ class AppSettings:
     """Every setting, by the first part of its ini name."""
 
     secrets: SecretSettings
+    mail: MailDeliverySettings
     var: str = setting("clinicrecords.var", "var", env="CLINICRECORDS_VAR",
                        doc="where the embedded database and the file-backed queue keep their files")
     database: DatabaseSettings = DatabaseSettings()

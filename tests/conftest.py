@@ -26,7 +26,7 @@ ROLLED_BACK_PACKAGES = frozenset({
     "access", "audit", "care_providers", "clinical", "dispensing", "encounters", "patients", "plans",
     "prescriptions", "providers", "review", "scheduling", "security", "insurance", "inventory", "listings",
     "patient_imports", "platform", "client", "reference", "examples", "portal",
-    "api", "events", "onboarding", "test_helpers", "request_log",
+    "api", "events", "onboarding", "test_helpers", "request_log", "mail",
 })
 
 
@@ -83,7 +83,33 @@ def settings():
 
 
 @pytest.fixture(scope="session")
-def app(settings):
+def smtp_server():
+    """A real SMTP server on 127.0.0.1 for this test process; every application the process builds (and the
+    consumers and commands it starts) sends its mail there through CLINICRECORDS_SMTP_URL."""
+    from clinicrecords.settings import ENV_SMTP_URL
+    from tests.common.mail import SmtpServer
+
+    server = SmtpServer().start()
+    saved = os.environ.get(ENV_SMTP_URL)
+    os.environ[ENV_SMTP_URL] = server.url
+    yield server
+    server.stop()
+    if saved is None:
+        os.environ.pop(ENV_SMTP_URL, None)
+    else:
+        os.environ[ENV_SMTP_URL] = saved
+
+
+@pytest.fixture
+def mail(smtp_server):
+    """What the service mailed during this test (tests/common/mail.py: `Inbox`)."""
+    smtp_server.inbox.clear()
+    yield smtp_server.inbox
+    smtp_server.inbox.clear()
+
+
+@pytest.fixture(scope="session")
+def app(settings, smtp_server):
     from clinicrecords import make_config
     from clinicrecords.clinics.services import CLINIC_SCHEMAS
     from clinicrecords.db import embedded, migrations

@@ -1,4 +1,5 @@
-"""Absolute URLs (Location, FHIR links and fullUrl) from the configured public base URL `api.base_url`.
+"""Absolute URLs (Location, FHIR links and fullUrl) from the configured public base URL `api.base_url`, and
+the portal's public address for links made outside a request (invitations printed by the CLI, mail).
 
 Behind a proxy the Host header is whatever the client sent: a URL built from it would point a partner at
 any host an attacker names. In production the base URL is configured (production.ini reads
@@ -40,6 +41,26 @@ def service_base_url(settings):
     when set, else where this machine reaches the server the ini describes (development)."""
     base = parse_base_url(settings.api.base_url)
     return base.application_url if base else local_base_url(settings.server.listen)
+
+
+PORTAL_PATH = "/portal"
+
+
+def portal_host(settings):
+    """`portal.host` of the application's settings (an AppSettings), lower case; "" when unset."""
+    return settings.portal.host.strip().lower()
+
+
+def portal_base_url(settings):
+    """The portal's public address, for links made outside a request (the operator CLI's invitations, mail):
+    `portal.url`; else https on `portal.host`; else /portal under the service's own address (`api.base_url`,
+    or in development the host and port the server listens on)."""
+    configured = settings.portal.url.rstrip("/")
+    if configured:
+        return configured
+    if portal_host(settings):
+        return f"https://{portal_host(settings)}"
+    return service_base_url(settings) + PORTAL_PATH
 
 
 class PublicUrls:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import and_, delete, or_, select, update
 
-from clinicrecords import clock
+from clinicrecords import clock, tasks
 from clinicrecords.api.render import json_bytes
 from clinicrecords.db import SESSION_FACTORY
 from clinicrecords.events import routing, signing, transport, types
@@ -37,7 +37,7 @@ def _seconds(value):
 
 
 def backoff_seconds(settings, attempts, rng=random):
-    return rng.uniform(0.5, 1.0) * min(settings.retry_cap_seconds, settings.retry_base_seconds * 2 ** (attempts - 1))
+    return tasks.backoff_seconds(attempts, settings.retry_base_seconds, settings.retry_cap_seconds, rng)
 
 
 def signing_secrets(endpoint, now, box):

@@ -4,34 +4,20 @@ By default the portal lives under `/portal/` of the API's own host; with `portal
 answers on that host only, at its root, and the API host has no `/portal/` at all.
 """
 
-from clinicrecords.api.public_url import service_base_url
+# The portal's address is also needed outside the portal (mail's links), so it is the platform's.
+from clinicrecords.api.public_url import PORTAL_PATH, portal_base_url, portal_host
 from clinicrecords.settings import app_settings
 
-PORTAL_PATH = "/portal"
+__all__ = ["PORTAL_PATH", "PORTAL_PREFIX", "SurfacePredicate", "is_portal", "portal_base_url", "portal_host",
+           "portal_prefix", "request_surface"]
+
 # The path the portal's pages start with (`portal_prefix`), kept in the registry by clinicrecords.portal.web.
 PORTAL_PREFIX = "portal.prefix"
-
-
-def portal_host(settings):
-    """`portal.host` of the application's settings (an AppSettings), lower case; "" when unset."""
-    return settings.portal.host.strip().lower()
 
 
 def portal_prefix(settings):
     """The path the portal's pages start with: "" on a host of its own, else "/portal"."""
     return "" if portal_host(settings) else PORTAL_PATH
-
-
-def portal_base_url(settings):
-    """The portal's public address, for links made outside a request (the operator CLI's invitations):
-    `portal.url`; else https on `portal.host`; else /portal under the service's own address (`api.base_url`,
-    or in development the host and port the server listens on)."""
-    configured = settings.portal.url.rstrip("/")
-    if configured:
-        return configured
-    if portal_host(settings):
-        return f"https://{portal_host(settings)}"
-    return service_base_url(settings) + PORTAL_PATH
 
 
 def is_portal(environ, settings):

@@ -9,6 +9,7 @@ transaction to commit: a rolled-back request never sends work.
 """
 
 import functools
+import random
 
 import transaction
 from huey import Huey
@@ -90,6 +91,12 @@ class prepared_request:
 
     def __exit__(self, *exc):
         self.env["closer"]()
+
+
+def backoff_seconds(attempts, base_seconds, cap_seconds, rng=random):
+    """How long to wait after the n-th failed attempt of an outbox's work (webhook deliveries, mail):
+    uniform(0.5, 1.0) × min(cap, base × 2^(n-1)), so retries spread out rather than arrive together."""
+    return rng.uniform(0.5, 1.0) * min(cap_seconds, base_seconds * 2 ** (attempts - 1))
 
 
 def _enqueue(request, task_function, *args, **kwargs):

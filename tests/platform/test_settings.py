@@ -15,6 +15,7 @@ from clinicrecords.settings import (
     ENV_DNS_NAMESERVERS,
     LIBRARY_DEFAULTS,
     AppSettings,
+    MailDeliverySettings,
     SettingsError,
     app_settings,
     declared,
@@ -80,9 +81,10 @@ def test_the_application_reads_its_settings_once_into_the_typed_object(app, sett
 
 
 def test_an_unset_setting_takes_its_one_declared_default(settings):
-    required = {name: value for name, value in settings.items() if name.startswith("secrets.")}
+    required = {name: value for name, value in settings.items()
+                if name.startswith("secrets.") or name == "mail.sender"}
     typed = read(required, environ={})
-    assert typed == AppSettings(secrets=typed.secrets)
+    assert typed == AppSettings(secrets=typed.secrets, mail=MailDeliverySettings(sender=typed.mail.sender))
     assert (typed.database.pool_size, typed.ratelimit.live_per_minute, typed.portal.session_absolute_hours,
             typed.webhooks.require_https) == (10, 600, 12, True)
 

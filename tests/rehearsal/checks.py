@@ -13,7 +13,7 @@ import psycopg
 
 from tests.rehearsal.client import call, wait_until
 from tests.rehearsal.receiver import Receiver
-from tests.rehearsal.stack import PRODUCTION_INI, ROOT, Stack, _bin, required_secrets
+from tests.rehearsal.stack import MAIL_SENDER, PRODUCTION_INI, ROOT, Stack, _bin, required_secrets
 
 
 class Failed(Exception):
@@ -103,6 +103,10 @@ class Rehearsal:
         expect(config == {"appendonly": "yes", "bind": "127.0.0.1"}, f"redis config {config}")
         return f"redis-server on 127.0.0.1:{self.stack.redis.port}, appendonly yes"
 
+    def mail_server(self):
+        self.stack.mail.start()
+        return f"aiosmtpd on 127.0.0.1:{self.stack.mail.port}, CLINICRECORDS_SMTP_URL={self.stack.mail.url}"
+
     def migrate(self):
         first = self.stack.admin("migrate")
         again = self.stack.admin("migrate")
@@ -153,6 +157,21 @@ class Rehearsal:
         return f"nginx on 127.0.0.1:{self.stack.port} in front of both"
 
     # -- end to end --
+
+    def mail(self):
+        queued = self.stack.admin("mail", "test", "--to", "operator@rehearsal.test")
+        expect(queued["queued"] is True, f"mail test printed {queued}")
+        message = wait_until(lambda: next((m for m in self.stack.mail.messages()
+                                           if m["Message-ID"] == queued["message_id"]), None), 60)
+        expect(message is not None, f"message {queued['message_id']} did not reach the SMTP server "
+                                    "(see logs/worker.log)")
+        text = message.get_body(preferencelist=("plain",)).get_content()
+        portal = f"http://127.0.0.1:{self.stack.nginx.port}/portal"
+        expect(message["To"] == "operator@rehearsal.test" and message["From"] == MAIL_SENDER,
+               f"To {message['To']!r}, From {message['From']!r}")
+        expect(portal in text and message.get_body(preferencelist=("html",)) is not None,
+               "the message has no plain-text link to the portal's public address, or no HTML part")
+        return "mail test queued through the outbox, sent by the worker over SMTP, read from the server"
 
     def patient_import(self):
         import_id = self.start_import("import")
@@ -360,12 +379,14 @@ CHECKS = [
     ("secrets from the environment", "secrets"),
     ("database", "database"),
     ("redis", "redis"),
+    ("SMTP server", "mail_server"),
     ("the service refuses to start without a secret", "service_refuses_without_a_secret"),
     ("migrate", "migrate"),
     ("seed through the operator CLI", "seed"),
     ("two web processes", "web_processes"),
     ("worker", "worker"),
     ("nginx", "proxy"),
+    ("mail sent by the worker over SMTP", "mail"),
     ("patient import written by the worker", "patient_import"),
     ("webhook delivered and verified", "webhook"),
     ("change feed through nginx", "change_feed"),

@@ -1,6 +1,6 @@
 """The production stack of docs/deployment.md on one machine, every part on loopback: the embedded PostgreSQL
-as DATABASE_URL, Redis, `clinicrecords-admin production.ini migrate`, two `pserve production.ini`, one
-`clinicrecords-worker`, nginx in front. Every process it starts, it stops."""
+as DATABASE_URL, Redis, an SMTP server (CLINICRECORDS_SMTP_URL), `clinicrecords-admin production.ini migrate`,
+two `pserve production.ini`, one `clinicrecords-worker`, nginx in front. Every process it starts, it stops."""
 
 import json
 import os
@@ -13,13 +13,16 @@ from pathlib import Path
 
 from tests.common.redis_server import RedisServer, free_port
 from tests.rehearsal.client import call, wait_until
+from tests.rehearsal.mail_server import MailServer
 from tests.rehearsal.nginx import Nginx
 
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCTION_INI = ROOT / "production.ini"
 DATABASE = "clinicrecords_rehearsal"
 # What the rehearsal provides itself; every other `env:` setting of production.ini is a secret it is given.
-PROVIDED = ("DATABASE_URL", "REDIS_URL", "CLINICRECORDS_BASE_URL")
+PROVIDED = ("DATABASE_URL", "REDIS_URL", "CLINICRECORDS_BASE_URL", "CLINICRECORDS_SMTP_URL",
+            "CLINICRECORDS_MAIL_SENDER")
+MAIL_SENDER = "Clinic Records <no-reply@rehearsal.test>"
 
 # The worker's only departures from production.ini: the receiver is plain http on loopback, and a killed
 # worker's claim runs out in 10 s rather than 60 s so the rehearsal need not wait as long.
@@ -61,6 +64,7 @@ class Stack:
         self.workdir = Path(workdir)
         self.logs = self.workdir / "logs"
         self.redis = RedisServer(self.workdir / "redis", maxmemory="256mb")
+        self.mail = MailServer(self.workdir / "mail")
         self.web_ports = [free_port(), free_port()]
         self.web = {}
         self.worker = None
@@ -75,7 +79,8 @@ class Stack:
 
     def env(self, **changes):
         env = dict(os.environ, DATABASE_URL=self.database_url, REDIS_URL=self.redis.url, HOST="127.0.0.1",
-                   CLINICRECORDS_BASE_URL=f"http://127.0.0.1:{self.nginx.port}")
+                   CLINICRECORDS_BASE_URL=f"http://127.0.0.1:{self.nginx.port}",
+                   CLINICRECORDS_SMTP_URL=self.mail.url, CLINICRECORDS_MAIL_SENDER=MAIL_SENDER)
         env.pop("PORT", None)
         env.update(changes)
         return {name: value for name, value in env.items() if value is not None}
@@ -138,4 +143,5 @@ class Stack:
         for process in self.web.values():
             self.kill(process)
         self.kill(self.worker)
+        self.kill(self.mail.process)
         self.redis.stop()

@@ -1,0 +1,101 @@
+"""Turning a template and its values into the message that goes on the wire.
+
+Each template is a folder under `templates/` with `subject.txt`, `body.txt` (the plain-text part every
+message has) and `body.html` (its HTML alternative), extending `_base/`, which names the workspace or clinic
+the message is about. Jinja2 escapes the HTML part only; an undefined value is an error, not an empty string.
+The headers are set through the email library's SMTP policy, which refuses a line break in any header, so
+nothing a value holds can add a header; the subject is also folded to one line first.
+"""
+
+import email.errors
+from dataclasses import dataclass
+from email.headerregistry import Address
+from email.message import EmailMessage
+from email.policy import SMTP
+from email.utils import format_datetime, make_msgid
+from urllib.parse import urlencode
+
+import idna
+import jinja2
+
+from clinicrecords import clock
+from clinicrecords.mail import guard
+from clinicrecords.mail.interfaces import MailRefused
+
+MAX_ADDRESS = 254
+MAX_SUBJECT = 200
+
+templates = jinja2.Environment(
+    loader=jinja2.PackageLoader("clinicrecords.mail", "templates"),
+    autoescape=jinja2.select_autoescape(enabled_extensions=("html",), default_for_string=False),
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+    trim_blocks=True,
+)
+
+
+@dataclass(frozen=True)
+class Composed:
+    sender: str         # the envelope sender (MAIL FROM)
+    recipient: str      # the one envelope recipient (RCPT TO)
+    subject: str
+    message_id: str
+    content: bytes      # the whole message as sent
+
+
+def recipient_address(text):
+    """The address as the envelope and the To header carry it, or MailRefused: one plain `local@domain` (no
+    name, no list, no line break; ASCII before the @, as SMTPUTF8 is not used), the domain in its ASCII form."""
+    if not isinstance(text, str) or not text.strip() or len(text.strip()) > MAX_ADDRESS:
+        raise MailRefused("the recipient must be one email address such as name@example.org")
+    try:
+        address = Address(addr_spec=text.strip())
+        domain = idna.encode(address.domain, uts46=True).decode("ascii")
+    except (ValueError, TypeError, email.errors.MessageError, idna.IDNAError, UnicodeError):
+        raise MailRefused("the recipient must be one email address such as name@example.org") from None
+    if not address.username or "." not in domain:
+        raise MailRefused("the recipient must be one email address such as name@example.org")
+    return Address(username=address.username, domain=domain).addr_spec
+
+
+def link(links_base, path, **query):
+    """`links_base` + `path` (e.g. "/invitations") with the query, encoded."""
+    if not path.startswith("/"):
+        raise ValueError("a portal path starts with /")
+    return links_base + path + (f"?{urlencode(query)}" if query else "")
+
+
+def render(template, values):
+    """(subject, text, html) of `template`; MailRefused for a template that does not exist."""
+    try:
+        subject, text, html = (templates.get_template(f"{template}/{name}")
+                               for name in ("subject.txt", "body.txt", "body.html"))
+    except jinja2.TemplateNotFound:
+        raise MailRefused(f"no mail template {template!r}") from None
+    subject = " ".join(subject.render(values).split())
+    if not subject or len(subject) > MAX_SUBJECT:
+        raise MailRefused(f"the subject of {template!r} must be 1 to {MAX_SUBJECT} characters")
+    return subject, text.render(values), html.render(values)
+
+
+def compose(settings, template, to, regarding, values):
+    """The whole message for one recipient, refused (MailRefused) before anything is written when it must not
+    be sent."""
+    recipient = recipient_address(to)
+    if not isinstance(regarding, str) or not regarding.strip():
+        raise MailRefused("every message names the workspace or clinic it is about (regarding)")
+    values = {**values, "regarding": " ".join(regarding.split()), "recipient": recipient}
+    guard.check_values(values)
+    subject, text, html = render(template, {**values, "portal_url": settings.links_base})
+    guard.check_rendered((subject, text, html), settings.secrets, settings.links_base)
+    message = EmailMessage(policy=SMTP)
+    message["From"] = settings.from_address
+    message["To"] = Address(addr_spec=recipient)
+    message["Subject"] = subject
+    message["Date"] = format_datetime(clock.now())
+    message_id = make_msgid(domain=settings.from_address.domain)
+    message["Message-ID"] = message_id
+    message["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation replies to the service
+    message.set_content(text)
+    message.add_alternative(html, subtype="html")
+    return Composed(settings.from_address.addr_spec, recipient, subject, message_id, message.as_bytes())

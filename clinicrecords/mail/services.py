@@ -1,0 +1,45 @@
+"""The mail service (`IMail`): other contexts find it with `request.find_service(IMail)`.
+
+`send` composes the message (refusing what must never be mailed), writes it to the outbox in the caller's
+session, and has its send task queued once the caller's transaction commits (`request.enqueue`): a rolled-back
+transaction sends nothing, and a message whose task is lost is found again by the sweep.
+"""
+
+from zope.interface import implementer
+
+from clinicrecords.mail import messages, outbox
+from clinicrecords.mail.interfaces import IMail, QueuedMail
+from clinicrecords.mail.settings import mail_settings
+from clinicrecords.mail.tasks import queue_sends
+
+__all__ = ["MailService", "mail_service_factory", "send_test_message"]
+
+# What the operator's test message says it is about: it concerns no workspace or clinic.
+TEST_REGARDING = "a test of this service's mail"
+
+
+@implementer(IMail)
+class MailService:
+    def __init__(self, db, settings, enqueue):
+        self.db = db
+        self.settings = settings
+        self.enqueue = enqueue
+
+    def send(self, template, to, /, *, regarding, **values):
+        composed = messages.compose(self.settings, template, to, regarding, values)
+        row = outbox.add(self.db, template, composed)
+        self.enqueue(queue_sends, [row.id])
+        return QueuedMail(str(row.id), composed.message_id, composed.recipient)
+
+    def link(self, path, **query):
+        return messages.link(self.settings.links_base, path, **query)
+
+
+def mail_service_factory(context, request):
+    return MailService(request.db, mail_settings(request.registry), request.enqueue)
+
+
+def send_test_message(request, to):
+    """`mail test --to EMAIL`: one test message through the outbox, as any other."""
+    queued = request.find_service(IMail).send("test", to, regarding=TEST_REGARDING)
+    return {"to": queued.to, "queued": True, "message_id": queued.message_id}
