@@ -11,7 +11,7 @@ were written before the two shared it.
 
 import decimal
 import hashlib
-import json
+from json.encoder import encode_basestring_ascii as _quoted
 
 
 def _number(value):
@@ -21,17 +21,23 @@ def _number(value):
     return format(number.normalize(), "f")
 
 
+_CONSTANTS = {None: "null", True: "true", False: "false"}
+
+
 def canonical_json(value):
+    # Every POST with an Idempotency-Key and every send to the review queue walks its body here: strings are
+    # quoted by json's own C quoting (what json.dumps does for a string, without its layers).
+    if isinstance(value, str):
+        return _quoted(value)
     if isinstance(value, dict):
-        return "{" + ",".join(f"{json.dumps(str(name))}:{canonical_json(value[name])}"
-                              for name in sorted(value)) + "}"
+        return "{" + ",".join(f"{_quoted(str(name))}:{canonical_json(value[name])}" for name in sorted(value)) + "}"
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(canonical_json(item) for item in value) + "]"
-    if value is None or isinstance(value, (str, bool)):
-        return json.dumps(value)
+    if value is None or isinstance(value, bool):
+        return _CONSTANTS[value]
     if isinstance(value, (int, float, decimal.Decimal)):
         return _number(value)
-    return json.dumps(str(value))
+    return _quoted(str(value))
 
 
 def canonical_hash(value):
