@@ -13,6 +13,8 @@ from tests.pooling.conftest import pooled_settings
 
 def _ini(tmp_path, settings_lines):
     ini = tmp_path / "pooled.ini"
+    # Every application needs a sender for its mail, the operator CLI's included.
+    settings_lines = {"mail.sender": "Clinic Records <no-reply@clinicrecords.test>", **settings_lines}
     lines = (f"{name} = {value.replace('%', '%%')}" for name, value in settings_lines.items())
     ini.write_text("[app:main]\nuse = egg:clinicrecords\n" + "\n".join(lines) + "\n")
     return str(ini)
