@@ -1,8 +1,8 @@
 """`python -m tests.rehearsal [--sentinel]` (scripts/rehearse): the production rehearsal, one line per check.
 `--sentinel`: the same stack with Redis behind Sentinel, and a Redis failover under load (tests/rehearsal/sentinel.py).
 
-Exits 0 when every check passed, 1 on the first that fails (the stack's logs stay under var/rehearsal),
-2 without starting anything when a secret is missing from the environment."""
+Exits 0 when every check passed, 1 on the first that fails (the stack's logs stay under var/rehearsal, or
+var/rehearsal-sentinel), 2 without starting anything when a secret is missing from the environment."""
 
 import argparse
 import os
@@ -18,12 +18,13 @@ from tests.rehearsal.sentinel import CHECKS as SENTINEL_CHECKS
 from tests.rehearsal.sentinel import SentinelRehearsal
 from tests.rehearsal.stack import ROOT, missing_secrets
 
-PACKAGES = {"redis-server": "redis-server", "redis-sentinel": "redis-sentinel", "nginx": "nginx"}
+PACKAGES = {"redis-server": "redis-server", "nginx": "nginx"}
+SENTINEL_PACKAGES = {**PACKAGES, "redis-sentinel": "redis-sentinel"}
 
 
-def install_missing_packages():
-    """Debian's redis-server and nginx, as scripts/test installs chromium."""
-    missing = [package for command, package in PACKAGES.items()
+def install_missing_packages(packages=PACKAGES):
+    """Debian's redis-server and nginx (and redis-sentinel), as scripts/test installs chromium."""
+    missing = [package for command, package in packages.items()
                if not shutil.which(command) and not os.path.exists(f"/usr/sbin/{command}")]
     if not missing or not shutil.which("apt-get"):
         return
@@ -44,7 +45,7 @@ def main(argv=None):
         print(f"rehearse: set {', '.join(missing)} in the environment first: production.ini reads them "
               "and the service refuses to start without them (docs/deployment.md)", file=sys.stderr)
         return 2
-    install_missing_packages()
+    install_missing_packages(SENTINEL_PACKAGES if args.sentinel else PACKAGES)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, _stop_on_signal)
     if args.sentinel:
