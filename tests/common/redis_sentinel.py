@@ -23,6 +23,7 @@ class SentinelGroup:
         self.servers = [primary, replica]
         self.sentinel_ports = [free_port() for _ in range(3)]
         self.sentinels = []
+        self._clients = {}
 
     @property
     def url(self):
@@ -103,9 +104,14 @@ class SentinelGroup:
         return False
 
     def _sentinel(self, port):
-        return redis.Redis(host="127.0.0.1", port=port, socket_timeout=2, decode_responses=True)
+        if port not in self._clients:
+            self._clients[port] = redis.Redis(host="127.0.0.1", port=port, socket_timeout=2, decode_responses=True)
+        return self._clients[port]
 
     def stop(self):
+        for client in self._clients.values():
+            client.close()
+        self._clients = {}
         for process in self.sentinels:
             if process.poll() is None:
                 process.terminate()

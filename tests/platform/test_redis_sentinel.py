@@ -99,7 +99,7 @@ def test_the_queue_and_the_rate_limiter_follow_a_failover(settings, sentinels, m
         while tasks.huey.pending_count():
             tasks.huey.execute(tasks.huey.dequeue())
         assert ran == ["before", "after"]
-        with redis.Redis(port=sentinels.primary_port()) as client:
+        with redis.Redis(host="127.0.0.1", port=sentinels.primary_port()) as client:
             assert client.info("replication")["role"] == "master" and client.dbsize() > 0
     finally:
         tasks.configure(read(settings))
