@@ -17,14 +17,17 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 import redis
 from redis.sentinel import Sentinel
 
+from clinicrecords.settings import SettingsError
+
 SENTINEL_SCHEME = "redis+sentinel"
 SENTINEL_PORT = 26379
 SENTINEL_DEFAULTS = {"socket_timeout": 3.0, "socket_connect_timeout": 1.0}
 _SENTINEL_OPTIONS = {"socket_timeout": float, "socket_connect_timeout": float, "sentinel_password": str}
 
 
-class RedisUrlError(ValueError):
-    """A `redis_url` that names no server (or Sentinels and service) this module can reach."""
+class RedisUrlError(SettingsError, ValueError):
+    """A `redis_url` that names no server (or Sentinels and service) this module can reach: start-up stops with
+    one line saying so, the password hidden."""
 
 
 def connection_pool(url):

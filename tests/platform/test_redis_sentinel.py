@@ -47,10 +47,19 @@ def test_a_url_the_factory_cannot_use_stops_the_start(url):
         make_store(read_section(RateLimitSettings, {"ratelimit.backend": "redis", "ratelimit.redis_url": url}), None)
 
 
-def test_a_refused_url_never_shows_its_password():
-    with pytest.raises(RedisUrlError) as refused:
-        redis_connection.connection_pool("redis+sentinel://:hunter2@h1:26379/")
-    assert "hunter2" not in str(refused.value) and "***@h1:26379" in str(refused.value)
+def test_a_refused_url_stops_the_start_in_one_line_without_its_password(settings, capsys):
+    from clinicrecords import main
+
+    bad = "redis+sentinel://:hunter2@h1:26379/"
+    saved = dict(tasks._state)  # the half-built application must not stay the tasks' registry
+    try:
+        with pytest.raises(SystemExit) as stopped:
+            main({}, **{**settings, "ratelimit.backend": "redis", "ratelimit.redis_url": bad})
+    finally:
+        tasks._state.update(saved)
+    line = capsys.readouterr().err
+    assert stopped.value.code == 2 and line.count("\n") == 1
+    assert "hunter2" not in line and "redis+sentinel://***@h1:26379/: expected" in line
 
 
 @pytest.fixture(scope="module")
