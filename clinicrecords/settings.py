@@ -73,7 +73,8 @@ class DatabaseSettings:
 class QueueSettings:
     backend: str = setting("huey.backend", "sqlite", doc="sqlite, redis or memory")
     sqlite_path: str | None = setting("huey.sqlite_path", None, doc="default: huey.db in the var dir")
-    redis_url: str | None = setting("huey.redis_url", None)
+    redis_url: str | None = setting("huey.redis_url", None,
+                                    doc="redis://host:port/db, or redis+sentinel://h1:26379,h2:26379/service/db")
     immediate: bool = setting("huey.immediate", False, doc="run tasks at once in the process (tests)")
     consumer_in_process: bool = setting("huey.consumer_in_process", False, doc="pserve runs the consumer too")
     workers: int = setting("huey.workers", 2, doc="the in-process consumer's threads")
@@ -107,7 +108,8 @@ class AccessSettings:
 @dataclasses.dataclass(frozen=True)
 class RateLimitSettings:
     backend: str = setting("ratelimit.backend", "postgres", doc="postgres or redis")
-    redis_url: str | None = setting("ratelimit.redis_url", None)
+    redis_url: str | None = setting("ratelimit.redis_url", None,
+                                    doc="redis://host:port/db, or redis+sentinel://h1:26379,h2:26379/service/db")
     live_per_minute: int = setting("ratelimit.live_per_minute", 600)
     test_per_minute: int = setting("ratelimit.test_per_minute", 120)
 

@@ -1,7 +1,8 @@
 """Per-key, per-minute rate limits and the per-workspace monthly request counter.
 
 A fixed window per UTC minute. The counters live in a store every server process shares: PostgreSQL
-(`ratelimit.backend = postgres`, the default) or Redis (`ratelimit.backend = redis`, `ratelimit.redis_url`).
+(`ratelimit.backend = postgres`, the default) or Redis (`ratelimit.backend = redis`, `ratelimit.redis_url`); the
+monthly counter is in PostgreSQL with either, as a Redis failover may lose its last writes.
 A request is counted outside the request's own transaction, so a request that fails and aborts still counts.
 Requests refused with 429 do not count towards the monthly counter; every other keyed request does.
 """

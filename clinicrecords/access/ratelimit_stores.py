@@ -1,12 +1,11 @@
-"""Where the rate-limit and monthly counters live. Both stores are shared by every server process."""
-
-import datetime
-import uuid
+"""Where the rate-limit and monthly counters live. Both stores are shared by every server process; the monthly
+and daily counts (billing data) are in PostgreSQL with either."""
 
 from sqlalchemy import bindparam, func, select, text
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import BigInteger, Date, DateTime, Integer, String, Uuid
 
+from clinicrecords import redis_connection
 from clinicrecords.access.models import WorkspaceDailyUsage, WorkspaceUsage
 
 # One statement, one round trip: count the key's minute and, when the request is allowed and belongs to a
@@ -41,6 +40,22 @@ SELECT count, window_start FROM minute
     bindparam("api_key_id", type_=Uuid()), bindparam("window_start", type_=DateTime(timezone=True)),
     bindparam("workspace_id", type_=Uuid()), bindparam("month", type_=Date()), bindparam("mode", type_=String()),
     bindparam("limit", type_=Integer()), bindparam("expected_version", type_=BigInteger()),
+)
+# The Redis store's month and day: the same inserts as _HIT's, for a request Redis's minute window allowed.
+_USAGE = text("""
+WITH month AS (
+    INSERT INTO control.workspace_usage AS u (workspace_id, month, mode, requests)
+    VALUES (CAST(:workspace_id AS uuid), CAST(:month AS date), CAST(:mode AS varchar), 1)
+    ON CONFLICT (workspace_id, month, mode) DO UPDATE SET requests = u.requests + 1
+)
+INSERT INTO control.workspace_usage_daily AS d (workspace_id, day, mode, requests)
+VALUES (CAST(:workspace_id AS uuid), CAST(CAST(:window_start AS timestamptz) AT TIME ZONE 'UTC' AS date),
+        CAST(:mode AS varchar), 1)
+ON CONFLICT (workspace_id, day, mode) DO UPDATE SET requests = d.requests + 1
+RETURNING requests
+""").bindparams(
+    bindparam("workspace_id", type_=Uuid()), bindparam("window_start", type_=DateTime(timezone=True)),
+    bindparam("month", type_=Date()), bindparam("mode", type_=String()),
 )
 _VERSION = "SELECT version FROM control.reach_version"
 
@@ -115,23 +130,27 @@ class PostgresStore:
         return {day: int(total) for day, total in rows}
 
 
-class RedisStore:
-    """For production: counters in Redis (persistent, AOF, since the monthly counter is billing data).
+class RedisStore(PostgresStore):
+    """Minute windows in Redis, months and days in PostgreSQL.
+
+    Redis replicates asynchronously, so a failover may lose its last writes: the current minute's windows may
+    restart (a key may then make up to twice its limit in that minute), but the workspace's monthly and daily
+    counts are billing data and are written to PostgreSQL like the PostgreSQL store's, one statement per
+    counted request (docs/decisions.md, issue 35).
 
     The reach version lives in PostgreSQL with the data it versions: for a key from the key cache, one small
     SELECT of it on `engine` comes first (docs/decisions.md), and nothing is counted when it moved."""
 
     MINUTE_TTL = 120
 
-    def __init__(self, client, engine=None):
+    def __init__(self, client, engine):
+        super().__init__(engine)
         self.client = client
-        self.engine = engine
+        self._usage_sql = str(_USAGE.compile(dialect=engine.dialect))
 
     @classmethod
-    def from_url(cls, url, engine=None):
-        import redis
-
-        return cls(redis.Redis.from_url(url), engine)
+    def from_url(cls, url, engine):
+        return cls(redis_connection.client(url), engine)
 
     def hit(self, api_key_id, window_start, limit, *, workspace_id, month, mode, expected_version=None):
         if expected_version is not None and _on_driver(self.engine, _VERSION, {})[0] != expected_version:
@@ -142,43 +161,9 @@ class RedisStore:
         pipe.expire(minute_key, self.MINUTE_TTL)
         count, _ = pipe.execute()
         if workspace_id is not None and count <= limit:
-            pipe = self.client.pipeline()
-            pipe.hincrby(self._usage_key(workspace_id, month), mode, 1)
-            pipe.hincrby(self._daily_key(workspace_id, month), f"{window_start:%d}", 1)
-            pipe.execute()
+            _on_driver(self.engine, self._usage_sql, {"workspace_id": workspace_id, "month": month, "mode": mode,
+                                                      "window_start": window_start})
         return count, window_start
-
-    def usage(self, workspace_id, month):
-        return _counts(self._modes(self._usage_key(workspace_id, month)))
-
-    def month_usage(self, month):
-        """{workspace_id: {"live": n, "test": n}} for every workspace counted in the month (SCAN, not KEYS:
-        the server is never blocked)."""
-        pattern = self._usage_key("*", month)
-        return {uuid.UUID(key.decode().split(":")[2]): _counts(self._modes(key))
-                for key in self.client.scan_iter(match=pattern, count=1000)}
-
-    def _modes(self, key):
-        return {name.decode(): int(value) for name, value in self.client.hgetall(key).items()}
-
-    def daily_usage(self, workspace_id, first_day, last_day):
-        found = {}
-        month = first_day.replace(day=1)
-        while month <= last_day:
-            for day, value in self.client.hgetall(self._daily_key(workspace_id, month)).items():
-                date = month.replace(day=int(day))
-                if first_day <= date <= last_day:
-                    found[date] = int(value)
-            month = (month + datetime.timedelta(days=32)).replace(day=1)
-        return found
-
-    @staticmethod
-    def _usage_key(workspace_id, month):
-        return f"clinicrecords:usage:{workspace_id}:{month:%Y-%m}"
-
-    @staticmethod
-    def _daily_key(workspace_id, month):
-        return f"clinicrecords:usage-daily:{workspace_id}:{month:%Y-%m}"
 
 
 def _counts(modes):

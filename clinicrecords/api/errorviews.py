@@ -4,8 +4,8 @@ Unknown paths are 404 not_found, a documented route asked with a method it does 
 `Allow` (decided by the URL's shape, whether or not the record it names exists or is within the key's reach:
 docs/decisions.md), a missing or bad key is 401 invalid_key, a missing permission 403 scope_missing naming it
 (also instead of 404 and 405 where the look guard refuses: a key that may not look there learns nothing), a
-database or a Redis (rate limits, queue) that does not answer 503, and anything unexpected 500 internal_error
-with no internals in the body.
+database or a Redis (rate limits, queue) that does not answer or cannot take writes 503, and anything unexpected
+500 internal_error with no internals in the body.
 """
 
 import logging
@@ -135,10 +135,27 @@ def database_error_view(exc, request):
     return internal_error_view(exc, request)
 
 
+# Answers of a Redis that is up but cannot take writes now: a demoted primary reached without Sentinel
+# (READONLY), a replica cut off from its primary (MASTERDOWN), a full one (OOM, under noeviction), one that cannot
+# persist (MISCONF) or lacks the replicas min-replicas-to-write asks for (NOREPLICAS).
+_REDIS_REFUSALS = (redis_errors.ReadOnlyError, redis_errors.MasterDownError, redis_errors.OutOfMemoryError,
+                   redis_errors.TryAgainError)
+_REDIS_REFUSAL_CODES = {"MISCONF", "NOREPLICAS"}
+
+
+def is_redis_refusal(exc):
+    # A pipeline's error message starts with the command it failed on, so the code is looked for as a word.
+    return isinstance(exc, _REDIS_REFUSALS) or bool(_REDIS_REFUSAL_CODES & set(str(exc).split()))
+
+
 @exception_view_config(redis_errors.ConnectionError)
 @exception_view_config(redis_errors.TimeoutError)
+@exception_view_config(redis_errors.ResponseError)
 def redis_unavailable_view(exc, request):
-    # ConnectionError covers a Redis that is down, restarting or still loading its append-only file.
+    # ConnectionError covers a Redis that is down, restarting or still loading its append-only file, and a
+    # Sentinel-managed primary that was demoted or that no Sentinel names (redis-py's Sentinel pool).
+    if isinstance(exc, redis_errors.ResponseError) and not is_redis_refusal(exc):
+        return internal_error_view(exc, request)
     log.warning("redis unavailable: %s", type(exc).__name__, extra={"request_id": request.request_id})
     problem = Problem("service_unavailable", "A backing service did not answer. Retry shortly.",
                       headers={"Retry-After": "2"})

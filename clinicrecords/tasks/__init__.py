@@ -1,7 +1,8 @@
 """Background work on Huey.
 
 `huey` is one process-wide instance whose storage is chosen from the settings when the application starts:
-a SQLite file under the var dir (development), Redis (production), or memory (tests, immediate mode).
+a SQLite file under the var dir (development), Redis (production: one server or the primary Sentinels name,
+`clinicrecords.redis_connection`), or memory (tests, immediate mode).
 
 Tasks are declared with `@task()`; the function receives a prepared request inside its own transaction
 manager, like a web request. Work is queued with `request.enqueue(task, ...)`, which waits for the request's
@@ -16,6 +17,7 @@ from huey import Huey
 from huey.storage import MemoryStorage, RedisStorage, SqliteStorage
 from pyramid.scripting import prepare
 
+from clinicrecords import redis_connection
 from clinicrecords.settings import app_settings, var_dir
 
 HUEY_NAME = "clinicrecords"
@@ -36,7 +38,8 @@ def configure(settings):
     elif backend == "redis":
         if not queue.redis_url:
             raise ValueError("huey.backend = redis needs huey.redis_url")
-        huey.storage_class, huey.storage_kwargs = RedisStorage, {"url": queue.redis_url}
+        huey.storage_class = RedisStorage
+        huey.storage_kwargs = {"connection_pool": redis_connection.connection_pool(queue.redis_url)}
     elif backend == "memory":
         huey.storage_class, huey.storage_kwargs = MemoryStorage, {}
     else:

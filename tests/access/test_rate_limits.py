@@ -127,12 +127,12 @@ def test_defaults_without_settings_are_600_live_and_120_test(engine, mode, setti
     assert RateLimiter(PostgresStore(engine)).limit_for(_Identity(mode=mode)) == setting
 
 
-def test_the_redis_store_counts_like_the_postgres_one(redis_url):
+def test_the_redis_store_counts_like_the_postgres_one(redis_url, engine):
     from clinicrecords.access.ratelimit_stores import RedisStore
 
     # Two processes, two clients, one Redis.
-    first = RateLimiter(RedisStore.from_url(redis_url), live_per_minute=2)
-    second = RateLimiter(RedisStore.from_url(redis_url), live_per_minute=2)
+    first = RateLimiter(RedisStore.from_url(redis_url, engine), live_per_minute=2)
+    second = RateLimiter(RedisStore.from_url(redis_url, engine), live_per_minute=2)
     workspace_id = uuid.uuid4()
     identity = _Identity(workspace_id=workspace_id)
     assert first.hit(identity, _at("2030-03-01T12:00:10")).remaining == 1

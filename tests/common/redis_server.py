@@ -17,10 +17,11 @@ def free_port():
 
 
 class RedisServer:
-    def __init__(self, directory, port=None, maxmemory="64mb"):
+    def __init__(self, directory, port=None, maxmemory="64mb", replica_of=None):
         self.directory = Path(directory)
         self.port = port or free_port()
         self.maxmemory = maxmemory
+        self.replica_of = replica_of  # the primary's port: this one starts as its replica
         self.process = None
 
     @property
@@ -39,7 +40,8 @@ class RedisServer:
             [executable, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
              "--appendonly", "yes", "--appendfsync", "everysec", "--save", "", "--daemonize", "no",
              "--maxmemory", self.maxmemory, "--maxmemory-policy", "noeviction",
-             "--logfile", str(self.directory / "redis.log")],
+             "--logfile", str(self.directory / "redis.log"),
+             *(("--replicaof", "127.0.0.1", str(self.replica_of)) if self.replica_of else ())],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -51,6 +53,12 @@ class RedisServer:
             except redis.exceptions.ConnectionError:  # not listening yet, or still loading its AOF
                 time.sleep(0.05)
         raise RuntimeError(f"redis-server did not answer within {timeout} s")
+
+    def kill(self):
+        """SIGKILL: what a crashed host looks like to its clients and its Sentinels."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(20)
 
     def stop(self, timeout=20):
         """A clean shutdown (SHUTDOWN: the append-only file is flushed), SIGKILL if it hangs."""

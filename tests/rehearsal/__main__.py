@@ -1,8 +1,10 @@
-"""`python -m tests.rehearsal` (scripts/rehearse): the production rehearsal, one line per check.
+"""`python -m tests.rehearsal [--sentinel]` (scripts/rehearse): the production rehearsal, one line per check.
+`--sentinel`: the same stack with Redis behind Sentinel, and a Redis failover under load (tests/rehearsal/sentinel.py).
 
-Exits 0 when every check passed, 1 on the first that fails (the stack's logs stay under var/rehearsal),
-2 without starting anything when a secret is missing from the environment."""
+Exits 0 when every check passed, 1 on the first that fails (the stack's logs stay under var/rehearsal, or
+var/rehearsal-sentinel), 2 without starting anything when a secret is missing from the environment."""
 
+import argparse
 import os
 import shutil
 import signal
@@ -12,14 +14,17 @@ import time
 import traceback
 
 from tests.rehearsal.checks import CHECKS, Failed, Rehearsal
+from tests.rehearsal.sentinel import CHECKS as SENTINEL_CHECKS
+from tests.rehearsal.sentinel import SentinelRehearsal
 from tests.rehearsal.stack import ROOT, missing_secrets
 
 PACKAGES = {"redis-server": "redis-server", "nginx": "nginx"}
+SENTINEL_PACKAGES = {**PACKAGES, "redis-sentinel": "redis-sentinel"}
 
 
-def install_missing_packages():
-    """Debian's redis-server and nginx, as scripts/test installs chromium."""
-    missing = [package for command, package in PACKAGES.items()
+def install_missing_packages(packages=PACKAGES):
+    """Debian's redis-server and nginx (and redis-sentinel), as scripts/test installs chromium."""
+    missing = [package for command, package in packages.items()
                if not shutil.which(command) and not os.path.exists(f"/usr/sbin/{command}")]
     if not missing or not shutil.which("apt-get"):
         return
@@ -31,19 +36,25 @@ def _stop_on_signal(signum, frame):
     raise SystemExit(128 + signum)  # unwinds through the finally below, which stops every process
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="scripts/rehearse", description=__doc__.splitlines()[0])
+    parser.add_argument("--sentinel", action="store_true", help="Redis behind Sentinel, its primary killed under load")
+    args = parser.parse_args(argv)
     missing = missing_secrets()
     if missing:
         print(f"rehearse: set {', '.join(missing)} in the environment first: production.ini reads them "
               "and the service refuses to start without them (docs/deployment.md)", file=sys.stderr)
         return 2
-    install_missing_packages()
+    install_missing_packages(SENTINEL_PACKAGES if args.sentinel else PACKAGES)
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, _stop_on_signal)
-    rehearsal = Rehearsal(ROOT / "var" / "rehearsal")
+    if args.sentinel:
+        checks, rehearsal = SENTINEL_CHECKS, SentinelRehearsal(ROOT / "var" / "rehearsal-sentinel")
+    else:
+        checks, rehearsal = CHECKS, Rehearsal(ROOT / "var" / "rehearsal")
     started = time.monotonic()
     try:
-        for title, name in CHECKS:
+        for title, name in checks:
             began = time.monotonic()
             try:
                 detail = getattr(rehearsal, name)()
@@ -55,7 +66,7 @@ def main():
                 print(f"FAIL {title}: {reason} (traceback and logs: {log.parent})", flush=True)
                 return 1
             print(f"ok   {title}: {detail} [{time.monotonic() - began:.1f} s]", flush=True)
-        print(f"ok   rehearsal: {len(CHECKS)} checks in {time.monotonic() - started:.0f} s", flush=True)
+        print(f"ok   rehearsal: {len(checks)} checks in {time.monotonic() - started:.0f} s", flush=True)
         return 0
     finally:
         rehearsal.stack.stop()

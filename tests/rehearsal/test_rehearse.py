@@ -33,3 +33,9 @@ def test_the_worker_ini_is_production_ini_with_only_the_listed_overrides(tmp_pat
     production, production_rest = settings(PRODUCTION_INI)
     worker, worker_rest = settings(ini_with(WORKER_OVERRIDES, tmp_path / "worker.ini"))
     assert worker == {**production, **WORKER_OVERRIDES} and worker_rest == production_rest
+
+
+def test_the_sentinel_rehearsal_s_worker_departs_only_in_how_soon_a_lost_import_is_resumed():
+    from tests.rehearsal.sentinel import SENTINEL_WORKER_OVERRIDES
+
+    assert SENTINEL_WORKER_OVERRIDES == {**WORKER_OVERRIDES, "patient_imports.stale_after_seconds": "10"}
