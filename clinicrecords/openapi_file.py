@@ -22,16 +22,22 @@ OFFLINE_SETTINGS = {
 }
 
 
-def main(argv=None):
-    """`scripts/openapi [PATH]`: write the document (default docs/openapi.json)."""
+def write_offline(argv, default_path, text_of):
+    """Assemble the application offline and write `text_of(registry)` to the path the command line names (else
+    `default_path`); print where."""
     arguments = sys.argv[1:] if argv is None else argv
-    target = Path(arguments[0] if arguments else DOCUMENT_PATH)
+    target = Path(arguments[0] if arguments else default_path)
     app = make_config(dict(OFFLINE_SETTINGS)).make_wsgi_app()
     try:
-        target.write_text(document_text(app.registry), encoding="utf-8")
+        target.write_text(text_of(app.registry), encoding="utf-8")
     finally:
         app.registry[ENGINE].dispose()
     print(target)
+
+
+def main(argv=None):
+    """`scripts/openapi [PATH]`: write the document (default docs/openapi.json)."""
+    write_offline(argv, DOCUMENT_PATH, document_text)
 
 
 if __name__ == "__main__":
