@@ -1,4 +1,5 @@
-"""`python -m tests.rehearsal` (scripts/rehearse): the production rehearsal, one line per check.
+"""`python -m tests.rehearsal` (scripts/rehearse): the production rehearsal, one line per check;
+`--failover`: the PostgreSQL failover rehearsal (tests/rehearsal/failover.py) instead.
 
 Exits 0 when every check passed, 1 on the first that fails (the stack's logs stay under var/rehearsal),
 2 without starting anything when a secret is missing from the environment."""
@@ -11,10 +12,14 @@ import sys
 import time
 import traceback
 
+from tests.rehearsal import failover
 from tests.rehearsal.checks import CHECKS, Failed, Rehearsal
 from tests.rehearsal.stack import ROOT, missing_secrets
 
 PACKAGES = {"redis-server": "redis-server", "nginx": "nginx"}
+# Each switch: its rehearsal, its checks and its folder under var/.
+REHEARSALS = {None: (Rehearsal, CHECKS, "rehearsal"),
+              "--failover": (failover.FailoverRehearsal, failover.CHECKS, "rehearsal-failover")}
 
 
 def install_missing_packages():
@@ -31,7 +36,11 @@ def _stop_on_signal(signum, frame):
     raise SystemExit(128 + signum)  # unwinds through the finally below, which stops every process
 
 
-def main():
+def main(argv=()):
+    if len(argv) > 1 or (argv and argv[0] not in REHEARSALS):
+        print(f"usage: scripts/rehearse [{' | '.join(name for name in REHEARSALS if name)}]", file=sys.stderr)
+        return 2
+    rehearsal_class, checks, folder = REHEARSALS[argv[0] if argv else None]
     missing = missing_secrets()
     if missing:
         print(f"rehearse: set {', '.join(missing)} in the environment first: production.ini reads them "
@@ -40,10 +49,10 @@ def main():
     install_missing_packages()
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, _stop_on_signal)
-    rehearsal = Rehearsal(ROOT / "var" / "rehearsal")
+    rehearsal = rehearsal_class(ROOT / "var" / folder)
     started = time.monotonic()
     try:
-        for title, name in CHECKS:
+        for title, name in checks:
             began = time.monotonic()
             try:
                 detail = getattr(rehearsal, name)()
@@ -55,12 +64,11 @@ def main():
                 print(f"FAIL {title}: {reason} (traceback and logs: {log.parent})", flush=True)
                 return 1
             print(f"ok   {title}: {detail} [{time.monotonic() - began:.1f} s]", flush=True)
-        print(f"ok   rehearsal: {len(CHECKS)} checks in {time.monotonic() - started:.0f} s", flush=True)
+        print(f"ok   rehearsal: {len(checks)} checks in {time.monotonic() - started:.0f} s", flush=True)
         return 0
     finally:
-        rehearsal.stack.stop()
-        rehearsal.receiver.stop()
+        rehearsal.stop()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
