@@ -8,6 +8,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import BigInteger, Date, DateTime, Integer, String, Uuid
 
 from clinicrecords.access.models import WorkspaceDailyUsage, WorkspaceUsage
+from clinicrecords.db.reconnect import drop_pool, server_gone
 
 # One statement, one round trip: count the key's minute and, when the request is allowed and belongs to a
 # workspace, its month and its UTC day (the portal's per-day chart). The window only moves forward
@@ -60,7 +61,10 @@ def _on_driver(engine, sql, params):
         finally:
             driver.autocommit = False
     except engine.dialect.loaded_dbapi.Error as exc:
-        pooled.invalidate(exc)
+        if server_gone(engine.dialect, exc, pooled.driver_connection):
+            drop_pool(engine, pooled, exc)  # the pool's other connections lead to the same dead server
+        else:
+            pooled.invalidate(exc)
         raise DBAPIError.instance(sql, params, exc, engine.dialect.loaded_dbapi.Error) from exc
     finally:
         pooled.close()
