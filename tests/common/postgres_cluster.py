@@ -111,15 +111,19 @@ class Node:
     def promote(self):
         self.pg_ctl("promote", "-w", "-t", "60")
 
-    def follow(self, primary):
-        """Stream from `primary` from now on (primary_conninfo is reloadable; the new timeline is followed)."""
+    def follow_the_primary(self):
+        """Stream from whichever other node is the primary: primary_conninfo names them all with
+        `target_session_attrs=read-write`, as the service's URL does, so after a promotion the WAL receiver's
+        next attempt (every `wal_retrieve_retry_interval`) finds the new primary, and its timeline, by itself."""
+        others = [node for node in self.cluster.nodes if node is not self]
+        conninfo = (f"host={','.join('127.0.0.1' for _ in others)} port={','.join(str(n.port) for n in others)} "
+                    f"user={SUPERUSER} application_name={self.name} target_session_attrs=read-write "
+                    "connect_timeout=2")
         auto = self.pgdata / "postgresql.auto.conf"
         lines = [line for line in auto.read_text().splitlines() if not line.startswith("primary_conninfo")]
-        lines.append(f"primary_conninfo = '{primary.replication_conninfo(self.name)}'")
+        lines.append(f"primary_conninfo = '{conninfo}'")
         auto.write_text("\n".join(lines) + "\n")
         _own(auto)
-        if self.pid() is not None:
-            self.pg_ctl("reload")
 
     def replication_conninfo(self, application_name):
         return f"host=127.0.0.1 port={self.port} user={SUPERUSER} application_name={application_name}"
@@ -154,6 +158,8 @@ class Cluster:
         return None
 
     def create(self):
+        for node in self.nodes:
+            node.kill()  # a server an interrupted run left behind in the folder
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder.mkdir(parents=True)
         _own(self.folder)
@@ -169,6 +175,8 @@ wal_keep_size = '512MB'
 # pg_rewind needs the hint bits logged, to bring a dead primary back as a standby.
 wal_log_hints = on
 hot_standby = on
+# A standby whose primary went away tries primary_conninfo's hosts again after this long.
+wal_retrieve_retry_interval = '1s'
 synchronous_commit = on
 synchronous_standby_names = '{synchronous_standby_names([node.name for node in self.nodes])}'
 shared_buffers = '32MB'
@@ -184,7 +192,7 @@ max_connections = 120
     def add_standby(self, node, primary):
         _run_as_owner([str(BIN / "pg_basebackup"), "-d", primary.replication_conninfo(node.name),
                        "-D", str(node.pgdata), "-R", "-X", "stream", "--checkpoint=fast"], timeout=300)
-        node.follow(primary)
+        node.follow_the_primary()
         node.start()
 
     def wait_for_standbys(self, primary, count, timeout=60):
@@ -213,7 +221,7 @@ max_connections = 120
         discards what it wrote that no standby acknowledged, and writes standby.signal)."""
         _run_as_owner([str(BIN / "pg_rewind"), "-D", str(old.pgdata), "--source-server", primary.conninfo(),
                        "-R"], timeout=300)
-        old.follow(primary)
+        old.follow_the_primary()
 
     def stop(self):
         for node in self.nodes:

@@ -9,9 +9,11 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
+import psycopg
+
 from clinicrecords.db import embedded
 from tests.common.postgres_cluster import Cluster
-from tests.rehearsal.checks import Rehearsal, expect
+from tests.rehearsal.checks import Failed, Rehearsal, expect
 from tests.rehearsal.client import call, wait_until
 
 DATABASE = "clinicrecords_failover"
@@ -26,7 +28,7 @@ LONGEST_ANSWER_SECONDS = 30
 class WriteLoad:
     """`CLIENTS` threads, each sending one logical write after another until `stop()`: a patient or an allergy
     send, each retried with its Idempotency-Key while it answers 502, 503 or 504 or the connection breaks
-    (for at most 60 s). Every attempt is recorded: (kind, key, started, finished, status)."""
+    (for at most 60 s). Every attempt is recorded: (kind, key, started, finished, status, problem code)."""
 
     def __init__(self, rehearsal):
         self.rehearsal = rehearsal
@@ -78,7 +80,7 @@ class WriteLoad:
                 answer = None
             status = answer.status if answer else None
             with self.lock:
-                self.attempts.append((kind, key, started, time.monotonic(), status))
+                self.attempts.append((kind, key, started, time.monotonic(), status, answer and answer.code))
             if (status not in (None, 502, 503, 504)) or time.monotonic() > deadline:
                 return answer
             time.sleep(0.1)
@@ -139,6 +141,8 @@ class FailoverRehearsal(Rehearsal):
         finally:
             load.stop()
         expect(len(written) >= CLIENTS, f"{len(written)} writes answered 2xx in the 3.5 s after a standby died")
+        refused = [a[4] for a in load.attempts if not (a[4] and 200 <= a[4] < 300)]
+        expect(not refused, f"answers other than 2xx while a standby was down: {refused[:5]}")
         lost.start()
         states = self.cluster.wait_for_standbys(self.primary, 2)
         return f"{len(written)} writes answered 2xx with {lost.name} dead; it rejoined: {states}"
@@ -154,10 +158,9 @@ class FailoverRehearsal(Rehearsal):
             new = self.cluster.most_advanced_standby(standbys)
             new.promote()
             promoted_at = time.monotonic()
-            for other in standbys:
-                if other is not new:
-                    other.follow(new)
             self.primary, self.old_primary = new, old
+            # Nothing is done to the other standby: its primary_conninfo finds the new primary by itself.
+            following = self.cluster.wait_for_standbys(new, 1, timeout=RECOVERY_SECONDS)
             back = wait_until(lambda: load.answered_2xx_since(promoted_at), RECOVERY_SECONDS + 15, pause=0.1)
             expect(back, f"no write answered 2xx within {RECOVERY_SECONDS + 15} s of the promotion")
             recovered = min(a[3] for a in back) - promoted_at
@@ -166,14 +169,35 @@ class FailoverRehearsal(Rehearsal):
             load.stop()
         statuses = [a[4] for a in load.attempts]
         expect(500 not in statuses, f"{statuses.count(500)} answers were 500")
+        refused = [a for a in load.attempts if not (a[4] and 200 <= a[4] < 300)]
+        unclean = [a[4:] for a in refused if a[4:] != (503, "service_unavailable")]
+        expect(not unclean, f"answers in the gap other than 503 service_unavailable: {unclean[:5]}")
         slow = [a for a in load.attempts if a[3] - a[2] > LONGEST_ANSWER_SECONDS]
         expect(not slow, f"{len(slow)} answers took longer than {LONGEST_ANSWER_SECONDS} s")
         expect(recovered <= RECOVERY_SECONDS, f"first 2xx {recovered:.1f} s after the promotion")
         unanswered = [key for key, (_, answer) in load.final.items() if not answer or answer.status >= 300]
         expect(not unanswered, f"{len(unanswered)} writes never answered 2xx: {unanswered[:3]}")
-        gap = [a[4] for a in load.attempts if a[2] >= self.killed_at and a[4] != 201 and a[4] != 202]
-        return (f"{old.name} SIGKILLed, {new.name} promoted; {len(load.final)} writes, {len(gap)} answers "
-                f"of {sorted(set(map(str, gap)))} in the gap, 2xx again {recovered:.1f} s after the promotion")
+        self.retried = {a[1] for a in refused}
+        return (f"{old.name} SIGKILLed, {new.name} (the most advanced standby) promoted, {following} streaming "
+                f"from it by themselves; {len(load.final)} writes, {len(refused)} answers 503 problem+json in the "
+                f"gap, none slower than {max(a[3] - a[2] for a in load.attempts):.1f} s; "
+                f"2xx again {recovered:.1f} s after the promotion")
+
+    def retries_replay(self):
+        """Each write that met a 503 was retried with its Idempotency-Key until 2xx; sent once more, it replays
+        the stored answer and writes nothing."""
+        base = f"/v1/clinics/{self.clinic_id}"
+        keys = sorted(self.retried) or sorted(self.load.final)[:5]
+        for key in keys:
+            kind, first = self.load.final[key]
+            path, body = ((f"{base}/patients", {"given_name": "Failover", "family_name": key,
+                                                "birth_date": "1990-05-05"}) if kind == "patient" else
+                          (f"{base}/allergies", {"patient_id": self.patient_id, "substance": {"text": key},
+                                                 "client_reference": key}))
+            replay = self.api("POST", path, self.load_key, body, headers={"Idempotency-Key": key})
+            expect(replay.headers.get("idempotent-replayed") == "true" and replay.body == first.body,
+                   f"replay of {key}: {replay.status} {replay.headers.get('idempotent-replayed')}")
+        return f"{len(keys)} writes retried after a 503, each replayed with its stored answer"
 
     def acknowledged_writes_on_the_new_primary(self):
         schema = f"clinic_{uuid.UUID(self.clinic_id).hex}"
@@ -211,6 +235,11 @@ class FailoverRehearsal(Rehearsal):
         self.cluster.rewind(old, self.primary)
         old.start()
         expect(old.in_recovery(), f"{old.name} came back as a primary")
+        try:
+            old.sql("CREATE TABLE fenced (id int)", database=DATABASE)
+            raise Failed(f"{old.name} accepted a write")
+        except psycopg.errors.ReadOnlySqlTransaction:
+            pass
         states = self.cluster.wait_for_standbys(self.primary, 2)
         answer = self.api("POST", f"/v1/clinics/{self.clinic_id}/patients", self.load_key,
                           {"given_name": "Failover", "family_name": f"{self.run}-after", "birth_date": "1980-01-01"},
@@ -218,7 +247,8 @@ class FailoverRehearsal(Rehearsal):
         expect(answer.status == 201, f"a write after the rewind: {answer.status}")
         again = self.stack.admin("migrate")
         expect(again == {"schemas_migrated": 0}, f"migrate after the failover: {again}")
-        return f"pg_rewind made {old.name} a standby of {self.primary.name} ({states}); writes and migrate go on"
+        return (f"pg_rewind made {old.name} a standby of {self.primary.name} ({states}), read-only; the service "
+                f"URL still lists it first, writes and migrate go to {self.primary.name}")
 
     def stop(self):
         super().stop()
@@ -238,6 +268,7 @@ CHECKS = [
     ("fault: a standby SIGKILLed under load, writes go on", "standby_lost_under_load"),
     ("fault: the primary SIGKILLed under load, a standby promoted", "primary_killed_under_load"),
     ("every write answered 2xx is on the new primary", "acknowledged_writes_on_the_new_primary"),
+    ("idempotent retries of the refused writes", "retries_replay"),
     ("change feed seq", "change_feed_seq"),
     ("every event owed to an endpoint arrives", "owed_events_arrive"),
     ("the old primary rewound into a standby", "old_primary_rewound"),
