@@ -17,15 +17,20 @@ from tests.rehearsal.checks import CHECKS, Failed, Rehearsal
 from tests.rehearsal.stack import ROOT, missing_secrets
 
 PACKAGES = {"redis-server": "redis-server", "nginx": "nginx"}
-# Each switch: its rehearsal, its checks and its folder under var/.
-REHEARSALS = {None: (Rehearsal, CHECKS, "rehearsal"),
-              "--failover": (failover.FailoverRehearsal, failover.CHECKS, "rehearsal-failover")}
+# Each switch: its rehearsal, its checks, its folder under var/ and the Debian packages it needs besides.
+REHEARSALS = {None: (Rehearsal, CHECKS, "rehearsal", {}),
+              "--failover": (failover.FailoverRehearsal, failover.CHECKS, "rehearsal-failover", failover.PACKAGES)}
 
 
-def install_missing_packages():
-    """Debian's redis-server and nginx, as scripts/test installs chromium."""
-    missing = [package for command, package in PACKAGES.items()
-               if not shutil.which(command) and not os.path.exists(f"/usr/sbin/{command}")]
+def _installed(command):
+    if command.startswith("/"):
+        return os.path.exists(command)
+    return shutil.which(command) or os.path.exists(f"/usr/sbin/{command}")
+
+
+def install_missing_packages(packages):
+    """Debian's redis-server and nginx (and what the rehearsal adds), as scripts/test installs chromium."""
+    missing = [package for command, package in packages.items() if not _installed(command)]
     if not missing or not shutil.which("apt-get"):
         return
     # It waits for apt's lock while the automatic updates hold it (up to 10 minutes), then installs.
@@ -40,13 +45,13 @@ def main(argv=()):
     if len(argv) > 1 or (argv and argv[0] not in REHEARSALS):
         print(f"usage: scripts/rehearse [{' | '.join(name for name in REHEARSALS if name)}]", file=sys.stderr)
         return 2
-    rehearsal_class, checks, folder = REHEARSALS[argv[0] if argv else None]
+    rehearsal_class, checks, folder, packages = REHEARSALS[argv[0] if argv else None]
     missing = missing_secrets()
     if missing:
         print(f"rehearse: set {', '.join(missing)} in the environment first: production.ini reads them "
               "and the service refuses to start without them (docs/deployment.md)", file=sys.stderr)
         return 2
-    install_missing_packages()
+    install_missing_packages({**PACKAGES, **packages})
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, _stop_on_signal)
     rehearsal = rehearsal_class(ROOT / "var" / folder)

@@ -12,11 +12,13 @@ from concurrent.futures import ThreadPoolExecutor
 import psycopg
 
 from clinicrecords.db import embedded
-from tests.common.postgres_cluster import Cluster
+from tests.common.postgres_cluster import BIN, Cluster
 from tests.rehearsal.checks import Failed, Rehearsal, expect
 from tests.rehearsal.client import call, wait_until
 
 DATABASE = "clinicrecords_failover"
+# Debian's PostgreSQL 15 server binaries (its package also starts a cluster of its own, left alone here).
+PACKAGES = {str(BIN / "pg_ctl"): "postgresql-15"}
 CLIENTS = 6
 # The bound: the service answers 2xx again this soon after the promotion.
 RECOVERY_SECONDS = 15
