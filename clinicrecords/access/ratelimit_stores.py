@@ -8,6 +8,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.types import BigInteger, Date, DateTime, Integer, String, Uuid
 
 from clinicrecords.access.models import WorkspaceDailyUsage, WorkspaceUsage
+from clinicrecords.db import commit_wait
 from clinicrecords.db.reconnect import drop_pool, server_gone
 
 # One statement, one round trip: count the key's minute and, when the request is allowed and belongs to a
@@ -57,7 +58,8 @@ def _on_driver(engine, sql, params):
         driver = pooled.driver_connection
         driver.autocommit = True
         try:
-            return driver.execute(sql, params).fetchone()
+            with commit_wait.watched(engine, driver):  # the count commits at once: a synchronous standby confirms it
+                return driver.execute(sql, params).fetchone()
         finally:
             driver.autocommit = False
     except engine.dialect.loaded_dbapi.Error as exc:

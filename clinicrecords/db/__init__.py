@@ -6,7 +6,7 @@ import orjson
 from sqlalchemy import create_engine, event, exc, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from clinicrecords.db import embedded, joined, request_transaction
+from clinicrecords.db import commit_wait, embedded, joined, request_transaction
 from clinicrecords.db.reconnect import follow_failover
 from clinicrecords.db.session_settings import pooler_evidence, startup_options, verify_timeouts
 from clinicrecords.settings import SettingsError, app_settings, var_dir
@@ -56,6 +56,7 @@ def make_engine(settings, **overrides):
     options.update(overrides)
     engine = create_engine(database_url(settings), **options)
     follow_failover(engine)
+    commit_wait.bound(engine, database.commit_wait_ms / 1000)
     if max_uses:
         bound_connection_uses(engine, max_uses)
     return engine
@@ -144,8 +145,10 @@ def autocommit_session(engine):
     pool smaller than the thread count, or a pooler with few server connections, that wait can deadlock).
     Entities it loads are detached on exit; attach one to the request's session with merge(load=False)."""
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        with Session(bind=connection, expire_on_commit=False) as session:
-            yield session
+        # Its writes (the key's last use) commit one by one: each waits for a synchronous standby.
+        with commit_wait.watched(engine, connection.connection.driver_connection):
+            with Session(bind=connection, expire_on_commit=False) as session:
+                yield session
 
 
 def _request_db(request):

@@ -60,9 +60,10 @@ class Node:
         return psycopg.connect(self.conninfo(database), autocommit=True, **kw)
 
     def sql(self, statement, params=None, database="postgres"):
-        """The first row of `statement` on this node."""
+        """The first row of `statement` on this node (None when it returns none)."""
         with self.connect(database) as connection:
-            return connection.execute(statement, params).fetchone()
+            cursor = connection.execute(statement, params)
+            return cursor.fetchone() if cursor.description else None
 
     def pg_ctl(self, *args, timeout=90):
         return _run_as_owner([str(BIN / "pg_ctl"), "-D", str(self.pgdata), *args], timeout=timeout)
@@ -157,7 +158,9 @@ class Cluster:
                 continue
         return None
 
-    def create(self):
+    def create(self, standbys=True):
+        """The first node as the primary and, with `standbys`, the others as its standbys (else they are only
+        named in synchronous_standby_names: a primary whose standbys are all gone)."""
         for node in self.nodes:
             node.kill()  # a server an interrupted run left behind in the folder
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -185,7 +188,7 @@ max_connections = 120
         (first.pgdata / "pg_hba.conf").write_text("local all all trust\nhost all all 127.0.0.1/32 trust\n"
                                                   "host replication all 127.0.0.1/32 trust\n")
         first.start()
-        for node in others:
+        for node in others if standbys else ():
             self.add_standby(node, first)
         return self
 
