@@ -57,7 +57,7 @@ class _Watch:
     """One thread per process sends the cancel requests, at the deadlines of the writes it watches."""
 
     def __init__(self):
-        self._changed = threading.Condition()
+        self._changed = threading.Condition(threading.Lock())
         self._watched = {}  # token -> (deadline, psycopg connection)
         self._wakes_at = None
         self._thread = None
