@@ -59,7 +59,7 @@ class DatabaseSettings:
     pool_max_uses: int = setting("database.pool_max_uses", 500, doc="checkouts before a connection is replaced")
     connect_timeout: int = setting("database.connect_timeout", 5,
                                    doc="seconds a connection attempt waits for each host of the URL")
-    commit_wait_ms: int = setting("database.commit_wait_ms", 10000,
+    commit_wait_ms: int = setting("database.commit_wait_ms", 5000,
                                   doc="a write no synchronous standby confirms this soon answers 503; 0: wait")
     application_name: str = setting("database.application_name", "clinicrecords")
     statement_timeout_ms: int = setting("database.statement_timeout_ms", 30000)

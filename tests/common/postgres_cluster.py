@@ -30,7 +30,10 @@ def synchronous_standby_names(names):
 def _run_as_owner(command, **kw):
     if os.geteuid() == 0:
         command = ["runuser", "-u", SUPERUSER, "--", *command]
-    return subprocess.run(command, check=True, capture_output=True, text=True, **kw)
+    done = subprocess.run(command, check=False, capture_output=True, text=True, **kw)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command[-8:])} exited {done.returncode}: {done.stderr.strip()[-600:]}")
+    return done
 
 
 def _own(path):
@@ -69,8 +72,9 @@ class Node:
         return _run_as_owner([str(BIN / "pg_ctl"), "-D", str(self.pgdata), *args], timeout=timeout)
 
     def start(self):
-        # Port and sockets per node on the command line: the configuration file is the same on every node.
-        options = f"-c port={self.port} -c unix_socket_directories={self.pgdata}"
+        # The port on the command line: the configuration file is the same on every node. No Unix socket: in
+        # the data folder it would break pg_rewind's copy, and clients come over loopback TCP.
+        options = f"-c port={self.port} -c unix_socket_directories=''"
         self.pg_ctl("-l", str(self.log), "-o", options, "-w", "-t", "60", "start")
         return self
 
@@ -221,7 +225,12 @@ max_connections = 120
 
     def rewind(self, old, primary):
         """The dead primary `old` made a standby of `primary` (pg_rewind finishes its crash recovery first,
-        discards what it wrote that no standby acknowledged, and writes standby.signal)."""
+        discards what it wrote that no standby acknowledged, and writes standby.signal).
+
+        The new primary checkpoints first: pg_rewind reads its timeline from the control file, which a promotion
+        updates only at its next checkpoint; before it, pg_rewind finds both on timeline 1, rewinds nothing, and
+        the old primary cannot follow the new timeline."""
+        primary.sql("CHECKPOINT")
         _run_as_owner([str(BIN / "pg_rewind"), "-D", str(old.pgdata), "--source-server", primary.conninfo(),
                        "-R"], timeout=300)
         old.follow_the_primary()
@@ -230,6 +239,6 @@ max_connections = 120
         for node in self.nodes:
             try:
                 node.stop("immediate")
-            except subprocess.SubprocessError:
+            except (RuntimeError, subprocess.SubprocessError):
                 node.kill()
 

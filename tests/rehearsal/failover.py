@@ -4,6 +4,7 @@ and the worker as in the production rehearsal. Under write load (patients, aller
 Idempotency-Key, and the webhook deliveries the sends' decisions owe) a standby is lost, then the primary is
 SIGKILLed and the most advanced standby promoted; the checks then read the new primary. One line per check."""
 
+import datetime
 import threading
 import time
 import uuid
@@ -12,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 import psycopg
 
 from clinicrecords.db import embedded
+from clinicrecords.settings import DatabaseSettings
 from tests.common.postgres_cluster import BIN, Cluster
 from tests.rehearsal.checks import Failed, Rehearsal, expect
 from tests.rehearsal.client import call, wait_until
@@ -25,6 +27,8 @@ RECOVERY_SECONDS = 15
 # production.ini's database.pool_timeout: no answer may take longer than a request waits for a connection,
 # plus its statement timeout, while the database is gone.
 LONGEST_ANSWER_SECONDS = 30
+# With no standby, a write's COMMIT waits this long, then its refusal's audit entry as long again.
+COMMIT_WAIT_SECONDS = DatabaseSettings.commit_wait_ms / 1000
 
 
 class WriteLoad:
@@ -159,7 +163,7 @@ class FailoverRehearsal(Rehearsal):
             standbys = [node for node in self.cluster.nodes if node is not old]
             new = self.cluster.most_advanced_standby(standbys)
             new.promote()
-            promoted_at = time.monotonic()
+            promoted_at, self.promoted_wall = time.monotonic(), datetime.datetime.now(datetime.UTC)
             self.primary, self.old_primary = new, old
             # Nothing is done to the other standby: its primary_conninfo finds the new primary by itself.
             following = self.cluster.wait_for_standbys(new, 1, timeout=RECOVERY_SECONDS)
@@ -232,6 +236,16 @@ class FailoverRehearsal(Rehearsal):
         copies = sum(self.receiver.count(event_id) for event_id in owed)
         return f"{len(owed)} events owed, all arrived ({copies - len(owed)} duplicates dropped by webhook-id)"
 
+    def request_log_goes_on(self):
+        """The request-log writer's buffered inserts start on a fresh connection after the failover."""
+        def logged():
+            with self.primary.connect(DATABASE) as connection:
+                return connection.execute("SELECT count(*) FROM control.request_log WHERE occurred_at > %s",
+                                          (self.promoted_wall,)).fetchone()[0]
+        count = wait_until(logged, 30, pause=0.5)
+        expect(count, "no request logged after the promotion")
+        return f"{count} requests logged on {self.primary.name} since the promotion"
+
     def old_primary_rewound(self):
         old = self.old_primary
         self.cluster.rewind(old, self.primary)
@@ -247,10 +261,43 @@ class FailoverRehearsal(Rehearsal):
                           {"given_name": "Failover", "family_name": f"{self.run}-after", "birth_date": "1980-01-01"},
                           headers={"Idempotency-Key": str(uuid.uuid4())})
         expect(answer.status == 201, f"a write after the rewind: {answer.status}")
+        schema = f"clinic_{uuid.UUID(self.clinic_id).hex}"
+        caught_up = wait_until(lambda: old.sql(f'SELECT count(*) FROM "{schema}".patients WHERE family_name = %s',
+                                               (f"{self.run}-after",), database=DATABASE)[0], 30)
+        expect(caught_up, f"{old.name} does not replay what {self.primary.name} writes")
         again = self.stack.admin("migrate")
         expect(again == {"schemas_migrated": 0}, f"migrate after the failover: {again}")
-        return (f"pg_rewind made {old.name} a standby of {self.primary.name} ({states}), read-only; the service "
-                f"URL still lists it first, writes and migrate go to {self.primary.name}")
+        return (f"pg_rewind made {old.name} a standby of {self.primary.name} ({states}), read-only, replaying "
+                f"the new timeline; the service URL still lists it first, writes and migrate go to {self.primary.name}")
+
+    def every_standby_lost(self):
+        """No standby left to confirm a commit: a write answers 503 within database.commit_wait_ms instead of
+        waiting for one (so does a read of records, whose audit entry is a write), /healthz stays 200; a
+        standby back, the write's retry replays its stored answer."""
+        standbys = [node for node in self.cluster.nodes if node is not self.primary]
+        for node in standbys:
+            node.kill()
+        key = f"fo-{self.run}-alone"
+        body = {"given_name": "Failover", "family_name": key, "birth_date": "1980-01-01"}
+
+        def create():
+            return self.api("POST", f"/v1/clinics/{self.clinic_id}/patients", self.load_key, body,
+                            headers={"Idempotency-Key": key}, timeout=LONGEST_ANSWER_SECONDS + 10)
+        started = time.monotonic()
+        refused = create()
+        took = time.monotonic() - started
+        expect(refused.status == 503 and refused.code == "service_unavailable", f"alone: {refused.status}")
+        expect(took < 2 * COMMIT_WAIT_SECONDS + 3, f"the refused write took {took:.1f} s")
+        health = call(self.stack.port, "GET", "/healthz")
+        expect(health.status == 200, f"/healthz with no standby: {health.status}")
+        for node in standbys:
+            node.start()
+        self.cluster.wait_for_standbys(self.primary, 2)
+        retried = wait_until(lambda: (answer := create()).status == 201 and answer, RECOVERY_SECONDS)
+        replayed = retried and retried.headers.get("idempotent-replayed")
+        expect(replayed == "true", f"the retry: {retried and retried.status}, replayed {replayed}")
+        return (f"a write answered 503 after {took:.1f} s (committed on {self.primary.name} alone), /healthz 200; "
+                "the standbys back, its retry replays it")
 
     def stop(self):
         super().stop()
@@ -273,5 +320,7 @@ CHECKS = [
     ("idempotent retries of the refused writes", "retries_replay"),
     ("change feed seq", "change_feed_seq"),
     ("every event owed to an endpoint arrives", "owed_events_arrive"),
+    ("request log written across the failover", "request_log_goes_on"),
     ("the old primary rewound into a standby", "old_primary_rewound"),
+    ("fault: every standby lost, writes answer 503 in time, then go on", "every_standby_lost"),
 ]
