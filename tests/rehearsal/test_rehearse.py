@@ -33,3 +33,10 @@ def test_the_worker_ini_is_production_ini_with_only_the_listed_overrides(tmp_pat
     production, production_rest = settings(PRODUCTION_INI)
     worker, worker_rest = settings(ini_with(WORKER_OVERRIDES, tmp_path / "worker.ini"))
     assert worker == {**production, **WORKER_OVERRIDES} and worker_rest == production_rest
+
+
+def test_an_unknown_switch_exits_2_naming_the_rehearsals_and_starts_nothing():
+    done = subprocess.run([sys.executable, "-m", "tests.rehearsal", "--failvoer"], check=False, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "--failover" in done.stderr
