@@ -83,13 +83,14 @@ class Node:
             self.pg_ctl("-m", mode, "-w", "-t", "60", "stop")
 
     def pid(self):
-        """The postmaster's pid while it runs, else None."""
+        """The postmaster's pid while it runs, else None (a pid file left by a killed server may name a process
+        that reused the number: only a postgres serving this folder counts)."""
         try:
             pid = int((self.pgdata / "postmaster.pid").read_text().split()[0])
-            os.kill(pid, 0)
-            return pid
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
         except (FileNotFoundError, ValueError, IndexError, ProcessLookupError):
             return None
+        return pid if command[0].endswith(b"postgres") and str(self.pgdata).encode() in command else None
 
     def kill(self):
         """SIGKILL the postmaster and every backend: the host gone, nothing flushed or said goodbye."""
