@@ -64,6 +64,10 @@ class DatabaseSettings:
     pool_recycle: int = setting("database.pool_recycle", 600, doc="seconds before a pooled connection is renewed")
     pool_timeout: float = setting("database.pool_timeout", 30.0, doc="seconds a request waits for a connection")
     pool_max_uses: int = setting("database.pool_max_uses", 500, doc="checkouts before a connection is replaced")
+    connect_timeout: int = setting("database.connect_timeout", 5,
+                                   doc="seconds a connection attempt waits for each host of the URL")
+    commit_wait_ms: int = setting("database.commit_wait_ms", 5000,
+                                  doc="a write no synchronous standby confirms this soon answers 503; 0: wait")
     application_name: str = setting("database.application_name", "clinicrecords")
     statement_timeout_ms: int = setting("database.statement_timeout_ms", 30000)
     idle_in_transaction_timeout_ms: int = setting("database.idle_in_transaction_timeout_ms", 60000)

@@ -7,6 +7,8 @@ from sqlalchemy.types import BigInteger, Date, DateTime, Integer, String, Uuid
 
 from clinicrecords import redis_connection
 from clinicrecords.access.models import WorkspaceDailyUsage, WorkspaceUsage
+from clinicrecords.db import commit_wait
+from clinicrecords.db.reconnect import drop_pool, server_gone
 
 # One statement, one round trip: count the key's minute and, when the request is allowed and belongs to a
 # workspace, its month and its UTC day (the portal's per-day chart). The window only moves forward
@@ -71,11 +73,15 @@ def _on_driver(engine, sql, params):
         driver = pooled.driver_connection
         driver.autocommit = True
         try:
-            return driver.execute(sql, params).fetchone()
+            with commit_wait.watched(engine, driver):  # the count commits at once: a synchronous standby confirms it
+                return driver.execute(sql, params).fetchone()
         finally:
             driver.autocommit = False
     except engine.dialect.loaded_dbapi.Error as exc:
-        pooled.invalidate(exc)
+        if server_gone(engine.dialect, exc, pooled.driver_connection):
+            drop_pool(engine, pooled, exc)  # the pool's other connections lead to the same dead server
+        else:
+            pooled.invalidate(exc)
         raise DBAPIError.instance(sql, params, exc, engine.dialect.loaded_dbapi.Error) from exc
     finally:
         pooled.close()

@@ -120,7 +120,8 @@ def is_unavailable(exc):
         return True
     original = getattr(exc, "orig", None)
     return isinstance(original, (pg_errors.QueryCanceled, pg_errors.DiskFull, pg_errors.AdminShutdown,
-                                 pg_errors.CannotConnectNow, pg_errors.LockNotAvailable))
+                                 pg_errors.CannotConnectNow, pg_errors.LockNotAvailable,
+                                 pg_errors.ReadOnlySqlTransaction))  # a standby: db/reconnect.py
 
 
 @exception_view_config(DBAPIError)

@@ -3,10 +3,11 @@
 from contextlib import contextmanager
 
 import orjson
-from sqlalchemy import create_engine, event, exc
+from sqlalchemy import create_engine, event, exc, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from clinicrecords.db import embedded, joined, request_transaction
+from clinicrecords.db import commit_wait, embedded, joined, request_transaction
+from clinicrecords.db.reconnect import follow_failover
 from clinicrecords.db.session_settings import pooler_evidence, startup_options, verify_timeouts
 from clinicrecords.settings import SettingsError, app_settings, var_dir
 
@@ -54,9 +55,24 @@ def make_engine(settings, **overrides):
     max_uses = overrides.pop("pool_max_uses", database.pool_max_uses)
     options.update(overrides)
     engine = create_engine(database_url(settings), **options)
+    follow_failover(engine)
+    commit_wait.bound(engine, database.commit_wait_ms / 1000)
     if max_uses:
         bound_connection_uses(engine, max_uses)
     return engine
+
+
+# libpq's TCP settings (seconds, tcp_user_timeout in milliseconds), docs/deployment.md.
+CONNECTION_LIVENESS = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3,
+                       "tcp_user_timeout": 10_000}
+
+
+def host_liveness(settings, url):
+    """libpq's arguments that bound the wait for a host that is gone (`connect_args` says why)."""
+    args = dict(CONNECTION_LIVENESS)
+    if "connect_timeout" not in make_url(url).query:
+        args["connect_timeout"] = settings.database.connect_timeout
+    return args
 
 
 def connect_args(settings):
@@ -66,8 +82,15 @@ def connect_args(settings):
     role's defaults, set by `migrate`). Through a transaction pooler, neither can be per connection: the
     pooler refuses `options`, and a statement psycopg prepares on one server connection (`_pg3_0`, named per
     client connection) would be run by another client's request, in another clinic's schema. So there the
-    timeouts come from the role's defaults alone and nothing is prepared."""
-    args = {"application_name": settings.database.application_name}
+    timeouts come from the role's defaults alone and nothing is prepared.
+
+    A host that is gone must not hold a request past the pool's timeout: a connection attempt gives up on a
+    host after `database.connect_timeout` and tries the URL's next one (a `connect_timeout` in the URL
+    wins); TCP keepalives find a pooled or waiting connection whose host vanished (no RST ever comes) within
+    about 25 s, and `tcp_user_timeout` one whose sent statement stays unacknowledged for 10 s. Unix
+    sockets ignore the last two."""
+    args = {"application_name": settings.database.application_name,
+            **host_liveness(settings, database_url(settings))}
     if settings.database.pooled:
         args["prepare_threshold"] = None
     else:
@@ -122,8 +145,10 @@ def autocommit_session(engine):
     pool smaller than the thread count, or a pooler with few server connections, that wait can deadlock).
     Entities it loads are detached on exit; attach one to the request's session with merge(load=False)."""
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        with Session(bind=connection, expire_on_commit=False) as session:
-            yield session
+        # Its writes (the key's last use) commit one by one: each waits for a synchronous standby.
+        with commit_wait.watched(engine, connection.connection.driver_connection):
+            with Session(bind=connection, expire_on_commit=False) as session:
+                yield session
 
 
 def _request_db(request):

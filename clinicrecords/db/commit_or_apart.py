@@ -18,7 +18,7 @@ If that fails (the database is down), it is logged and the answer stands: the re
 import logging
 from typing import Callable, NamedTuple
 
-from clinicrecords.db import ENGINE
+from clinicrecords.db import ENGINE, commit_wait
 from clinicrecords.db.request_transaction import send_with_commit
 
 log = logging.getLogger(__name__)
@@ -72,7 +72,8 @@ def _write_apart(engine, request, outcome):
     if not writes:
         return
     try:
-        with engine.begin() as connection:
+        with engine.connect() as connection, \
+                commit_wait.watched(engine, connection.connection.driver_connection), connection.begin():
             for write in writes:
                 options = {"schema_translate_map": write.schema_translate_map} if write.schema_translate_map else {}
                 connection.execute(write.statement, write.params, execution_options=options)

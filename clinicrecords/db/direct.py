@@ -12,7 +12,8 @@ from contextlib import contextmanager
 
 from sqlalchemy import create_engine, text
 
-from clinicrecords.db import bound_connection_uses, database_url, driver_url
+from clinicrecords.db import bound_connection_uses, database_url, driver_url, host_liveness
+from clinicrecords.db.reconnect import follow_failover
 from clinicrecords.db.session_settings import pooler_evidence, startup_options
 from clinicrecords.errors import InvalidInput
 from clinicrecords.settings import DatabaseSettings
@@ -35,9 +36,12 @@ def direct_url(settings):
 
 def direct_engine(settings):
     """An engine on the direct URL whose every connection carries the probe and the session timeouts."""
-    engine = create_engine(direct_url(settings), pool_size=1, max_overflow=2, hide_parameters=True,
+    url = direct_url(settings)
+    engine = create_engine(url, pool_size=1, max_overflow=2, hide_parameters=True,
                            connect_args={"options": startup_options(settings),
-                                         "application_name": "clinicrecords-migrate"})
+                                         "application_name": "clinicrecords-migrate",
+                                         **host_liveness(settings, url)})
+    follow_failover(engine)
     bound_connection_uses(engine, DatabaseSettings.pool_max_uses)  # the default: migrate's own few connections
     return engine
 

@@ -63,9 +63,15 @@ def database_url(var_dir, database):
 
 def _prepare(var_dir, database):
     server = _server(var_dir / "pgdata")
-    admin_uri = server.get_uri()
-    socket_dir = admin_uri.split("host=", 1)[1]
-    with psycopg.connect(admin_uri, autocommit=True) as admin:
+    socket_dir = server.get_uri().split("host=", 1)[1]
+    prepare_database(lambda name=None: server.get_uri(name), database)
+    return f"postgresql+psycopg://{APP_ROLE}@/{database}?host={socket_dir}"
+
+
+def prepare_database(superuser_uri, database):
+    """The application role and `database`, owned by it, on the server `superuser_uri(database=None)` reaches
+    as a superuser (also a server of Debian's, in the failover rehearsal)."""
+    with psycopg.connect(superuser_uri(), autocommit=True) as admin:
         # Processes preparing at once (the test suite's xdist workers, each on its own database) take turns:
         # the role and CREATE DATABASE from template1 do not bear concurrent creators. Released on close.
         admin.execute("SELECT pg_advisory_lock(%s)", (PREPARE_LOCK,))
@@ -80,12 +86,11 @@ def _prepare(var_dir, database):
             admin.execute(
                 sql.SQL("CREATE DATABASE {} OWNER {}").format(sql.Identifier(database), sql.Identifier(APP_ROLE))
             )
-    with psycopg.connect(server.get_uri(database), autocommit=True) as admin:
+    with psycopg.connect(superuser_uri(database), autocommit=True) as admin:
         # Extensions need a superuser; the application role only uses them.
         admin.execute("CREATE SCHEMA IF NOT EXISTS extensions")
         admin.execute(sql.SQL("GRANT USAGE ON SCHEMA extensions TO {}").format(sql.Identifier(APP_ROLE)))
         admin.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA extensions")
-    return f"postgresql+psycopg://{APP_ROLE}@/{database}?host={socket_dir}"
 
 
 def superuser_url(var_dir, database):

@@ -28,6 +28,7 @@ from sqlalchemy import Boolean
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.exc import DBAPIError
 
+from clinicrecords.db.reconnect import drop_pool, server_gone
 from clinicrecords.db.tenancy import bound_schema
 
 _DIALECT = postgresql.psycopg.dialect()
@@ -92,11 +93,12 @@ def _needs_processing(type_, kind):
 
 def as_sqlalchemy_error(connection, driver, statement, params, exc):
     """A driver error as SQLAlchemy would have raised it (so the exception views, the 503 on an unavailable
-    database and pyramid_tm's retry of serialization failures answer alike), the connection invalidated
-    when the server is gone."""
+    database and pyramid_tm's retry of serialization failures answer alike); when the server is gone (or
+    read-only), the pool's connections invalidated with this one (db/reconnect.py)."""
     dialect = connection.dialect
-    invalidated = dialect.is_disconnect(exc, driver, None)
+    invalidated = server_gone(dialect, exc, driver)
     if invalidated:
+        drop_pool(connection.engine, connection.connection, exc)
         connection.invalidate(exc)
     return DBAPIError.instance(statement, params, exc, dialect.loaded_dbapi.Error,
                                connection_invalidated=invalidated, dialect=dialect)

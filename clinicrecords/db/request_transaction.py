@@ -18,7 +18,7 @@ from sqlalchemy import event
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from clinicrecords.db import joined
+from clinicrecords.db import commit_wait, joined
 from clinicrecords.db.prebuilt import as_sqlalchemy_error
 
 _TRANSACTION_MANAGER = "clinicrecords.transaction_manager"
@@ -76,10 +76,15 @@ class SessionJoin:
 
     def tpc_vote(self, txn):
         statements = self.session.info.pop(_WITH_COMMIT, None)
-        if statements:
-            _commit_with(self.session, statements)
-        else:
-            self.session.commit()
+        if not statements and not self.session.in_transaction():
+            self.session.commit()  # nothing began: no connection to take for it
+            return
+        connection = self.session.connection()
+        with commit_wait.watched(connection.engine, connection.connection.driver_connection):
+            if statements:
+                _commit_with(self.session, statements)
+            else:
+                self.session.commit()
 
     def tpc_finish(self, txn):
         self._close()

@@ -1,10 +1,11 @@
-"""`python -m tests.rehearsal [--sentinel]` (scripts/rehearse): the production rehearsal, one line per check.
-`--sentinel`: the same stack with Redis behind Sentinel, and a Redis failover under load (tests/rehearsal/sentinel.py).
+"""`python -m tests.rehearsal [--sentinel | --failover]` (scripts/rehearse): the production rehearsal, one line
+per check. `--sentinel`: the same stack with Redis behind Sentinel, and a Redis failover under load
+(tests/rehearsal/sentinel.py); `--failover`: the PostgreSQL failover rehearsal (tests/rehearsal/failover.py).
 
-Exits 0 when every check passed, 1 on the first that fails (the stack's logs stay under var/rehearsal, or
-var/rehearsal-sentinel), 2 without starting anything when a secret is missing from the environment."""
+Exits 0 when every check passed, 1 on the first that fails (the stack's logs stay under var/rehearsal,
+var/rehearsal-sentinel or var/rehearsal-failover), 2 without starting anything when a secret is missing from the
+environment or the switch is unknown."""
 
-import argparse
 import os
 import shutil
 import signal
@@ -13,19 +14,29 @@ import sys
 import time
 import traceback
 
+from tests.rehearsal import failover
 from tests.rehearsal.checks import CHECKS, Failed, Rehearsal
 from tests.rehearsal.sentinel import CHECKS as SENTINEL_CHECKS
 from tests.rehearsal.sentinel import SentinelRehearsal
 from tests.rehearsal.stack import ROOT, missing_secrets
 
 PACKAGES = {"redis-server": "redis-server", "nginx": "nginx"}
-SENTINEL_PACKAGES = {**PACKAGES, "redis-sentinel": "redis-sentinel"}
+# Each switch: its rehearsal, its checks, its folder under var/ and the Debian packages it needs besides.
+REHEARSALS = {None: (Rehearsal, CHECKS, "rehearsal", {}),
+              "--sentinel": (SentinelRehearsal, SENTINEL_CHECKS, "rehearsal-sentinel",
+                             {"redis-sentinel": "redis-sentinel"}),
+              "--failover": (failover.FailoverRehearsal, failover.CHECKS, "rehearsal-failover", failover.PACKAGES)}
 
 
-def install_missing_packages(packages=PACKAGES):
-    """Debian's redis-server and nginx (and redis-sentinel), as scripts/test installs chromium."""
-    missing = [package for command, package in packages.items()
-               if not shutil.which(command) and not os.path.exists(f"/usr/sbin/{command}")]
+def _installed(command):
+    if command.startswith("/"):
+        return os.path.exists(command)
+    return shutil.which(command) or os.path.exists(f"/usr/sbin/{command}")
+
+
+def install_missing_packages(packages):
+    """Debian's redis-server and nginx (and what the rehearsal adds), as scripts/test installs chromium."""
+    missing = [package for command, package in packages.items() if not _installed(command)]
     if not missing or not shutil.which("apt-get"):
         return
     # It waits for apt's lock while the automatic updates hold it (up to 10 minutes), then installs.
@@ -36,22 +47,20 @@ def _stop_on_signal(signum, frame):
     raise SystemExit(128 + signum)  # unwinds through the finally below, which stops every process
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(prog="scripts/rehearse", description=__doc__.splitlines()[0])
-    parser.add_argument("--sentinel", action="store_true", help="Redis behind Sentinel, its primary killed under load")
-    args = parser.parse_args(argv)
+def main(argv=()):
+    if len(argv) > 1 or (argv and argv[0] not in REHEARSALS):
+        print(f"usage: scripts/rehearse [{' | '.join(name for name in REHEARSALS if name)}]", file=sys.stderr)
+        return 2
+    rehearsal_class, checks, folder, packages = REHEARSALS[argv[0] if argv else None]
     missing = missing_secrets()
     if missing:
         print(f"rehearse: set {', '.join(missing)} in the environment first: production.ini reads them "
               "and the service refuses to start without them (docs/deployment.md)", file=sys.stderr)
         return 2
-    install_missing_packages(SENTINEL_PACKAGES if args.sentinel else PACKAGES)
+    install_missing_packages({**PACKAGES, **packages})
     for signum in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(signum, _stop_on_signal)
-    if args.sentinel:
-        checks, rehearsal = SENTINEL_CHECKS, SentinelRehearsal(ROOT / "var" / "rehearsal-sentinel")
-    else:
-        checks, rehearsal = CHECKS, Rehearsal(ROOT / "var" / "rehearsal")
+    rehearsal = rehearsal_class(ROOT / "var" / folder)
     started = time.monotonic()
     try:
         for title, name in checks:
@@ -69,9 +78,8 @@ def main(argv=None):
         print(f"ok   rehearsal: {len(checks)} checks in {time.monotonic() - started:.0f} s", flush=True)
         return 0
     finally:
-        rehearsal.stack.stop()
-        rehearsal.receiver.stop()
+        rehearsal.stop()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -40,6 +40,11 @@ class Rehearsal:
         self.receiver = Receiver()
         self.run = uuid.uuid4().hex[:8]  # makes this run's imports unlike any earlier content
 
+    def stop(self):
+        """Every process the rehearsal started."""
+        self.stack.stop()
+        self.receiver.stop()
+
     # -- helpers --
 
     def api(self, method, path, key, body=None, port=None, **kw):

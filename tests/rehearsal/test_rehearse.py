@@ -39,3 +39,10 @@ def test_the_sentinel_rehearsal_s_worker_departs_only_in_how_soon_a_lost_import_
     from tests.rehearsal.sentinel import SENTINEL_WORKER_OVERRIDES
 
     assert SENTINEL_WORKER_OVERRIDES == {**WORKER_OVERRIDES, "patient_imports.stale_after_seconds": "10"}
+
+
+def test_an_unknown_switch_exits_2_naming_the_rehearsals_and_starts_nothing():
+    done = subprocess.run([sys.executable, "-m", "tests.rehearsal", "--failvoer"], check=False, cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "--failover" in done.stderr
