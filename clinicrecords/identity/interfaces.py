@@ -15,6 +15,10 @@ class IAuthenticatorApps(Interface):
     def provisioning_uri(secret, email):
         """The otpauth:// URI an app enrols from, the account's email as its label."""
 
+    def enrolment(secret, email):
+        """An `Enrolment` for the page: `uri`, `qr_svg` (an inline SVG of the URI: no script, titled) and
+        `secret_text` (the secret in groups of four, for apps that cannot scan)."""
+
     def current_step(now=None):
         """The time step (whole 30 s since the epoch) of `now`, or of the clock's now."""
 

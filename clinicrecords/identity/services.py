@@ -1,5 +1,6 @@
 """The identity context's building blocks other contexts may use (interfaces in `identity/interfaces.py`)."""
 
-from clinicrecords.identity.totp import AuthenticatorApps, normal_code
+from clinicrecords.identity.qr import qr_svg, secret_for_typing
+from clinicrecords.identity.totp import AuthenticatorApps, Enrolment, normal_code
 
-__all__ = ["AuthenticatorApps", "normal_code"]
+__all__ = ["AuthenticatorApps", "Enrolment", "normal_code", "qr_svg", "secret_for_typing"]

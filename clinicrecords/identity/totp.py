@@ -9,6 +9,7 @@ which also refuses an older code of the window once a newer one was used.
 
 import hmac
 import re
+from dataclasses import dataclass
 
 import pyotp
 
@@ -16,6 +17,7 @@ from zope.interface import implementer
 
 from clinicrecords import clock
 from clinicrecords.identity.interfaces import IAuthenticatorApps
+from clinicrecords.identity.qr import qr_svg, secret_for_typing
 
 ISSUER = "Clinic Records"
 DIGITS = 6
@@ -33,6 +35,15 @@ def normal_code(text):
     fine; letters, signs and other lengths are not)."""
     code = _SPACES.sub("", text or "")
     return code if _CODE.fullmatch(code) else None
+
+
+@dataclass(frozen=True)
+class Enrolment:
+    """What the enrolment page shows: the QR code (inline SVG) and the same secret as text to type."""
+
+    uri: str
+    qr_svg: str
+    secret_text: str
 
 
 @implementer(IAuthenticatorApps)
@@ -53,6 +64,10 @@ class AuthenticatorApps:
         30 s are the format's defaults, so the URI leaves them out (the shorter the URI, the smaller the QR
         code)."""
         return _totp(secret).provisioning_uri(name=email, issuer_name=self.issuer)
+
+    def enrolment(self, secret, email):
+        uri = self.provisioning_uri(secret, email)
+        return Enrolment(uri=uri, qr_svg=qr_svg(uri), secret_text=secret_for_typing(secret))
 
     def current_step(self, now=None):
         """RFC 6238's T: whole 30 s steps since the Unix epoch."""
