@@ -26,3 +26,19 @@ class IAuthenticatorApps(Interface):
         """The time step a code matched (now's, or one either side), or None: malformed (six digits, spaces
         allowed), wrong, or of a step at or before `last_used_step`. The caller stores the step it answers as
         the new last used step, so each code is accepted once."""
+
+
+class IRecoveryCodes(Interface):
+    """Ten single-use recovery codes, `xxxxx-xxxxx` (50 random bits each), stored as keyed salted hashes."""
+
+    def new_set():
+        """(codes, hashes): ten new codes to show once and their hashes to store, in the same order. A new set
+        replaces the whole old one."""
+
+    def hash(code):
+        """The stored form of one code: `v1:<salt>:<HMAC-SHA-256>` (base64url)."""
+
+    def match(typed, stored_hashes):
+        """The index of the stored hash the typed code matches, or None. Case, spaces and dashes do not
+        matter; i and l read as 1, o as 0. Compared with every entry in constant time; None entries (codes
+        used) never match. The caller marks the matched code used in the same transaction."""

@@ -1,6 +1,8 @@
 """The identity context's building blocks other contexts may use (interfaces in `identity/interfaces.py`)."""
 
 from clinicrecords.identity.qr import qr_svg, secret_for_typing
+from clinicrecords.identity.recovery_codes import RecoveryCodes, normal_recovery_code
 from clinicrecords.identity.totp import AuthenticatorApps, Enrolment, normal_code
 
-__all__ = ["AuthenticatorApps", "Enrolment", "normal_code", "qr_svg", "secret_for_typing"]
+__all__ = ["AuthenticatorApps", "Enrolment", "RecoveryCodes", "normal_code", "normal_recovery_code", "qr_svg",
+           "secret_for_typing"]
