@@ -10,7 +10,7 @@ class IAuthenticatorApps(Interface):
     issuer = Attribute("the name apps show beside the code: Clinic Records")
 
     def new_secret():
-        """A new base32 secret of 160 bits (seal it before storing: `ITotpSecretSealing`)."""
+        """A new base32 secret of 160 bits (sealed before it is stored: `identity.services.totp_secret_sealer`)."""
 
     def provisioning_uri(secret, email):
         """The otpauth:// URI an app enrols from, the account's email as its label."""
