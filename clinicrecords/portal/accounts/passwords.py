@@ -2,7 +2,9 @@
 settings name lighter parameters: the test suite's, never production's).
 
 Rules (NIST SP 800-63B): 12 to 128 characters, any characters; refused when it is one of the commonly used
-passwords shipped with the package, contains the email or its name part, or is one character repeated.
+passwords shipped with the package, contains the email or its name part, is one character repeated, or is on
+the lists of breached passwords the identity context ships (ASVS 2.1.7; `identity.services.
+is_breached_password`, docs/security.md).
 """
 
 from importlib.resources import files
@@ -10,8 +12,11 @@ from importlib.resources import files
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from clinicrecords.identity.services import is_breached_password
+
 MIN_LENGTH = 12
 MAX_LENGTH = 128
+BREACHED = "Choose a different password: this one is known from data breaches, and attackers try those first"
 
 # The `portal.argon2.*` settings and the PasswordHasher arguments they set. Left out, argon2-cffi's defaults
 # apply (time cost 3, 64 MiB, 4 lanes: about 0.2 s of CPU per hash, the point of it).
@@ -76,4 +81,6 @@ def password_problem(password, email):
         return "Choose a less common password: this one is on lists attackers try first"
     if len(set(password)) <= 2:
         return "Choose a password that is not one or two characters repeated"
+    if is_breached_password(password):
+        return BREACHED
     return None
