@@ -14,12 +14,12 @@ from clinicrecords.events.models import WebhookEndpoint
 from clinicrecords.events.secret_box import SecretBox, new_key_entry
 from clinicrecords.events.services import secret_sealer
 from clinicrecords.events.settings import webhook_settings
-from clinicrecords.identity.services import totp_secret_sealer
+from clinicrecords.identity.services import TOTP_SECRET
 
 
 @pytest.fixture
 def sealer(registry):
-    return totp_secret_sealer(registry)
+    return secret_sealer(registry, TOTP_SECRET)
 
 
 def test_a_totp_secret_opens_for_its_own_factor_only(sealer):

@@ -4,8 +4,8 @@ member's set-password link) with the field's message (ASVS 2.1.7); nothing is wr
 import pytest
 from sqlalchemy import func, select
 
-from clinicrecords.portal.accounts.models import Account
-from clinicrecords.portal.accounts.passwords import password_problem
+from clinicrecords.identity.models import Account
+from clinicrecords.identity.passwords import password_problem
 from tests.portal.console_helpers import path_of, set_password_link
 from tests.portal.helpers import PASSWORD, browser, error_summary, signed_up, submit, unique_email
 

@@ -9,7 +9,7 @@ from zope.interface import implementer
 from clinicrecords.access import services as access
 from clinicrecords.access.interfaces import ILiveKeyGate
 from clinicrecords.onboarding.interfaces import IBusinessProfile
-from clinicrecords.portal.terms.interfaces import ITermsService
+from clinicrecords.identity.services import ITermsService
 
 
 @dataclass(frozen=True)

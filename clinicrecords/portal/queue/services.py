@@ -11,7 +11,7 @@ from zope.interface import implementer
 from clinicrecords.access import services as access
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.patients import services as patients
-from clinicrecords.portal.accounts.interfaces import IAccountService
+from clinicrecords.identity.services import IAccountService
 from clinicrecords.portal.queue import readable
 from clinicrecords.portal.queue.interfaces import IReviewQueue
 from clinicrecords.portal.staff.refusals import form_error

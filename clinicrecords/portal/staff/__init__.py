@@ -1,4 +1,4 @@
-"""The clinic console's staff: clinics' staff accounts (admin, clinician), their invitation links, the
+"""The clinic console's staff: clinics' staff accounts (admin and/or clinician), their invitation links, the
 clinic's pages tree (`/clinics/{clinic_id}/…`) and the staff check that keeps staff out of workspaces (the
 permission map's `not_staff_in_developer_places`)."""
 

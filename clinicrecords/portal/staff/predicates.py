@@ -1,4 +1,4 @@
-from clinicrecords.portal.staff.interfaces import IStaffService
+from clinicrecords.identity.services import IMembershipService
 
 
 class StaffPredicate:
@@ -15,5 +15,5 @@ class StaffPredicate:
 
     def __call__(self, context, request):
         identity = request.identity
-        is_staff = identity is not None and request.find_service(IStaffService).is_staff(identity.account_id)
+        is_staff = identity is not None and request.find_service(IMembershipService).is_staff(identity.account_id)
         return is_staff == self.value

@@ -6,6 +6,7 @@ from pyramid.traversal import find_interface
 from zope.interface import implementer
 
 from clinicrecords.access.interfaces import IClinicStaffMembership
+from clinicrecords.identity.services import IInvitationService
 from clinicrecords.portal.staff.interfaces import IStaffService
 from clinicrecords.portal.web.faces import CLINIC_CONSOLE
 from clinicrecords.portal.web.resources import Node
@@ -54,6 +55,10 @@ class ClinicResource(Node):
     @property
     def is_admin(self):
         return self.membership.is_admin
+
+    @property
+    def is_clinician(self):
+        return self.membership.is_clinician
 
     @property
     def clinic_resource(self):
@@ -111,7 +116,7 @@ class JoinPage(Node):
 
     @reify
     def invitation(self):
-        invitation = self.request.find_service(IStaffService).invitation(self.token)
+        invitation = self.request.find_service(IInvitationService).invitation(self.token, "clinic")
         if invitation is None:
             raise HTTPNotFound()
         return invitation

@@ -2,6 +2,7 @@ from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.security import NO_PERMISSION_REQUIRED, remember
 from pyramid.view import view_config
 
+from clinicrecords.identity.services import IInvitationService, IMembershipService
 from clinicrecords.portal.staff.forms import JoinForm, StaffInviteForm
 from clinicrecords.portal.staff.interfaces import IStaffService
 from clinicrecords.portal.staff.resources import (ClinicResource, ClinicsCollection, JoinPage, Staff,
@@ -38,9 +39,9 @@ def overview(context, request):
 
 
 def _staff_page(context, request, form, link=None, link_gone=False):
-    service = request.find_service(IStaffService)
-    return {"form": form, "link": link, "link_gone": link_gone, "members": service.members(context.clinic.id),
-            "invitations": service.pending_invitations(context.clinic.id)}
+    return {"form": form, "link": link, "link_gone": link_gone,
+            "members": request.find_service(IMembershipService).staff_members(context.clinic.id),
+            "invitations": request.find_service(IInvitationService).pending("clinic", context.clinic.id)}
 
 
 @view_config(route_name="portal", context=Staff, request_method="GET", renderer=T + "staff.jinja2",
@@ -58,8 +59,8 @@ def staff(context, request):
 def invite(context, request):
     form = StaffInviteForm(request.POST)
     try:
-        invitation, token = request.find_service(IStaffService).invite(
-            context.clinic.id, form["email"], form["role"], request.identity.account_id)
+        invitation, token = request.find_service(IInvitationService).invite(
+            "clinic", context.clinic.id, form["email"], form["role"], request.identity.account_id)
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **_staff_page(context, request, form))
@@ -74,11 +75,11 @@ def activity(context, request):
 
 
 def _join_page(context, request, form):
-    service = request.find_service(IStaffService)
     invitation = context.invitation
     identity = request.identity
     return {"form": form, "invitation": invitation, "token": context.token,
-            "clinic": service.clinic_of(invitation), "needs_password": service.needs_password(invitation),
+            "clinic": request.find_service(IStaffService).clinic(invitation.clinic_id),
+            "needs_password": request.find_service(IInvitationService).needs_password(invitation),
             "signed_in_as_invitee": identity is not None and identity.email == invitation.email}
 
 
@@ -95,10 +96,10 @@ def join(context, request):
     identity = request.identity
     page = _join_page(context, request, form)  # before joining: the invitation is still open
     try:
-        account_id, clinic_id = request.find_service(IStaffService).join(
-            context.token, form["password"], identity.account_id if identity else None)
+        account_id, invitation = request.find_service(IInvitationService).accept(
+            context.token, identity.account_id if identity else None, form["password"], kind="clinic")
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **page)
     headers = remember(request, account_id) if identity is None else None
-    return HTTPSeeOther(request.portal_url("clinics", clinic_id, joined=1), headers=headers)
+    return HTTPSeeOther(request.portal_url("clinics", invitation.clinic_id, joined=1), headers=headers)

@@ -1,7 +1,7 @@
 from pyramid.view import view_config
 
 from clinicrecords.errors import InvalidInput
-from clinicrecords.portal.terms.interfaces import ITermsService
+from clinicrecords.identity.services import ITermsService
 from clinicrecords.portal.web.forms import Form, FormError, rerender, see_other
 from clinicrecords.portal.web.resources import MEMBER, OWNER
 from clinicrecords.portal.workspaces.resources import WorkspacePart

@@ -13,7 +13,7 @@ from pyramid.request import RequestLocalCache
 from pyramid.security import Allowed, Denied
 
 from clinicrecords.access.services import holds
-from clinicrecords.portal.web.interfaces import ISessionService
+from clinicrecords.identity.services import ISessionService
 from clinicrecords.portal.web.resources import STAFF
 
 

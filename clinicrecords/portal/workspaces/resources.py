@@ -6,6 +6,7 @@ from pyramid.traversal import find_interface
 from zope.interface import implementer
 
 from clinicrecords.access.interfaces import IWorkspaceMembership
+from clinicrecords.identity.services import IInvitationService
 from clinicrecords.portal.web.resources import Node
 from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
 
@@ -97,7 +98,7 @@ class InvitationPage(Node):
 
     @reify
     def invitation(self):
-        invitation = self.request.find_service(IWorkspaceService).invitation(self.token)
+        invitation = self.request.find_service(IInvitationService).invitation(self.token, "workspace")
         if invitation is None:
             raise HTTPNotFound()
         return invitation

@@ -2,6 +2,7 @@ from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.security import NO_PERMISSION_REQUIRED
 from pyramid.view import view_config
 
+from clinicrecords.identity.services import IInvitationService, IMembershipService
 from clinicrecords.portal.keys.interfaces import ILiveKeyGate
 from clinicrecords.portal.web.forms import FormError, rerender
 from clinicrecords.portal.web.once import see_other_once, shown_once
@@ -66,9 +67,9 @@ def members(context, request):
 
 
 def _members_page(context, request, form, link=None, link_gone=False):
-    service = request.find_service(IWorkspaceService)
     workspace_id = context.workspace.id
-    return {"members": service.members(workspace_id), "invitations": service.pending_invitations(workspace_id),
+    return {"members": request.find_service(IMembershipService).workspace_members(workspace_id),
+            "invitations": request.find_service(IInvitationService).pending("workspace", workspace_id),
             "form": form, "link": link, "link_gone": link_gone}
 
 
@@ -77,8 +78,8 @@ def _members_page(context, request, form, link=None, link_gone=False):
 def invite(context, request):
     form = InviteForm(request.POST)
     try:
-        invitation, token = request.find_service(IWorkspaceService).invite(
-            context.workspace.id, form["email"], form["role"], request.identity.account_id)
+        invitation, token = request.find_service(IInvitationService).invite(
+            "workspace", context.workspace.id, form["email"], form["role"], request.identity.account_id)
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **_members_page(context, request, form))
@@ -96,7 +97,8 @@ def invitation_page(context, request):
              renderer=T + "invitation.jinja2", permission=SIGNED_IN)
 def accept_invitation(context, request):
     try:
-        invitation = request.find_service(IWorkspaceService).accept(context.token, request.identity.account_id)
+        _, invitation = request.find_service(IInvitationService).accept(
+            context.token, request.identity.account_id, kind="workspace")
     except FormError as exc:
         return rerender(request, invitation=context.invitation, error=str(exc))
     return HTTPSeeOther(request.portal_url("workspaces", invitation.workspace_id, joined=1))

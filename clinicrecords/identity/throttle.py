@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import delete, select
 
-from clinicrecords.portal.accounts.models import LoginFailure
+from clinicrecords.identity.models import LoginFailure
 from clinicrecords.settings import PortalSettings
 
 

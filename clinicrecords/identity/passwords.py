@@ -12,7 +12,7 @@ from importlib.resources import files
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from clinicrecords.identity.services import is_breached_password
+from clinicrecords.identity.breached import is_breached_password
 
 MIN_LENGTH = 12
 MAX_LENGTH = 128
@@ -59,7 +59,7 @@ class Passwords:
 
 
 def _common():
-    text = files("clinicrecords.portal.accounts").joinpath("data/common-passwords.txt").read_text()
+    text = files("clinicrecords.identity").joinpath("data/common-passwords.txt").read_text()
     return frozenset(line.strip().lower() for line in text.splitlines() if line.strip())
 
 
