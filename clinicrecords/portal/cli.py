@@ -4,7 +4,7 @@ console's `clinic staff ...` are in `staff/cli.py`)."""
 from clinicrecords.access.services import get_workspace
 from clinicrecords.cli.arguments import uuid_arg
 from clinicrecords.identity.services import WORKSPACE_ROLES, IInvitationService
-from clinicrecords.portal.staff import cli as staff_cli
+from clinicrecords.portal.console.staff import cli as staff_cli
 from clinicrecords.portal.surface import portal_base_url
 from clinicrecords.settings import app_settings
 

@@ -17,9 +17,11 @@ from clinicrecords.clinical.models import Allergy
 from clinicrecords.clinics.interfaces import IClinicContext
 from clinicrecords.patients.models import Patient
 from clinicrecords.patients.services import visible, visible_patients
-from clinicrecords.portal.staff.resources import ClinicResource, ClinicsCollection, Staff
+from clinicrecords.portal.console.resources import ClinicResource, ClinicsCollection
+from clinicrecords.portal.console.staff.resources import Staff
 from clinicrecords.portal.web.resources import PortalRoot
-from clinicrecords.portal.workspaces.resources import InvitationPage, Members, WorkspaceResource, WorkspacesCollection
+from clinicrecords.portal.developer.workspaces.resources import (InvitationPage, Members, WorkspaceResource,
+                                                                 WorkspacesCollection)
 from tests.portal.helpers import with_workspace
 
 

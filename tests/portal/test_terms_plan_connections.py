@@ -6,7 +6,7 @@ import uuid
 from sqlalchemy import select
 
 from clinicrecords.access.models import Workspace, WorkspaceDailyUsage
-from clinicrecords.portal.plan.chart import bars
+from clinicrecords.portal.developer.plan.chart import bars
 from clinicrecords.identity.models import TermsAcceptance
 from clinicrecords.identity.services import terms_accepted as has_accepted
 from tests.portal.helpers import browser, create_key, error_summary, secret_of, submit, with_workspace

@@ -1,0 +1,15 @@
+"""The clinic's own API keys in the clinic console (issue 19 item 2): admins create (always live; the secret
+shown once), list masked, roll with an overlap, revoke, and set an IP allow-list."""
+
+from clinicrecords.portal.console.keys.interfaces import IClinicKeyService
+from clinicrecords.portal.console.keys.resources import ClinicKeys
+from clinicrecords.portal.console.keys.services import clinic_key_service_factory
+from clinicrecords.portal.console.resources import add_clinic_child
+from clinicrecords.settings import app_settings
+
+
+def includeme(config):
+    config.register_service_factory(clinic_key_service_factory(app_settings(config.registry)),
+                                    iface=IClinicKeyService)
+    add_clinic_child(config, "keys", ClinicKeys)
+    config.scan(".views")
