@@ -1,20 +1,23 @@
 from clinicrecords.portal.console.keys.interfaces import IClinicKeyService
 from clinicrecords.portal.console.resources import ClinicPart
+from clinicrecords.portal.keys.resources import KeyPage, KeysArea
 
 
-class ClinicKey(ClinicPart):
-    def __init__(self, parent, name, key):
-        super().__init__(parent, name)
-        self.key = key
+class ClinicKey(KeyPage, ClinicPart):
+    """/clinics/{id}/keys/{key_id}: one of the clinic's own keys."""
 
 
-class ClinicKeys(ClinicPart):
+class ClinicKeys(KeysArea, ClinicPart):
     """/clinics/{id}/keys/{key_id}: the clinic's own unrevoked keys, by public key id."""
 
-    service, item_resource, item_parameter = IClinicKeyService, ClinicKey, "key_id"
+    service, item_resource = IClinicKeyService, ClinicKey
+    layout = "clinicrecords.portal.console:templates/clinic_layout.jinja2"
+    owner_words = "The clinic's"
 
-    def __getitem__(self, key_id):
-        key = self.request.find_service(self.service).key(self.clinic.id, key_id)
-        if key is None:
-            raise KeyError(key_id)
-        return self.item_resource(self, key_id, key)
+    @property
+    def owner_id(self):
+        return self.clinic.id
+
+    @property
+    def path(self):
+        return ("clinics", self.clinic.id, "keys")

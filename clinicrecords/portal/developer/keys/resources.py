@@ -1,20 +1,23 @@
-from clinicrecords.portal.developer.workspaces.resources import WorkspacePart
 from clinicrecords.portal.developer.keys.interfaces import IKeyService
+from clinicrecords.portal.developer.workspaces.resources import WorkspacePart
+from clinicrecords.portal.keys.resources import KeyPage, KeysArea
 
 
-class KeyResource(WorkspacePart):
-    def __init__(self, parent, name, key):
-        super().__init__(parent, name)
-        self.key = key
+class KeyResource(KeyPage, WorkspacePart):
+    """/workspaces/{id}/keys/{key_id}: one of the workspace's keys."""
 
 
-class KeysCollection(WorkspacePart):
+class KeysCollection(KeysArea, WorkspacePart):
     """/workspaces/{id}/keys/{key_id}: the workspace's own unrevoked keys, by public key id."""
 
-    service, item_resource, item_parameter = IKeyService, KeyResource, "key_id"
+    service, item_resource = IKeyService, KeyResource
+    layout = "clinicrecords.portal.developer.workspaces:templates/workspace_layout.jinja2"
+    owner_words = "Your"
 
-    def __getitem__(self, key_id):
-        key = self.request.find_service(self.service).key(self.workspace.id, key_id)
-        if key is None:
-            raise KeyError(key_id)
-        return self.item_resource(self, key_id, key)
+    @property
+    def owner_id(self):
+        return self.workspace.id
+
+    @property
+    def path(self):
+        return ("workspaces", self.workspace.id, "keys")
