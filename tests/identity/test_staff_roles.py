@@ -55,6 +55,7 @@ def test_an_admin_who_is_also_a_clinician_manages_staff_and_opens_the_queue(app,
               "admin,clinician")["set_password_url"]
     client, overview = _join(app, link)
     assert "admin and clinician" in overview.text
+    assert "As an admin you manage" in overview.text and "Open the review queue" in overview.text
     tabs = [a.get_text(strip=True) for a in overview.html.select("nav.subnav a")]
     assert {"Review queue", "API keys", "Staff"} <= set(tabs)
     assert client.get(f"/portal/clinics/{clinic_id}/queue").status_int == 200
