@@ -1,8 +1,9 @@
 """The portal's layout names its parts (issue 33 item 1): every page's view and resource lies in the shared
 parts (`web`, `accounts`), one of the two faces (`developer`, rooted at /workspaces; `console`, rooted at
-/clinics) or the pages both faces show, written once (`webhooks`, `clinic_connections`, `keys`); the console's
-root is the `console` package, not its staff area; and a key page both faces show is one view and one
-template, registered on each face (the twin copies are gone)."""
+/clinics) or the pages both faces show, written once (`webhooks`, `clinic_connections`, `keys`,
+`invitations`); the console's root is the `console` package, not its staff area; and a key page or the
+invitation link's page both faces show is one view and one template, registered on each face (the twin copies
+are gone)."""
 
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from clinicrecords.api.route_table import route_table
 
 PORTAL = Path(__file__).resolve().parents[2] / "clinicrecords" / "portal"
 SHARED = ("web", "accounts")
-BOTH_FACES = ("webhooks", "clinic_connections", "keys")
+BOTH_FACES = ("webhooks", "clinic_connections", "keys", "invitations")
 FACES = {"/portal/workspaces": "developer", "/portal/invitations": "developer", "/portal/clinics": "console",
          "/portal/staff-invitations": "console"}
 
@@ -69,3 +70,13 @@ def test_the_key_templates_exist_once():
     assert shared == {"created.jinja2", "revoke.jinja2", "roll.jinja2", "ip_allow.jinja2"}
     for face in ("developer", "console"):
         assert not shared & {path.name for path in (PORTAL / face / "keys" / "templates").glob("*.jinja2")}
+
+
+def test_the_invitation_link_s_page_is_one_view_for_both_faces(portal_routes):
+    views = {(route.method, route.path): route.view for route in portal_routes
+             if route.path in ("/portal/invitations", "/portal/staff-invitations")}
+    for method in ("GET", "POST"):
+        assert views[(method, "/portal/invitations")] == views[(method, "/portal/staff-invitations")]
+        assert views[(method, "/portal/invitations")].startswith("clinicrecords.portal.invitations.pages.")
+    assert [path.name for path in PORTAL.rglob("*.jinja2") if path.name in ("invitation.jinja2", "join.jinja2")] \
+        == ["invitation.jinja2"]

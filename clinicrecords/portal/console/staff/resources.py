@@ -1,30 +1,24 @@
-from pyramid.decorator import reify
-from pyramid.httpexceptions import HTTPNotFound
-
-from clinicrecords.identity.services import IInvitationService
+from clinicrecords.portal.console.interfaces import IConsoleService
 from clinicrecords.portal.console.resources import ClinicPart
+from clinicrecords.portal.invitations.resources import InvitationLink
 from clinicrecords.portal.web.faces import CLINIC_CONSOLE
-from clinicrecords.portal.web.resources import Node
 
 
 class Staff(ClinicPart):
     """/clinics/{id}/staff: the staff list; an admin invites."""
 
 
-class JoinPage(Node):
-    """/staff-invitations?token=…: a staff invitation link; a new person sets a password here. The token is in
-    the query string, which the request log never writes."""
+class JoinPage(InvitationLink):
+    """/staff-invitations?token=…: a clinic's staff invitation link; a new person sets a password here."""
 
-    public = True
+    kind = "clinic"
     face = CLINIC_CONSOLE
+    brand = "clinic console"
+    sets_password = True
+    joining, join_words = "the staff of", "Join the clinic's staff"
 
-    @property
-    def token(self):
-        return self.request.params.get("token", "")
+    def target_name(self, invitation):
+        return self.request.find_service(IConsoleService).clinic(invitation.clinic_id).name
 
-    @reify
-    def invitation(self):
-        invitation = self.request.find_service(IInvitationService).invitation(self.token, "clinic")
-        if invitation is None:
-            raise HTTPNotFound()
-        return invitation
+    def joined_path(self, invitation):
+        return ("clinics", invitation.clinic_id)

@@ -1,11 +1,8 @@
-from pyramid.httpexceptions import HTTPSeeOther
-from pyramid.security import NO_PERMISSION_REQUIRED, remember
 from pyramid.view import view_config
 
 from clinicrecords.identity.services import IInvitationService, IMembershipService
-from clinicrecords.portal.console.staff.forms import JoinForm, StaffInviteForm
-from clinicrecords.portal.console.interfaces import IConsoleService
-from clinicrecords.portal.console.staff.resources import JoinPage, Staff
+from clinicrecords.portal.console.staff.forms import StaffInviteForm
+from clinicrecords.portal.console.staff.resources import Staff
 from clinicrecords.portal.web.forms import FormError, rerender
 from clinicrecords.portal.web.once import see_other_once, shown_once
 from clinicrecords.portal.web.resources import CLINIC_ADMIN, CLINIC_STAFF
@@ -45,34 +42,3 @@ def invite(context, request):
         return rerender(request, **_staff_page(context, request, form))
     return see_other_once(request, "invitation", [invitation.email, join_url(request, token)], "clinics",
                           context.clinic.id, "staff")
-
-
-def _join_page(context, request, form):
-    invitation = context.invitation
-    identity = request.identity
-    return {"form": form, "invitation": invitation, "token": context.token,
-            "clinic": request.find_service(IConsoleService).clinic(invitation.clinic_id),
-            "needs_password": request.find_service(IInvitationService).needs_password(invitation),
-            "signed_in_as_invitee": identity is not None and identity.email == invitation.email}
-
-
-@view_config(route_name="portal", context=JoinPage, request_method="GET", renderer=T + "join.jinja2",
-             permission=NO_PERMISSION_REQUIRED)
-def join_page(context, request):
-    return _join_page(context, request, JoinForm())
-
-
-@view_config(route_name="portal", context=JoinPage, request_method="POST", renderer=T + "join.jinja2",
-             permission=NO_PERMISSION_REQUIRED)
-def join(context, request):
-    form = JoinForm(request.POST)
-    identity = request.identity
-    page = _join_page(context, request, form)  # before joining: the invitation is still open
-    try:
-        account_id, invitation = request.find_service(IInvitationService).accept(
-            context.token, identity.account_id if identity else None, form["password"], kind="clinic")
-    except FormError as exc:
-        form.refused(exc)
-        return rerender(request, **page)
-    headers = remember(request, account_id) if identity is None else None
-    return HTTPSeeOther(request.portal_url("clinics", invitation.clinic_id, joined=1), headers=headers)

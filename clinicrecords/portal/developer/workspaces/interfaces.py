@@ -11,6 +11,9 @@ class IWorkspaceService(Interface):
     def membership(account_id, workspace_id):
         """The account's `Membership` of this workspace, or None (absent or not a member: one answer)."""
 
+    def workspace(workspace_id):
+        """The workspace (an invitation's, say)."""
+
     def create(account_id, name):
         """A workspace with its seeded sandbox clinic (as `workspace create` does), its creator its owner."""
 

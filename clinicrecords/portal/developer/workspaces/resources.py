@@ -1,14 +1,13 @@
 import uuid
 
-from pyramid.decorator import reify
-from pyramid.httpexceptions import HTTPForbidden, HTTPNotFound
+from pyramid.httpexceptions import HTTPForbidden
 from pyramid.traversal import find_interface
 from zope.interface import implementer
 
 from clinicrecords.access.interfaces import IWorkspaceMembership
-from clinicrecords.identity.services import IInvitationService
-from clinicrecords.portal.web.resources import Node
 from clinicrecords.portal.developer.workspaces.interfaces import IWorkspaceService
+from clinicrecords.portal.invitations.resources import InvitationLink
+from clinicrecords.portal.web.resources import Node
 
 # {segment: node class} under a workspace, as the areas registered them (`add_workspace_child`).
 WORKSPACE_CHILDREN = "portal.workspace_children"
@@ -85,23 +84,18 @@ class Activity(WorkspacePart):
     """/workspaces/{id}/activity"""
 
 
-class InvitationPage(Node):
-    """/invitations?token=…: shown to anyone holding the link, accepted only when signed in. The token is in
-    the query string, which the request log never writes (a path would be logged)."""
+class InvitationPage(InvitationLink):
+    """/invitations?token=…: a workspace's invitation link; accepted only when signed in as the invited email."""
 
-    public = True
+    kind = "workspace"
     developers_only = True  # a staff account can neither see nor accept a workspace invitation
+    joining, join_words = "the workspace", "Join the workspace"
 
-    @property
-    def token(self):
-        return self.request.params.get("token", "")
+    def target_name(self, invitation):
+        return self.request.find_service(IWorkspaceService).workspace(invitation.workspace_id).name
 
-    @reify
-    def invitation(self):
-        invitation = self.request.find_service(IInvitationService).invitation(self.token, "workspace")
-        if invitation is None:
-            raise HTTPNotFound()
-        return invitation
+    def joined_path(self, invitation):
+        return ("workspaces", invitation.workspace_id)
 
 
 def add_workspace_child(config, name, factory):

@@ -45,6 +45,9 @@ class WorkspaceService:
             return None
         return Membership(access.get_workspace(self.db, workspace_id), role)
 
+    def workspace(self, workspace_id):
+        return access.get_workspace(self.db, workspace_id)
+
     def create(self, account_id, name):
         """A workspace with its seeded sandbox clinic (as `workspace create` does), its creator its owner."""
         name = (name or "").strip()

@@ -1,5 +1,4 @@
 from pyramid.httpexceptions import HTTPSeeOther
-from pyramid.security import NO_PERMISSION_REQUIRED
 from pyramid.view import view_config
 
 from clinicrecords.identity.services import IInvitationService, IMembershipService
@@ -9,7 +8,7 @@ from clinicrecords.portal.web.once import see_other_once, shown_once
 from clinicrecords.portal.web.resources import MEMBER, OWNER, SIGNED_IN, PortalRoot
 from clinicrecords.portal.developer.workspaces.forms import InviteForm, WorkspaceForm
 from clinicrecords.portal.developer.workspaces.interfaces import IWorkspaceService
-from clinicrecords.portal.developer.workspaces.resources import (Activity, InvitationPage, Members, WorkspaceResource,
+from clinicrecords.portal.developer.workspaces.resources import (Activity, Members, WorkspaceResource,
                                                                  WorkspacesCollection)
 
 T = "clinicrecords.portal.developer.workspaces:templates/"
@@ -85,23 +84,6 @@ def invite(context, request):
         return rerender(request, **_members_page(context, request, form))
     return see_other_once(request, "invitation", [invitation.email, invitation_url(request, token)], "workspaces",
                           context.workspace.id, "members")
-
-
-@view_config(route_name="portal", context=InvitationPage, request_method="GET",
-             renderer=T + "invitation.jinja2", permission=NO_PERMISSION_REQUIRED)
-def invitation_page(context, request):
-    return {"invitation": context.invitation, "error": None}
-
-
-@view_config(route_name="portal", context=InvitationPage, request_method="POST",
-             renderer=T + "invitation.jinja2", permission=SIGNED_IN)
-def accept_invitation(context, request):
-    try:
-        _, invitation = request.find_service(IInvitationService).accept(
-            context.token, request.identity.account_id, kind="workspace")
-    except FormError as exc:
-        return rerender(request, invitation=context.invitation, error=str(exc))
-    return HTTPSeeOther(request.portal_url("workspaces", invitation.workspace_id, joined=1))
 
 
 @view_config(route_name="portal", context=Activity, request_method="GET", renderer=T + "activity.jinja2",
