@@ -123,8 +123,10 @@ def seed(engine, pharmacies, items, rng):
                     clinics.append((clinic_id, f"Pharmacy {n:05d}", lat, lng))
                     copy.write_row((clinic_id, f"Pharmacy {n:05d}", "pharmacy", "GBP", round(lat, 4),
                                     round(lng, 4), head))
-            cursor.execute("INSERT INTO control.workspaces (id, name, verified, plan, terms_accepted) "
-                           "VALUES (%s, 'Bench workspace', true, 'paid', true)", (workspace_id,))
+            cursor.execute("INSERT INTO control.workspaces (id, name, verified, plan) "
+                           "VALUES (%s, 'Bench workspace', true, 'paid')", (workspace_id,))
+            cursor.execute("INSERT INTO control.terms_acceptances (id, workspace_id, version, accepted_by_name) "
+                           "VALUES (gen_random_uuid(), %s, '2026-01', 'operator')", (workspace_id,))
             with cursor.copy("COPY control.listing_clinics (clinic_id, display_name, lat, lng, till_reported_at) "
                              "FROM STDIN") as copy:
                 for clinic_id, name, lat, lng in clinics:

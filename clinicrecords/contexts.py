@@ -15,6 +15,7 @@ PLATFORM = (
 CONTEXTS = (
     "clinicrecords.sandbox",
     "clinicrecords.clinics",
+    "clinicrecords.identity",
     "clinicrecords.access",
     "clinicrecords.onboarding",
     "clinicrecords.request_log",

@@ -217,6 +217,7 @@ class PortalSettings:
     login_failures_per_address: int = setting("portal.login_failures_per_address", 20)
     terms_version: str | None = setting("portal.terms_version", None, doc="unset: the newest text")
     domain_check_interval_seconds: int = setting("portal.domain_check_interval_seconds", 30)
+    webauthn_rp_id: str = setting("portal.webauthn_rp_id", "", doc="passkeys' relying party; empty: the portal's host")
     # Unset: argon2-cffi's own defaults (the test suite lightens them).
     argon2_time_cost: int | None = setting("portal.argon2.time_cost", None)
     argon2_memory_cost_kib: int | None = setting("portal.argon2.memory_cost_kib", None)

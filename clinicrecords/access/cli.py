@@ -11,6 +11,7 @@ from clinicrecords.access.usage import IUsageService
 from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, uuid_arg
 from clinicrecords.clock import now as clock_now
+from clinicrecords.identity.services import current_terms_version
 from clinicrecords.settings import app_settings
 
 SCOPES_HELP = ", ".join(sorted(ALL_PERMISSIONS))
@@ -61,6 +62,7 @@ def _register_workspace(commands):
 def workspace_create(request, args):
     workspace = services.create_workspace(
         request.db, args.name, verified=args.verified, paid=args.paid, terms_accepted=args.terms_accepted,
+        terms_version=current_terms_version(app_settings(request.registry)),
         seed=lambda db, clinic: request.registry.getUtility(ISandboxSeed)(request, clinic),
     )
     return {"workspace_id": str(workspace.id), "sandbox_clinic_id": str(workspace.sandbox_clinic_id)}
@@ -68,12 +70,14 @@ def workspace_create(request, args):
 
 def workspace_set(request, args):
     workspace = services.set_workspace(request.db, args.workspace_id, verified=args.verified, paid=args.paid,
-                                       terms_accepted=args.terms_accepted)
+                                       terms_accepted=args.terms_accepted,
+                                       terms_version=current_terms_version(app_settings(request.registry)))
     return {"workspace_id": str(workspace.id)}
 
 
 def workspace_list(request, args):
-    return {"workspaces": [workspace_json(workspace) for workspace in services.list_workspaces(request.db)]}
+    return {"workspaces": [workspace_json(row.Workspace, row.terms_accepted)
+                           for row in services.list_workspaces(request.db)]}
 
 
 def _owner_filter(parser, what):

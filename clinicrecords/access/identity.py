@@ -14,6 +14,7 @@ from clinicrecords.access.ratelimit import current_decision
 from clinicrecords.clinics.services import with_clinic
 from clinicrecords.clock import now as clock_now
 from clinicrecords.db import ENGINE
+from clinicrecords.identity.services import terms_accepted
 
 
 @dataclass(frozen=True)
@@ -83,11 +84,12 @@ _NOW = bindparam("now", type_=DateTime(timezone=True))
 
 # Built once: columns, not ORM entities, for the key and its workspace; the clinic (clinics.services adds it)
 # is an entity because the request keeps using it (the clinic scope's clinic). A null :clinic_id joins nothing.
+# Whether the workspace accepted the API Terms is the identity context's record, composed as a subquery.
 # The reach version is read in the same snapshot, so a cached copy is never newer-labelled than its data.
 _KEY_AND_REACH = with_clinic(
     select(ApiKey.id, ApiKey.key_id, ApiKey.mode, ApiKey.clinic_id, ApiKey.workspace_id, ApiKey.secret_hash,
            ApiKey.scopes, ApiKey.ip_allow, ApiKey.rate_limit, ApiKey.created_at, ApiKey.expires_at,
-           ApiKey.revoked_at, Workspace.verified, Workspace.plan, Workspace.terms_accepted,
+           ApiKey.revoked_at, Workspace.verified, Workspace.plan, terms_accepted(Workspace.id).label("terms_accepted"),
            Workspace.sandbox_clinic_id, Connection.scopes.label("connection_scopes"),
            Connection.expires_at.label("connection_expires_at"),
            select(ReachVersion.version).scalar_subquery().label("reach_version"))

@@ -4,25 +4,14 @@ from zope.interface import Interface
 from clinicrecords.access.memberships import IClinicStaffMembership, IWorkspaceMembership
 # The permission names: the vocabulary every context's views declare (`permission=Permission.X`), published
 # here as access's contract (clinicrecords.access.permissions is their implementation, inside access).
-from clinicrecords.access.permissions import (
-    ALL_PERMISSIONS,
-    EVENTS_FEED,
-    KEY_HOLDER,
-    PERMISSION_DESCRIPTIONS,
-    PSEUDO_PERMISSIONS,
-    TEST_HELPERS,
-    DerivedPermission,
-    Permission,
-    PortalPermission,
-    describe_permission,
-    parse_scopes,
-    refusal_name,
-)
+from clinicrecords.access.permissions import (ALL_PERMISSIONS, EVENTS_FEED, KEY_HOLDER, PERMISSION_DESCRIPTIONS,
+                                              PSEUDO_PERMISSIONS, TEST_HELPERS, DerivedPermission, Permission,
+                                              PortalPermission, describe_permission, parse_scopes, refusal_name)
 
 
 class ILiveKeyGate(Interface):
     """What a workspace still lacks before a new live key may be created. The portal's key page and the
-    operator CLI's `key create --mode live` both ask it (implemented by clinicrecords.portal.keys.gate)."""
+    operator CLI's `key create --mode live` both ask it (implemented by clinicrecords.portal.developer.keys.gate)."""
 
     def missing(workspace_id):
         """The conditions not met (each with `code` and `text`), in order; empty when a live key may be

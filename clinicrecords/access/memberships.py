@@ -17,4 +17,5 @@ class IClinicStaffMembership(Interface):
     staff (the clinic console's clinic resource): who holds it, and whether as the clinic's admin."""
 
     account_id = Attribute("the account traversal found the staff membership for (the signed-in one)")
-    is_admin = Attribute("whether that account is the clinic's admin (else one of its clinicians)")
+    is_admin = Attribute("whether that account is one of the clinic's admins")
+    is_clinician = Attribute("whether that account is one of the clinic's clinicians (roles combine)")

@@ -21,7 +21,6 @@ class Workspace(ControlBase):
     name: Mapped[str] = mapped_column(String(200))
     verified: Mapped[bool] = mapped_column(default=False)
     plan: Mapped[str] = mapped_column(String(20), default="sandbox")
-    terms_accepted: Mapped[bool] = mapped_column(default=False)
     sandbox_clinic_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clinics.id"))
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
 

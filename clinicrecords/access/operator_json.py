@@ -14,9 +14,9 @@ def status(revoked_at, expires_at):
     return "active"
 
 
-def workspace_json(workspace):
+def workspace_json(workspace, terms_accepted):
     return {"workspace_id": str(workspace.id), "name": workspace.name, "verified": workspace.verified,
-            "plan": workspace.plan, "terms_accepted": workspace.terms_accepted,
+            "plan": workspace.plan, "terms_accepted": terms_accepted,
             "sandbox_clinic_id": str(workspace.sandbox_clinic_id), "created_at": iso(workspace.created_at)}
 
 

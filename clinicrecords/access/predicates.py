@@ -120,6 +120,7 @@ def clinic_admin(member, context):
 
 
 def clinician(member, context):
-    """A clinician of the clinic's staff: an admin is not one (the review queue is the clinicians')."""
+    """A clinician of the clinic's staff (the review queue is the clinicians'; an admin who is also one opens
+    it)."""
     held = _staff_membership(member, context)
-    return held is not None and not held.is_admin
+    return held is not None and held.is_clinician

@@ -10,21 +10,26 @@ from clinicrecords.access.models import ApiKey, Connection, Workspace
 from clinicrecords.clinics.services import create_clinic, find_clinic
 from clinicrecords.clock import now as clock_now
 from clinicrecords.errors import InvalidInput
+from clinicrecords.identity.services import CURRENT_VERSION, record_terms_acceptance, terms_accepted as accepted
 
 
 class AccessError(InvalidInput):
     """Bad input for an access operation; nothing was written."""
 
 
-def create_workspace(db, name, verified=False, paid=False, terms_accepted=False, seed=None, workspace_id=None):
-    """A workspace and its own sandbox clinic, seeded by `seed(db, clinic)`."""
+def create_workspace(db, name, verified=False, paid=False, terms_accepted=False, seed=None, workspace_id=None,
+                     terms_version=CURRENT_VERSION):
+    """A workspace and its own sandbox clinic, seeded by `seed(db, clinic)`. `terms_accepted`: an operator
+    records the workspace's acceptance of `terms_version` (the identity context's one record of it)."""
     name = (name or "").strip()
     if not name or len(name) > 200:
         raise AccessError("name must be 1 to 200 characters")
     workspace = Workspace(id=workspace_id or uuid.uuid4(), name=name, verified=verified,
-                          plan="paid" if paid else "sandbox", terms_accepted=terms_accepted)
+                          plan="paid" if paid else "sandbox")
     db.add(workspace)
     db.flush()
+    if terms_accepted:
+        record_terms_acceptance(db, workspace.id, terms_version)
     sandbox = create_clinic(db, f"{name} sandbox clinic", sandbox_of_workspace_id=workspace.id)
     workspace.sandbox_clinic_id = sandbox.id
     if seed is not None:
@@ -46,14 +51,15 @@ def get_clinic(db, clinic_id):
     return clinic
 
 
-def set_workspace(db, workspace_id, verified=None, paid=None, terms_accepted=None):
+def set_workspace(db, workspace_id, verified=None, paid=None, terms_accepted=None, terms_version=CURRENT_VERSION):
+    """`terms_accepted`: as `create_workspace`'s (an acceptance is recorded; it is never taken back here)."""
     workspace = get_workspace(db, workspace_id)
     if verified is not None:
         workspace.verified = verified
     if paid is not None:
         workspace.plan = "paid" if paid else "sandbox"
-    if terms_accepted is not None:
-        workspace.terms_accepted = terms_accepted
+    if terms_accepted:
+        record_terms_acceptance(db, workspace.id, terms_version)
     return workspace
 
 
@@ -74,7 +80,9 @@ def revoke_once(record):
 
 
 def list_workspaces(db):
-    return db.scalars(select(Workspace).order_by(Workspace.created_at, Workspace.id)).all()
+    """Rows of (Workspace, terms_accepted), oldest first."""
+    return db.execute(select(Workspace, accepted(Workspace.id).label("terms_accepted"))
+                      .order_by(Workspace.created_at, Workspace.id)).all()
 
 
 def of_owner(db, model, oldest_first, workspace_id, clinic_id):

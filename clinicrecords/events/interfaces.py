@@ -7,10 +7,11 @@ from zope.interface import Attribute, Interface
 
 # What a caller needs besides the interfaces, importable from here (the portal imports this module only).
 from clinicrecords.events.owners import Owner
+from clinicrecords.events.secret_box import SecretBoxError
 from clinicrecords.events.webhooks import EndpointNotFound, WebhookError
 
-__all__ = ["EndpointNotFound", "IEventFeed", "IWebhookDeliveries", "IWebhookEndpoints", "IWebhookTester", "Owner",
-           "WebhookError"]
+__all__ = ["EndpointNotFound", "IEventFeed", "ISecretSealer", "IWebhookDeliveries", "IWebhookEndpoints",
+           "IWebhookTester", "Owner", "SecretBoxError", "WebhookError"]
 
 
 class IWebhookEndpoints(Interface):
@@ -63,3 +64,23 @@ class IEventFeed(Interface):
     def page(after_seq, limit, now=None):
         """(events, next_after): the clinic's kept events after `after_seq` that the calling key may see now
         (its granted permissions, its own-origin rule), in seq order."""
+
+
+class ISecretSealer(Interface):
+    """Another context's secrets sealed at rest under the webhook keys (`secrets.webhook_keys`: no key setting
+    of their own), for one purpose: what is sealed for a purpose opens only for that purpose and subject,
+    never as a webhook secret. From `events.services.secret_sealer(registry, purpose)`."""
+
+    purpose = Attribute("the purpose's name, e.g. identity.totp_secret")
+
+    def seal(secret, subject_id):
+        """`v1:<key id>:<base64url(nonce || ciphertext || tag)>` (AES-256-GCM, a fresh nonce each time), bound to
+        the purpose and to `subject_id` (the UUID of what it belongs to)."""
+
+    def open(sealed, subject_id):
+        """The secret; raises `SecretBoxError` for another purpose's or subject's value, an altered one, or one
+        sealed under a key no longer configured."""
+
+    def needs_reseal(sealed):
+        """True when it was sealed under another key than the current one (after a key rotation: open and seal
+        again)."""

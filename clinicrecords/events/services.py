@@ -1,16 +1,18 @@
 """The webhook services the portal's pages call (interfaces in `events/interfaces.py`): thin, owner-scoped
 doors onto the same functions the operator CLI uses, so there is one webhook implementation.
 
-Other contexts record their events with `emit` from here (the outbox is this context's own)."""
+Other contexts record their events with `emit` from here (the outbox is this context's own), and seal their
+own secrets under the webhook keys with `secret_sealer`."""
 
 from sqlalchemy import insert, select
-from zope.interface import implementer
+from zope.interface import classImplements, implementer
 
 from clinicrecords.db import SESSION_FACTORY
 from clinicrecords.events import delivery_log, pings, replays, types, webhooks
-from clinicrecords.events.interfaces import IWebhookDeliveries, IWebhookEndpoints, IWebhookTester
+from clinicrecords.events.interfaces import ISecretSealer, IWebhookDeliveries, IWebhookEndpoints, IWebhookTester
 from clinicrecords.events.outbox import emit
 from clinicrecords.events.models import EventCounter
+from clinicrecords.events.secret_box import PurposeSealer
 from clinicrecords.events.settings import webhook_settings
 
 
@@ -18,7 +20,7 @@ from clinicrecords.events.settings import webhook_settings
 permit_submission_kind = types.permit_submission_kind
 
 __all__ = ["delivery_service_factory", "emit", "endpoint_service_factory", "permit_submission_kind",
-           "tester_factory"]
+           "secret_sealer", "tester_factory"]
 
 
 @implementer(IWebhookEndpoints)
@@ -107,3 +109,12 @@ def last_seq(db):
 def continue_seq_after(db, seq):
     """A rebuilt schema's feed carries on after `seq`, so a partner's `after_seq` stays valid (sandbox reset)."""
     db.execute(insert(EventCounter).values(id=1, value=seq))
+
+
+# Declared here, not on the class: the modules events.interfaces re-exports from import secret_box.
+classImplements(PurposeSealer, ISecretSealer)
+
+
+def secret_sealer(registry, purpose):
+    """An `ISecretSealer` for `purpose` under the application's webhook keys (`secrets.webhook_keys`)."""
+    return webhook_settings(registry).secret_box.for_purpose(purpose)

@@ -1,12 +1,12 @@
 """`portal ...` operator commands: what an operator does for the portal without a browser (the clinic
 console's `clinic staff ...` are in `staff/cli.py`)."""
 
+from clinicrecords.access.services import get_workspace
 from clinicrecords.cli.arguments import uuid_arg
-from clinicrecords.portal.staff import cli as staff_cli
+from clinicrecords.identity.services import WORKSPACE_ROLES, IInvitationService
+from clinicrecords.portal.console.staff import cli as staff_cli
 from clinicrecords.portal.surface import portal_base_url
 from clinicrecords.settings import app_settings
-from clinicrecords.portal.workspaces.interfaces import IWorkspaceService
-from clinicrecords.portal.workspaces.models import ROLES
 
 
 def register(commands):
@@ -15,14 +15,15 @@ def register(commands):
                                                    "(no mail server is needed)")
     invite.add_argument("--workspace", type=uuid_arg, required=True, metavar="WORKSPACE_ID")
     invite.add_argument("--email", required=True)
-    invite.add_argument("--role", choices=ROLES, default="owner")
+    invite.add_argument("--role", choices=WORKSPACE_ROLES, default="owner")
     invite.set_defaults(handler=invite_link)
     staff_cli.register(commands)
 
 
 def invite_link(request, args):
-    invitation, token = request.find_service(IWorkspaceService).invite(args.workspace, args.email, args.role,
-                                                                       invited_by=None)
+    get_workspace(request.db, args.workspace)  # an unknown workspace: exit 2 naming it
+    invitation, token = request.find_service(IInvitationService).invite("workspace", args.workspace, args.email,
+                                                                        args.role, invited_by=None)
     return {"workspace_id": str(args.workspace), "email": invitation.email, "role": invitation.role,
             "invitation_url": f"{portal_base_url(app_settings(request.registry))}/invitations?token={token}",
             "expires_at": invitation.expires_at.isoformat()}

@@ -1,8 +1,5 @@
-"""Every table of the portal's areas, imported together (clinicrecords.contexts.load_models)."""
+"""Every table of the portal's own areas, imported together (clinicrecords.contexts.load_models). The people,
+their memberships, sessions and terms acceptances are the identity context's (clinicrecords.identity.models)."""
 
-from clinicrecords.portal.accounts.models import Account, LoginFailure  # noqa: F401
 from clinicrecords.portal.clinic_connections.models import ConnectionRequest  # noqa: F401
-from clinicrecords.portal.staff.models import ClinicStaff, StaffInvitation  # noqa: F401
-from clinicrecords.portal.terms.models import TermsAcceptance  # noqa: F401
-from clinicrecords.portal.web.models import OneTimeRead, PortalAuditEntry, PortalSession  # noqa: F401
-from clinicrecords.portal.workspaces.models import Invitation, Member  # noqa: F401
+from clinicrecords.portal.web.models import OneTimeRead, PortalAuditEntry  # noqa: F401

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from clinicrecords.access.interfaces import ALL_PERMISSIONS, Permission
-from clinicrecords.portal.keys.interfaces import IKeyService
+from clinicrecords.portal.developer.keys.interfaces import IKeyService
 from tests.common.app_process import app_process
 from tests.common.cli import admin
 

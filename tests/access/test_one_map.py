@@ -17,9 +17,11 @@ from clinicrecords.clinical.models import Allergy
 from clinicrecords.clinics.interfaces import IClinicContext
 from clinicrecords.patients.models import Patient
 from clinicrecords.patients.services import visible, visible_patients
-from clinicrecords.portal.staff.resources import ClinicResource, ClinicsCollection, Staff
+from clinicrecords.portal.console.resources import ClinicResource, ClinicsCollection
+from clinicrecords.portal.console.staff.resources import Staff
 from clinicrecords.portal.web.resources import PortalRoot
-from clinicrecords.portal.workspaces.resources import InvitationPage, Members, WorkspaceResource, WorkspacesCollection
+from clinicrecords.portal.developer.workspaces.resources import (InvitationPage, Members, WorkspaceResource,
+                                                                 WorkspacesCollection)
 from tests.portal.helpers import with_workspace
 
 
@@ -67,9 +69,12 @@ def _workspace_page(owner):
     return Members(workspace, "members")
 
 
-def _console_page(admin):
+def _console_page(admin, clinician=None):
+    """A console page of a staff member who is an admin, a clinician (by default: whoever is not an admin) or
+    both."""
+    clinician = not admin if clinician is None else clinician
     clinic = ClinicResource(ClinicsCollection(_root(), "clinics"), "c",
-                            types.SimpleNamespace(clinic=None, is_admin=admin), ACCOUNT)
+                            types.SimpleNamespace(clinic=None, is_admin=admin, is_clinician=clinician), ACCOUNT)
     return Staff(clinic, "staff")
 
 
@@ -109,6 +114,11 @@ def test_a_clinics_staff_admin_and_clinician():
     assert not holds(staff, clinician, PortalPermission.ClinicAdmin)
     assert not holds(_caller(staff=True, account_id=uuid.uuid4()), admin, PortalPermission.ClinicStaff)
     assert not holds(staff, admin, PortalPermission.Member)
+
+
+def test_roles_combine_an_admin_who_is_also_a_clinician_holds_both():
+    both, staff = _console_page(admin=True, clinician=True), _caller(staff=True)
+    assert holds(staff, both, PortalPermission.ClinicAdmin) and holds(staff, both, PortalPermission.Clinician)
 
 
 # Both surfaces, through the real application: a rule changed in the map changes what a request may do.

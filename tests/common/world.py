@@ -67,11 +67,11 @@ class World:
             profiles.review(workspace_id, approve=True)
 
     def accept_terms(self, workspace_id):
-        from clinicrecords.portal.terms.interfaces import ITermsService
+        """Recorded as an operator records an acceptance made outside the portal."""
+        from clinicrecords.identity.services import ITermsService, record_terms_acceptance
 
         with self.request() as request:
-            terms = request.find_service(ITermsService)
-            terms.accept(workspace_id, None, terms.current_version)
+            record_terms_acceptance(request.db, workspace_id, request.find_service(ITermsService).current_version)
 
     def key(self, **kwargs):
         """The full key string."""

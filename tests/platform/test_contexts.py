@@ -33,7 +33,7 @@ def test_every_cli_module_is_registered_by_the_registry_or_by_its_contexts_cli()
     package = Path(clinicrecords.__file__).parent
     modules = {".".join(("clinicrecords", *path.relative_to(package).with_suffix("").parts))
                for path in package.rglob("cli.py")}
-    assert "clinicrecords.portal.staff.cli" in modules
+    assert "clinicrecords.portal.console.staff.cli" in modules
     assert modules <= reached, sorted(modules - reached)
 
 

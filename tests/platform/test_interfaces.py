@@ -59,7 +59,7 @@ IMPLEMENTERS = _implementers()
 
 def test_the_interfaces_are_found():
     assert {"clinicrecords.patients.interfaces.IPatientService",
-            "clinicrecords.portal.web.interfaces.ISessionService"} <= set(INTERFACES)
+            "clinicrecords.identity.interfaces.ISessionService"} <= set(INTERFACES)
 
 
 @pytest.mark.parametrize("name", sorted(INTERFACES))

@@ -9,11 +9,11 @@ from argon2 import PasswordHasher
 from pyramid.paster import get_appsettings
 from sqlalchemy import func, select, update
 
-from clinicrecords.portal.accounts.models import Account
-from clinicrecords.portal.accounts.passwords import Passwords
+from clinicrecords.identity.models import Account
+from clinicrecords.identity.models import Session as PortalSession
+from clinicrecords.identity.passwords import Passwords
 from clinicrecords.settings import PortalSettings, read_section
-from clinicrecords.portal.web.models import PortalSession
-from clinicrecords.portal.web.sessions import SessionService
+from clinicrecords.identity.sessions import SessionService
 from tests.conftest import ROOT
 from tests.portal.helpers import PASSWORD, browser, error_summary, signed_up, submit, unique_email
 
@@ -256,7 +256,7 @@ def test_sessions_end_when_idle_or_too_old(world, app):
 
 
 def test_pruning_removes_only_what_no_longer_counts(world, app):
-    from clinicrecords.portal.accounts.models import LoginFailure
+    from clinicrecords.identity.models import LoginFailure
     from clinicrecords.portal.web.tasks import prune
 
     _, email = signed_up(app)

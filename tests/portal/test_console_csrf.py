@@ -11,7 +11,7 @@ from tests.portal.console_helpers import path_of, set_password_link, staff_brows
 from tests.portal.helpers import browser, with_workspace
 from tests.review.conftest import Clinic
 
-TABLES = ("control.portal_accounts", "control.clinic_staff", "control.clinic_staff_invitations",
+TABLES = ("control.accounts", "control.clinic_staff", "control.invitations",
           "control.api_keys", "control.connections", "control.connection_requests", "control.portal_audit")
 
 

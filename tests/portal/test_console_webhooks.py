@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import select
 
 from clinicrecords.events.models import WebhookEndpoint
-from clinicrecords.portal.accounts.models import Account
+from clinicrecords.identity.models import Account
 from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.events.support import emit_events, signed_by
 from tests.portal.console_helpers import staff_browser

@@ -7,7 +7,7 @@ from sqlalchemy import text
 
 from tests.portal.helpers import create_key, secret_of, submit, with_workspace
 
-TABLES = ("portal_accounts", "portal_sessions", "workspaces", "workspace_members", "workspace_invitations",
+TABLES = ("accounts", "sessions", "workspaces", "workspace_members", "invitations",
           "api_keys", "terms_acceptances", "portal_audit", "workspace_domains", "business_profiles")
 
 

@@ -93,12 +93,13 @@ def test_a_live_key_once_every_condition_is_met(app, world, testapp):
 
 
 def test_an_older_terms_acceptance_does_not_open_live_keys(app, world):
-    from clinicrecords.portal.terms.models import TermsAcceptance
+    from clinicrecords.identity.models import TermsAcceptance
 
     client, workspace_id = with_workspace(app)
     _make_ready(world, workspace_id, terms=True)
     with world.db() as db:
-        db.add(TermsAcceptance(workspace_id=_workspace_uuid(workspace_id), version="2025-06"))
+        db.add(TermsAcceptance(workspace_id=_workspace_uuid(workspace_id), version="2025-06",
+                               accepted_by_name="operator"))
     assert error_summary(create_key(client, workspace_id, mode="live", status=400)) == [
         "A live key needs the current API Terms accepted"]
 

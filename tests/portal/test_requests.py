@@ -2,7 +2,7 @@
 
 import pytest
 
-from clinicrecords.portal.requests.forms import BAD_REQUEST_ID
+from clinicrecords.portal.developer.requests.forms import BAD_REQUEST_ID
 from tests.portal.helpers import browser, create_key, error_summary, secret_of, with_workspace
 
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from sqlalchemy import func, insert, select
 
-from clinicrecords.portal.accounts.models import LoginFailure
+from clinicrecords.identity.models import LoginFailure
 from tests.portal.helpers import PASSWORD, browser, error_summary, signed_up, unique_email
 
 UNUSABLE_NEXT = [

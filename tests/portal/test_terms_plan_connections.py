@@ -6,8 +6,9 @@ import uuid
 from sqlalchemy import select
 
 from clinicrecords.access.models import Workspace, WorkspaceDailyUsage
-from clinicrecords.portal.plan.chart import bars
-from clinicrecords.portal.terms.models import TermsAcceptance
+from clinicrecords.portal.developer.plan.chart import bars
+from clinicrecords.identity.models import TermsAcceptance
+from clinicrecords.identity.services import terms_accepted as has_accepted
 from tests.portal.helpers import browser, create_key, error_summary, secret_of, submit, with_workspace
 
 
@@ -23,7 +24,7 @@ def test_an_owner_accepts_the_current_terms_recording_version_member_and_time(ap
     with engine.connect() as connection:
         row = connection.execute(select(TermsAcceptance).where(
             TermsAcceptance.workspace_id == uuid.UUID(workspace_id))).one()
-        accepted = connection.scalar(select(Workspace.terms_accepted).where(Workspace.id == uuid.UUID(workspace_id)))
+        accepted = connection.scalar(select(has_accepted(uuid.UUID(workspace_id))))
     assert row.version == "2026-01" and row.account_id is not None and accepted is True
     assert datetime.datetime.now(datetime.UTC) - row.accepted_at < datetime.timedelta(minutes=1)
     assert "terms.accepted" in client.get(f"/portal/workspaces/{workspace_id}/activity").text
@@ -44,7 +45,8 @@ def test_accepting_a_page_of_an_outdated_version_records_nothing(app, engine):
 def test_a_new_version_asks_again(app, world):
     client, workspace_id = with_workspace(app)
     with world.db() as db:
-        db.add(TermsAcceptance(workspace_id=uuid.UUID(workspace_id), version="2025-06"))
+        db.add(TermsAcceptance(workspace_id=uuid.UUID(workspace_id), version="2025-06",
+                               accepted_by_name="operator"))
     page = client.get(f"/portal/workspaces/{workspace_id}/terms")
     assert "Your workspace accepted version 2025-06" in page.text and "terms" in page.forms
 

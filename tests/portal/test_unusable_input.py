@@ -24,7 +24,7 @@ SKIPPED_LINKS = re.compile(r"/logout|\.csv|^/portal/static/|patient_id=")
 MAX_PAGES = 120
 
 # Every row of the tables portal forms write, as text: a refused form changes none of them.
-TABLES = ("portal_accounts", "portal_sessions", "workspaces", "workspace_members", "workspace_invitations",
+TABLES = ("accounts", "sessions", "workspaces", "workspace_members", "invitations",
           "api_keys", "terms_acceptances", "workspace_domains", "business_profiles", "webhook_endpoints",
           "connections", "clinic_staff", "auto_accept_settings")
 

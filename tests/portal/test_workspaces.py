@@ -7,7 +7,7 @@ from sqlalchemy import func, select
 
 from clinicrecords.access.models import Workspace
 from clinicrecords.portal.web.models import PortalAuditEntry
-from clinicrecords.portal.workspaces.models import Member
+from clinicrecords.identity.models import WorkspaceMember as Member
 from tests.common.cli import admin
 from tests.portal.helpers import (PASSWORD, browser, create_key, error_summary, secret_of, signed_up, submit,
                                   with_workspace)

@@ -2,11 +2,10 @@ from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.security import NO_PERMISSION_REQUIRED, forget, remember
 from pyramid.view import view_config
 
+from clinicrecords.identity.services import IAccountService, ISessionService
 from clinicrecords.portal.accounts.forms import LogInForm, PasswordForm, SignUpForm, kept_next, safe_next
-from clinicrecords.portal.accounts.interfaces import IAccountService
 from clinicrecords.portal.accounts.resources import LogIn, LogOut, PasswordPage, SignUp
 from clinicrecords.portal.web.forms import FormError, rerender
-from clinicrecords.portal.web.interfaces import ISessionService
 from clinicrecords.portal.web.resources import SIGNED_IN
 
 T = "clinicrecords.portal.accounts:templates/"

@@ -3,11 +3,10 @@
 optional expiry or declines, and later narrows or revokes (`/clinics/{id}/connections`)."""
 
 from clinicrecords.portal.clinic_connections.interfaces import IClinicConnections
-from clinicrecords.portal.clinic_connections.resources import (ClinicConnectionsPage,
-                                                               WorkspaceConnectionRequests)
+from clinicrecords.portal.clinic_connections.resources import (ClinicConnectionsPage, WorkspaceConnectionRequests)
 from clinicrecords.portal.clinic_connections.services import clinic_connections_factory
-from clinicrecords.portal.staff.resources import add_clinic_child
-from clinicrecords.portal.workspaces.resources import add_workspace_child
+from clinicrecords.portal.console.resources import add_clinic_child
+from clinicrecords.portal.developer.workspaces.resources import add_workspace_child
 
 
 def includeme(config):

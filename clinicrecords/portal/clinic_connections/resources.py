@@ -1,8 +1,8 @@
 import uuid
 
 from clinicrecords.portal.clinic_connections.interfaces import IClinicConnections
-from clinicrecords.portal.staff.resources import ClinicPart
-from clinicrecords.portal.workspaces.resources import WorkspacePart
+from clinicrecords.portal.console.resources import ClinicPart
+from clinicrecords.portal.developer.workspaces.resources import WorkspacePart
 
 
 def _uuid(name):

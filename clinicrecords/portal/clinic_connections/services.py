@@ -12,7 +12,7 @@ from zope.interface import implementer
 from clinicrecords.access import services as access
 from clinicrecords.access.interfaces import ALL_PERMISSIONS
 from clinicrecords.clock import now
-from clinicrecords.portal.accounts.models import Account
+from clinicrecords.identity.services import IAccountService
 from clinicrecords.portal.clinic_connections.interfaces import IClinicConnections
 from clinicrecords.portal.clinic_connections.models import ConnectionRequest
 from clinicrecords.portal.web.forms import FormError
@@ -36,8 +36,9 @@ def _expiry(text, now):
 
 @implementer(IClinicConnections)
 class ClinicConnections:
-    def __init__(self, db, audit, clock=now):
+    def __init__(self, db, audit, accounts, clock=now):
         self.db = db
+        self.accounts = accounts
         self.audit = audit
         self.clock = clock
 
@@ -139,8 +140,7 @@ class ClinicConnections:
 
         entries = [e for e in self.audit.for_clinic(clinic_id, limit=1000)
                    if e.action.startswith("connection.")]
-        ids = {e.account_id for e in entries if e.account_id}
-        emails = dict(self.db.execute(select(Account.id, Account.email).where(Account.id.in_(ids))).all())
+        emails = self.accounts.emails(e.account_id for e in entries)
         found = {}
         for entry in entries:  # newest first: the first one seen is the latest
             found.setdefault((entry.action, entry.target), emails.get(entry.account_id, "an operator"))
@@ -151,4 +151,4 @@ class ClinicConnections:
 
 
 def clinic_connections_factory(context, request):
-    return ClinicConnections(request.db, request.find_service(IPortalAudit))
+    return ClinicConnections(request.db, request.find_service(IPortalAudit), request.find_service(IAccountService))

@@ -1,16 +1,8 @@
-"""API keys in the portal: create (test at once; live behind the gate), list, revoke, roll, IP allow-list."""
+"""The key pages both faces show, written once: a key created or rolled (its secret, once), revoke, roll, IP
+allow-list. Each face keeps its own list and creation page (a workspace's keys have modes, scopes and the
+live-key checklist; a clinic's are always live) and hangs these on its keys area with `add_key_pages`
+(`pages.py`); the area and its key pages are `KeysArea` and `KeyPage` (`resources.py`)."""
 
-from clinicrecords.access.interfaces import ILiveKeyGate
-from clinicrecords.portal.keys.gate import live_key_gate_factory
-from clinicrecords.portal.keys.interfaces import IKeyService
-from clinicrecords.portal.keys.resources import KeysCollection
-from clinicrecords.portal.keys.services import key_service_factory
-from clinicrecords.portal.workspaces.resources import add_workspace_child
-from clinicrecords.settings import app_settings
+from clinicrecords.portal.keys.pages import add_key_pages
 
-
-def includeme(config):
-    config.register_service_factory(live_key_gate_factory, iface=ILiveKeyGate)
-    config.register_service_factory(key_service_factory(app_settings(config.registry)), iface=IKeyService)
-    add_workspace_child(config, "keys", KeysCollection)
-    config.scan(".views")
+__all__ = ["add_key_pages"]

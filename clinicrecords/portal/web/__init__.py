@@ -1,17 +1,19 @@
 """The portal's web foundation, shared by the developer portal and the clinic console: the portal surface and
-its route, server-rendered pages (pyramid_jinja2, autoescaped), server-side sessions and their security
-policy, CSRF, security headers, HTML error pages, form helpers and the audit trail."""
+its route, server-rendered pages (pyramid_jinja2, autoescaped), the session cookie and the security policy
+(the sessions are the identity context's), CSRF, security headers, HTML error pages, form helpers and the
+audit trail."""
 
 from pyramid_jinja2 import EXTRAS_CONFIG_PHASE
 
 from clinicrecords.portal.surface import PORTAL_PREFIX, SurfacePredicate, portal_prefix, request_surface
 from clinicrecords.portal.web.audit import portal_audit_factory
 from clinicrecords.portal.web.csrf import CSRF_GUARD, CSRFGuard, csrf_deriver
-from clinicrecords.portal.web.interfaces import IOneTimeReads, IPortalAudit, ISessionService
+from clinicrecords.identity.services import IAuditTrail
+from clinicrecords.portal.web.interfaces import IOneTimeReads, IPortalAudit
 from clinicrecords.portal.web.once import one_time_reads_factory
 from clinicrecords.portal.web.resources import PortalRoot, Static, add_portal_child
 from clinicrecords.portal.web.security import SessionSecurityPolicy, install_surface_policy
-from clinicrecords.portal.web.sessions import SessionCookie, session_service_factory
+from clinicrecords.portal.web.sessions import SessionCookie
 from clinicrecords.settings import app_settings
 
 
@@ -55,8 +57,9 @@ def includeme(config):
     cookie = SessionCookie(settings.portal, prefix)
     config.registry[CSRF_GUARD] = CSRFGuard(
         "__Host-portal_csrf" if cookie.secure else "portal_csrf", cookie.secure, cookie.path)
-    config.register_service_factory(session_service_factory(settings.portal), iface=ISessionService)
     config.register_service_factory(portal_audit_factory, iface=IPortalAudit)
+    # The identity context records invitations, joins and acceptances on the portal's trail.
+    config.register_service_factory(portal_audit_factory, iface=IAuditTrail)
     config.register_service_factory(one_time_reads_factory(cookie), iface=IOneTimeReads)
     install_surface_policy(config, SessionSecurityPolicy(cookie))
 

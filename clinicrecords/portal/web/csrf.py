@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from pyramid.httpexceptions import HTTPForbidden
 
-from clinicrecords.portal.web.tokens import new_token
+from clinicrecords.identity.services import new_token
 
 FIELD = "csrf_token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})

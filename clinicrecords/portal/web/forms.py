@@ -11,19 +11,14 @@ page with the message (every portal view reads its form inside that `try`). Page
 
 from pyramid.httpexceptions import HTTPSeeOther
 
-from clinicrecords.errors import InvalidInput
+from clinicrecords.errors import FieldErrors
 
 UNUSABLE_TEXT = "This contains a NUL character (a zero byte), which cannot be used here: remove it"
 NOT_TEXT = "This contains characters that are not text (broken Unicode): type it again"
 
 
-class FormError(InvalidInput):
-    """Input a service refuses, per field (`errors`: field → message); nothing was written. Raised with one
-    field and message, or with every problem found at once (`FormError(errors={...})`)."""
-
-    def __init__(self, field=None, message=None, errors=None):
-        self.errors = dict(errors or {field: message})
-        super().__init__("; ".join(self.errors.values()))
+# Services (the identity context's among them) raise it without knowing of forms.
+FormError = FieldErrors
 
 
 def unusable(text):

@@ -1,5 +1,6 @@
-"""Security headers on every portal answer. Pages load only the portal's own stylesheet: no script at all,
-no inline style, nothing framed, no referrer leaving the portal."""
+"""Security headers on every portal answer. Pages load only the portal's own stylesheet: no script (the
+passkeys script is served for the pages of issue 34 to come, which will allow it on themselves alone), no
+inline style, nothing framed, no referrer leaving the portal."""
 
 from pyramid.events import NewResponse
 

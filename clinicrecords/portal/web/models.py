@@ -1,4 +1,5 @@
-"""The web foundation's tables: server-side sessions and the portal's audit trail (control schema)."""
+"""The web layer's tables: what one POST shows once, and the portal's audit trail (control schema). Sessions
+are the identity context's."""
 
 import datetime
 import uuid
@@ -7,20 +8,6 @@ from sqlalchemy import ForeignKey, LargeBinary, String, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import ControlBase
-
-
-class PortalSession(ControlBase):
-    """One signed-in browser. Only a hash of the cookie's token is stored: a copy of this table opens nothing."""
-
-    __tablename__ = "portal_sessions"
-
-    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
-    token_hash: Mapped[bytes] = mapped_column(LargeBinary(32), unique=True)
-    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("portal_accounts.id"), index=True)
-    csrf_token: Mapped[str] = mapped_column(String(64))
-    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
-    last_seen_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
-    ended_at: Mapped[datetime.datetime | None] = mapped_column()
 
 
 class OneTimeRead(ControlBase):
@@ -32,7 +19,7 @@ class OneTimeRead(ControlBase):
     __tablename__ = "portal_one_time_reads"
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
-    session_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("portal_sessions.id", ondelete="CASCADE"), index=True)
+    session_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("sessions.id", ondelete="CASCADE"), index=True)
     kind: Mapped[str] = mapped_column(String(32))
     sealed: Mapped[bytes] = mapped_column(LargeBinary)
     expires_at: Mapped[datetime.datetime] = mapped_column(index=True)
@@ -46,7 +33,7 @@ class PortalAuditEntry(ControlBase):
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), index=True)
-    account_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("portal_accounts.id"))
+    account_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("accounts.id"))
     workspace_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("workspaces.id"), index=True)
     clinic_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clinics.id"), index=True)
     action: Mapped[str] = mapped_column(String(64))

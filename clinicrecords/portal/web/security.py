@@ -6,25 +6,13 @@ from host and path), so a key never opens a portal page and a portal cookie neve
 decide every permission with the one permission map (clinicrecords.access.permission_map).
 """
 
-from dataclasses import dataclass
-
 from pyramid.interfaces import PHASE2_CONFIG, ISecurityPolicy
 from pyramid.request import RequestLocalCache
 from pyramid.security import Allowed, Denied
 
 from clinicrecords.access.services import holds
-from clinicrecords.portal.web.interfaces import ISessionService
+from clinicrecords.identity.services import ISessionService
 from clinicrecords.portal.web.resources import STAFF
-
-
-@dataclass(frozen=True)
-class MemberIdentity:
-    """Who is signed in: an account, through one server-side session."""
-
-    account_id: object
-    email: str
-    session_id: object
-    csrf_token: str
 
 
 # [finder(request, identity) → principals] the areas add, kept in the registry.

@@ -4,11 +4,11 @@ secret, disable, enable, delete. Pages only: the endpoints, deliveries and tests
 services (clinicrecords/events/interfaces.py). Included after `.staff`, whose directive hangs the clinic
 face."""
 
-from clinicrecords.portal.staff.resources import add_clinic_child
+from clinicrecords.portal.console.resources import add_clinic_child
 from clinicrecords.portal.webhooks.interfaces import IWebhookPages
 from clinicrecords.portal.webhooks.resources import ClinicWebhooks, WorkspaceWebhooks
 from clinicrecords.portal.webhooks.services import webhook_pages_factory
-from clinicrecords.portal.workspaces.resources import add_workspace_child
+from clinicrecords.portal.developer.workspaces.resources import add_workspace_child
 
 
 def includeme(config):

@@ -4,10 +4,10 @@ face): a workspace's endpoints at /workspaces/{id}/webhooks (any member; test an
 (`owner`), where its pages are (`path`), who may open them (`permission`) and the layout its pages sit in."""
 
 from clinicrecords.events.interfaces import IWebhookEndpoints, Owner, WebhookError
-from clinicrecords.portal.staff.resources import ClinicPart
+from clinicrecords.portal.console.resources import ClinicPart
 from clinicrecords.portal.web.resources import CLINIC_ADMIN, MEMBER
 from clinicrecords.portal.webhooks.services import modes_of
-from clinicrecords.portal.workspaces.resources import WorkspacePart
+from clinicrecords.portal.developer.workspaces.resources import WorkspacePart
 
 
 class WebhooksPage:
@@ -60,7 +60,7 @@ class WorkspaceEndpoint(EndpointPage, WorkspacePart):
 class WorkspaceWebhooks(WebhooksArea, WorkspacePart):
     item_resource = WorkspaceEndpoint
     permission = MEMBER
-    layout = "clinicrecords.portal.workspaces:templates/workspace_layout.jinja2"
+    layout = "clinicrecords.portal.developer.workspaces:templates/workspace_layout.jinja2"
 
     @property
     def owner(self):
@@ -78,7 +78,7 @@ class ClinicEndpoint(EndpointPage, ClinicPart):
 class ClinicWebhooks(WebhooksArea, ClinicPart):
     item_resource = ClinicEndpoint
     permission = CLINIC_ADMIN
-    layout = "clinicrecords.portal.staff:templates/clinic_layout.jinja2"
+    layout = "clinicrecords.portal.console:templates/clinic_layout.jinja2"
 
     @property
     def owner(self):

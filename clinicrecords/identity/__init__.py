@@ -1,0 +1,26 @@
+"""Identity: the people who sign in to the developer portal and to clinics' consoles (issue 33) — accounts,
+sessions, their memberships (workspace members: owner or developer; clinic staff: admin and/or clinician), one
+invitation service for both, and the record of API Terms acceptance the API's reach reads — and their second
+factors' building blocks (issue 34: TOTP, the enrolment QR code, recovery codes, breached passwords, WebAuthn
+ceremonies). The portal is the web layer on it.
+
+Other contexts import it through `identity.services` and `identity.interfaces` only (.importlinter); it
+imports no context but `clinics` (a clinic invitation names a real clinic)."""
+
+from clinicrecords.identity.accounts import account_service_factory
+from clinicrecords.identity.interfaces import (IAccountService, IInvitationService, IMembershipService,
+                                               ISessionService, ITermsService)
+from clinicrecords.identity.invitations import invitation_service_factory
+from clinicrecords.identity.memberships import membership_service_factory
+from clinicrecords.identity.sessions import session_service_factory
+from clinicrecords.identity.terms import terms_service_factory
+from clinicrecords.settings import app_settings
+
+
+def includeme(config):
+    settings = app_settings(config.registry)
+    config.register_service_factory(account_service_factory(settings), iface=IAccountService)
+    config.register_service_factory(session_service_factory(settings.portal), iface=ISessionService)
+    config.register_service_factory(membership_service_factory, iface=IMembershipService)
+    config.register_service_factory(invitation_service_factory, iface=IInvitationService)
+    config.register_service_factory(terms_service_factory(settings), iface=ITermsService)

@@ -1,0 +1,120 @@
+"""Accounts: sign up, log in with throttling, password change, the account-kind rule. The portal's forms call
+these with typed values; each method either does all of its work or raises `FieldErrors` naming the field and
+changes nothing."""
+
+import re
+
+from sqlalchemy import func, select
+from zope.interface import implementer
+
+from clinicrecords.clock import now
+from clinicrecords.errors import FieldErrors
+from clinicrecords.identity.interfaces import IAccountService
+from clinicrecords.identity.models import Account, ClinicStaff, WorkspaceMember
+from clinicrecords.identity.passwords import Passwords, password_problem
+from clinicrecords.identity.throttle import LoginThrottle, ThrottleRules, whole_minutes
+
+# Deliberately loose (RFC 5321 lengths, one @, a dot in the domain): the invitation link proves the address.
+EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
+LOGIN_REFUSED = "Email or password is not right"
+
+
+def throttled(wait):
+    minutes = whole_minutes(wait)
+    return f"Too many attempts to log in. Try again in {minutes} minute{'s' if minutes != 1 else ''}"
+
+
+def normal_email(text):
+    return (text or "").strip().lower()
+
+
+def email_problem(email):
+    if not email:
+        return "Enter your email address"
+    if len(email) > 254 or not EMAIL.match(email):
+        return "Enter an email address in the right format, like name@example.com"
+    return None
+
+
+@implementer(IAccountService)
+class AccountService:
+    def __init__(self, db, passwords, throttle_rules=ThrottleRules(), clock=now):
+        self.db = db
+        self.passwords = passwords
+        self.clock = clock
+        self.throttle = LoginThrottle(db, throttle_rules, clock)
+
+    def by_email(self, email):
+        return self.db.scalar(select(Account).where(Account.email == normal_email(email)))
+
+    def get(self, account_id):
+        return self.db.get(Account, account_id)
+
+    def emails(self, account_ids):
+        ids = {account_id for account_id in account_ids if account_id is not None}
+        if not ids:
+            return {}
+        return dict(self.db.execute(select(Account.id, Account.email).where(Account.id.in_(ids))).all())
+
+    def kind(self, account_id):
+        if self.db.scalar(select(WorkspaceMember.account_id).where(WorkspaceMember.account_id == account_id)
+                          .limit(1)) is not None:
+            return "developer"
+        if self.db.scalar(select(ClinicStaff.account_id).where(ClinicStaff.account_id == account_id)
+                          .limit(1)) is not None:
+            return "staff"
+        return None
+
+    def sign_up(self, email, password):
+        email = normal_email(email)
+        problems = {"email": email_problem(email), "password": password_problem(password, email)}
+        if not problems["email"] and self.db.scalar(
+                select(func.count()).select_from(Account).where(Account.email == email)):
+            problems["email"] = "An account with this email already exists: log in instead"
+        problems = {field: message for field, message in problems.items() if message}
+        if problems:
+            raise FieldErrors(errors=problems)
+        account = Account(email=email, password_hash=self.passwords.hash(password))
+        self.db.add(account)
+        self.db.flush()
+        return account
+
+    def log_in(self, email, password, address):
+        """The account, or FieldErrors with the same words for an unknown email and a wrong password."""
+        email = normal_email(email)
+        if not email or not password:
+            raise FieldErrors("email", LOGIN_REFUSED)
+        wait = self.throttle.wait(email, address)
+        if wait is not None:
+            raise FieldErrors("email", throttled(wait))
+        account = self.by_email(email)
+        if not self.passwords.verify(account.password_hash if account else None, password):
+            self.throttle.fail(email, address)
+            raise FieldErrors("email", LOGIN_REFUSED)
+        self.throttle.succeed(email, address)
+        if self.passwords.needs_rehash(account.password_hash):
+            account.password_hash = self.passwords.hash(password)
+        return account
+
+    def change_password(self, account_id, current, new):
+        account = self.get(account_id)
+        if not self.passwords.verify(account.password_hash, current or ""):
+            raise FieldErrors("current_password", "Your current password is not right")
+        problem = password_problem(new, account.email)
+        if problem:
+            raise FieldErrors("new_password", problem)
+        if self.passwords.verify(account.password_hash, new):
+            raise FieldErrors("new_password", "Choose a password different from your current one")
+        account.password_hash = self.passwords.hash(new)
+        account.password_changed_at = self.clock()
+        return account
+
+
+def account_service_factory(settings):
+    rules = ThrottleRules.from_settings(settings.portal)
+    passwords = Passwords.from_settings(settings.portal)
+
+    def factory(context, request):
+        return AccountService(request.db, passwords, rules)
+
+    return factory

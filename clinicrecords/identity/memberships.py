@@ -1,0 +1,71 @@
+"""Memberships: an account's place in a workspace (one role: owner or developer) and on a clinic's staff
+(roles: admin, clinician or both). Every lookup is by (account, workspace or clinic), so the portal's traversal
+finds only the places the signed-in account belongs to."""
+
+from sqlalchemy import select
+from zope.interface import implementer
+
+from clinicrecords.identity.interfaces import IMembershipService
+from clinicrecords.identity.models import STAFF_ROLES, Account, ClinicStaff, WorkspaceMember
+
+
+def staff_roles_stored(roles):
+    """The roles as a clinic staff row stores them: the known ones, each once, in the declared order."""
+    return [role for role in STAFF_ROLES if role in set(roles)]
+
+
+@implementer(IMembershipService)
+class MembershipService:
+    def __init__(self, db):
+        self.db = db
+
+    def workspace_roles(self, account_id):
+        return [tuple(row) for row in self.db.execute(
+            select(WorkspaceMember.workspace_id, WorkspaceMember.role)
+            .where(WorkspaceMember.account_id == account_id).order_by(WorkspaceMember.created_at)).all()]
+
+    def workspace_role(self, account_id, workspace_id):
+        return self.db.scalar(select(WorkspaceMember.role).where(WorkspaceMember.account_id == account_id,
+                                                                 WorkspaceMember.workspace_id == workspace_id))
+
+    def add_workspace_member(self, workspace_id, account_id, role):
+        if self.workspace_role(account_id, workspace_id) is None:
+            self.db.add(WorkspaceMember(workspace_id=workspace_id, account_id=account_id, role=role))
+            self.db.flush()
+
+    def workspace_members(self, workspace_id):
+        return self.db.execute(select(Account.id.label("account_id"), Account.email, WorkspaceMember.role,
+                                      WorkspaceMember.created_at)
+                               .join(Account, Account.id == WorkspaceMember.account_id)
+                               .where(WorkspaceMember.workspace_id == workspace_id)
+                               .order_by(WorkspaceMember.created_at)).all()
+
+    def staff_roles(self, account_id):
+        return [(row.clinic_id, tuple(row.roles)) for row in self.db.execute(
+            select(ClinicStaff.clinic_id, ClinicStaff.roles).where(ClinicStaff.account_id == account_id)
+            .order_by(ClinicStaff.created_at)).all()]
+
+    def staff_roles_in(self, account_id, clinic_id):
+        roles = self.db.scalar(select(ClinicStaff.roles).where(ClinicStaff.account_id == account_id,
+                                                               ClinicStaff.clinic_id == clinic_id))
+        return None if roles is None else tuple(roles)
+
+    def is_staff(self, account_id):
+        return self.db.scalar(select(ClinicStaff.clinic_id).where(ClinicStaff.account_id == account_id)
+                              .limit(1)) is not None
+
+    def staff_members(self, clinic_id):
+        return self.db.execute(select(Account.id.label("account_id"), Account.email, ClinicStaff.roles,
+                                      ClinicStaff.created_at)
+                               .join(Account, Account.id == ClinicStaff.account_id)
+                               .where(ClinicStaff.clinic_id == clinic_id)
+                               .order_by(ClinicStaff.created_at)).all()
+
+    def add_staff_member(self, clinic_id, account_id, roles):
+        if self.staff_roles_in(account_id, clinic_id) is None:
+            self.db.add(ClinicStaff(clinic_id=clinic_id, account_id=account_id, roles=staff_roles_stored(roles)))
+            self.db.flush()
+
+
+def membership_service_factory(context, request):
+    return MembershipService(request.db)

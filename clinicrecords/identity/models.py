@@ -1,0 +1,138 @@
+"""The identity context's tables (control schema): accounts and log-in failures, sessions, memberships of
+workspaces and of clinics' staff, invitations to either, and the record of API Terms acceptance."""
+
+import datetime
+import uuid
+
+from sqlalchemy import ARRAY, CheckConstraint, ForeignKey, LargeBinary, String, func
+from sqlalchemy.orm import Mapped, mapped_column
+
+from clinicrecords.db.meta import ControlBase
+
+WORKSPACE_ROLES = ("owner", "developer")
+STAFF_ROLES = ("admin", "clinician")
+# A staff member's roles as stored: one of these, in this order, so a set of roles has one spelling.
+STAFF_ROLE_SETS = (("admin",), ("clinician",), ("admin", "clinician"))
+INVITATION_KINDS = ("workspace", "clinic")
+
+
+def _array_in(column, sets):
+    return f"CAST({column} AS text[]) IN ({', '.join(repr('{' + ','.join(s) + '}') for s in sets)})"
+
+
+class Account(ControlBase):
+    """A person who signs in, to the developer portal or to a clinic's console (never both). The email is kept
+    lower-cased; the password as an argon2id hash; `email_verified_at` is when the address was proven (accounts
+    older than the identity context count as verified from its migration)."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    email: Mapped[str] = mapped_column(String(254), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    password_changed_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    email_verified_at: Mapped[datetime.datetime | None] = mapped_column()
+
+
+class LoginFailure(ControlBase):
+    """A failed log-in, for throttling per account (the email typed, known or not) and per address."""
+
+    __tablename__ = "login_failures"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    email: Mapped[str] = mapped_column(String(254), index=True)
+    address: Mapped[str] = mapped_column(String(64), index=True)
+    at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), index=True)
+
+
+class Session(ControlBase):
+    """One signed-in browser. Only a hash of the cookie's token is stored: a copy of this table opens nothing."""
+
+    __tablename__ = "sessions"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    token_hash: Mapped[bytes] = mapped_column(LargeBinary(32), unique=True)
+    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("accounts.id"), index=True)
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    last_seen_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    ended_at: Mapped[datetime.datetime | None] = mapped_column()
+
+
+class WorkspaceMember(ControlBase):
+    """An account's membership of a workspace, as its owner (invites members, chooses the plan) or one of its
+    developers (works with keys)."""
+
+    __tablename__ = "workspace_members"
+    __table_args__ = (CheckConstraint("role IN ('owner', 'developer')", name="role"),)
+
+    workspace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("workspaces.id"), primary_key=True)
+    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("accounts.id"), primary_key=True, index=True)
+    role: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+
+
+class ClinicStaff(ControlBase):
+    """An account's place on a clinic's staff, with its roles: an admin manages the clinic's key, automatic
+    acceptance and staff; a clinician decides the review queue; one person may be both."""
+
+    __tablename__ = "clinic_staff"
+    __table_args__ = (CheckConstraint(_array_in("roles", STAFF_ROLE_SETS), name="roles"),)
+
+    clinic_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("clinics.id"), primary_key=True)
+    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("accounts.id"), primary_key=True, index=True)
+    roles: Mapped[list[str]] = mapped_column(ARRAY(String(16)))
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+
+
+class Invitation(ControlBase):
+    """An invitation by one-time link, to a workspace (one role) or to a clinic's staff (its roles). Only a
+    hash of the link's token is stored; it works once, until it expires or is cancelled, for that email."""
+
+    __tablename__ = "invitations"
+    __table_args__ = (CheckConstraint(
+        "(kind = 'workspace' AND workspace_id IS NOT NULL AND clinic_id IS NULL AND "
+        f"{_array_in('roles', [(role,) for role in WORKSPACE_ROLES])}) OR "
+        "(kind = 'clinic' AND clinic_id IS NOT NULL AND workspace_id IS NULL AND "
+        f"{_array_in('roles', STAFF_ROLE_SETS)})", name="kind_target_roles"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    kind: Mapped[str] = mapped_column(String(16))
+    workspace_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("workspaces.id"), index=True)
+    clinic_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clinics.id"), index=True)
+    email: Mapped[str] = mapped_column(String(254))
+    roles: Mapped[list[str]] = mapped_column(ARRAY(String(16)))
+    token_hash: Mapped[bytes] = mapped_column(LargeBinary(32), unique=True)
+    invited_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("accounts.id"))
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    expires_at: Mapped[datetime.datetime] = mapped_column()
+    accepted_at: Mapped[datetime.datetime | None] = mapped_column()
+    cancelled_at: Mapped[datetime.datetime | None] = mapped_column()
+
+    @property
+    def target_id(self):
+        return self.workspace_id if self.kind == "workspace" else self.clinic_id
+
+    @property
+    def role(self):
+        """The first of the roles (a workspace invitation has one)."""
+        return self.roles[0]
+
+
+class TermsAcceptance(ControlBase):
+    """A workspace's acceptance of one version of the API Terms, the one record of it (the API's reach reads
+    it: `identity.services.terms_accepted`): by a member's account, or by a named person an operator recorded
+    (`accepted_by_name`, with a `reference` such as a signed agreement's), and when. A new version is a new
+    row."""
+
+    __tablename__ = "terms_acceptances"
+    __table_args__ = (CheckConstraint("(account_id IS NULL) <> (accepted_by_name IS NULL)", name="accepted_by"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    workspace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("workspaces.id"), index=True)
+    version: Mapped[str] = mapped_column(String(20))
+    account_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("accounts.id"))
+    accepted_by_name: Mapped[str | None] = mapped_column(String(200))
+    reference: Mapped[str | None] = mapped_column(String(500))
+    accepted_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())

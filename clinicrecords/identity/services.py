@@ -1,0 +1,39 @@
+"""What other contexts use of the identity context (interfaces in `identity/interfaces.py`): the services'
+interfaces and what they hand back, the rules the portal's forms share (emails, passwords), the API Terms'
+record as the key's statement reads it, and the second factors' building blocks."""
+
+from clinicrecords.identity.accounts import email_problem, normal_email
+from clinicrecords.identity.interfaces import (IAccountService, IAuditTrail, IInvitationService,
+                                               IMembershipService, ISessionService, ITermsService)
+from clinicrecords.identity.memberships import staff_roles_stored
+from clinicrecords.identity.models import STAFF_ROLES, WORKSPACE_ROLES
+from clinicrecords.identity.passwords import password_problem
+from clinicrecords.identity.sessions import ActiveSession, prune_sessions
+from clinicrecords.identity.terms import (CURRENT_VERSION, OPERATOR, current_terms_version, has_accepted_terms,
+                                          record_terms_acceptance, terms_accepted)
+from clinicrecords.identity.tokens import new_token, token_hash
+
+from clinicrecords.identity.breached import is_breached_password
+from clinicrecords.identity.qr import qr_svg, secret_for_typing
+from clinicrecords.identity.recovery_codes import RecoveryCodes, normal_recovery_code
+from clinicrecords.identity.sealing import TOTP_SECRET
+from clinicrecords.identity.totp import AuthenticatorApps, Enrolment, normal_code
+from clinicrecords.identity.webauthn_ceremonies import (Ceremony, KnownPasskey, NewPasskey, PasskeyRefused, PasskeyUse,
+                                                        RelyingParty, authentication_options, credential_id_of,
+                                                        new_user_handle, registration_options, relying_party,
+                                                        user_handle_of, verify_authentication, verify_registration)
+
+__all__ = [
+    "IAccountService", "IAuditTrail", "IInvitationService", "IMembershipService", "ISessionService",
+    "ITermsService", "ActiveSession", "STAFF_ROLES", "WORKSPACE_ROLES", "staff_roles_stored",
+    "email_problem", "normal_email", "password_problem", "prune_sessions", "new_token", "token_hash",
+    "CURRENT_VERSION", "OPERATOR", "current_terms_version", "has_accepted_terms", "record_terms_acceptance",
+    "terms_accepted",
+    "AuthenticatorApps", "Enrolment", "normal_code", "qr_svg", "secret_for_typing",
+    "RecoveryCodes", "normal_recovery_code",
+    "TOTP_SECRET",
+    "is_breached_password",
+    "Ceremony", "KnownPasskey", "NewPasskey", "PasskeyRefused", "PasskeyUse", "RelyingParty", "authentication_options",
+    "credential_id_of", "new_user_handle", "registration_options", "relying_party", "user_handle_of",
+    "verify_authentication", "verify_registration",
+]

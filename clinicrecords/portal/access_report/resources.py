@@ -1,5 +1,0 @@
-from clinicrecords.portal.staff.resources import ClinicPart
-
-
-class AccessReportPage(ClinicPart):
-    """/clinics/{id}/access?patient=…: who read what for one patient (and `/export.csv`)."""

@@ -1,0 +1,19 @@
+"""The developer portal's face: a workspace's pages, rooted at `/workspaces` (`workspaces`: the member's list,
+creation, overview, members, activity) with its areas (`add_workspace_child`): keys, terms, plan,
+connections, domain, profile, requests. Staff accounts hold nothing here (the permission map)."""
+
+AREAS = (
+    ".workspaces",
+    ".keys",
+    ".terms",
+    ".plan",
+    ".connections",
+    ".domain",
+    ".profile",
+    ".requests",
+)
+
+
+def includeme(config):
+    for area in AREAS:
+        config.include(area)

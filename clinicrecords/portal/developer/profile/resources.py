@@ -1,0 +1,5 @@
+from clinicrecords.portal.developer.workspaces.resources import WorkspacePart
+
+
+class ProfilePage(WorkspacePart):
+    """/workspaces/{id}/profile"""

@@ -1,0 +1,103 @@
+import uuid
+
+from pyramid.httpexceptions import HTTPForbidden
+from pyramid.traversal import find_interface
+from zope.interface import implementer
+
+from clinicrecords.access.interfaces import IWorkspaceMembership
+from clinicrecords.portal.developer.workspaces.interfaces import IWorkspaceService
+from clinicrecords.portal.invitations.resources import InvitationLink
+from clinicrecords.portal.web.resources import Node
+
+# {segment: node class} under a workspace, as the areas registered them (`add_workspace_child`).
+WORKSPACE_CHILDREN = "portal.workspace_children"
+
+
+class WorkspacesCollection(Node):
+    """/workspaces/{workspace_id}: only the signed-in member's own workspaces exist here."""
+
+    # Clinic staff accounts work in the clinic console only: no workspace (the permission map).
+    developers_only = True
+    service = IWorkspaceService
+    item_parameter = "workspace_id"
+
+    def __getitem__(self, name):
+        identity = self.request.identity
+        if identity is None:
+            raise HTTPForbidden()  # to the login page, before anything about the id is looked up
+        try:
+            workspace_id = uuid.UUID(name)
+        except ValueError:
+            raise KeyError(name) from None
+        membership = self.request.find_service(self.service).membership(identity.account_id, workspace_id)
+        if membership is None:
+            raise KeyError(name)
+        return self.item_resource(self, name, membership, identity.account_id)
+
+
+@implementer(IWorkspaceMembership)
+class WorkspaceResource(Node):
+    """/workspaces/{workspace_id}: its pages are the areas' (`add_workspace_child`). It holds the
+    signed-in account's membership, which the permission map reads (member, owner)."""
+
+    children_registered_as = WORKSPACE_CHILDREN
+
+    def __init__(self, parent, name, membership, account_id):
+        super().__init__(parent, name)
+        self.membership = membership
+        self.workspace = membership.workspace
+        self.account_id = account_id
+
+    @property
+    def is_owner(self):
+        return self.membership.is_owner
+
+    @property
+    def workspace_resource(self):
+        return self
+
+
+WorkspacesCollection.item_resource = WorkspaceResource
+
+
+class WorkspacePart(Node):
+    """Any page below a workspace: it knows its workspace (and the member's role there)."""
+
+    @property
+    def workspace_resource(self):
+        return find_interface(self, WorkspaceResource)
+
+    @property
+    def workspace(self):
+        return self.workspace_resource.workspace
+
+    @property
+    def membership(self):
+        return self.workspace_resource.membership
+
+
+class Members(WorkspacePart):
+    """/workspaces/{id}/members"""
+
+
+class Activity(WorkspacePart):
+    """/workspaces/{id}/activity"""
+
+
+class InvitationPage(InvitationLink):
+    """/invitations?token=…: a workspace's invitation link; accepted only when signed in as the invited email."""
+
+    kind = "workspace"
+    developers_only = True  # a staff account can neither see nor accept a workspace invitation
+    joining, join_words = "the workspace", "Join the workspace"
+
+    def target_name(self, invitation):
+        return self.request.find_service(IWorkspaceService).workspace(invitation.workspace_id).name
+
+    def joined_path(self, invitation):
+        return ("workspaces", invitation.workspace_id)
+
+
+def add_workspace_child(config, name, factory):
+    """`/workspaces/{workspace_id}/<name>` is `factory(parent, name)`."""
+    config.registry.setdefault(WORKSPACE_CHILDREN, {})[name] = factory

@@ -1,0 +1,75 @@
+"""Workspaces from a member's side, as the developer portal's pages show them: the account's memberships (the
+identity context's) with their workspaces (access's), creation with the sandbox, and the activity trail. A
+member sees only the workspaces they belong to: every lookup here is by (account, workspace), so another
+workspace's id finds nothing (the page answers 404)."""
+
+from dataclasses import dataclass
+
+from zope.interface import implementer
+
+from clinicrecords.access import services as access
+from clinicrecords.identity.services import IAccountService, IMembershipService
+from clinicrecords.portal.web.audit import named_targets
+from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.interfaces import IPortalAudit
+from clinicrecords.portal.developer.workspaces.interfaces import IWorkspaceService
+from clinicrecords.sandbox.services import seed_sandbox
+
+
+@dataclass(frozen=True)
+class Membership:
+    workspace: object  # clinicrecords.access Workspace, read through the access services
+    role: str
+
+    @property
+    def is_owner(self):
+        return self.role == "owner"
+
+
+@implementer(IWorkspaceService)
+class WorkspaceService:
+    def __init__(self, db, audit, memberships, accounts, seed):
+        self.db = db
+        self.audit = audit
+        self.people = memberships
+        self.accounts = accounts
+        self.seed = seed
+
+    def memberships(self, account_id):
+        return [Membership(access.get_workspace(self.db, workspace_id), role)
+                for workspace_id, role in self.people.workspace_roles(account_id)]
+
+    def membership(self, account_id, workspace_id):
+        role = self.people.workspace_role(account_id, workspace_id)
+        if role is None:
+            return None
+        return Membership(access.get_workspace(self.db, workspace_id), role)
+
+    def workspace(self, workspace_id):
+        return access.get_workspace(self.db, workspace_id)
+
+    def create(self, account_id, name):
+        """A workspace with its seeded sandbox clinic (as `workspace create` does), its creator its owner."""
+        name = (name or "").strip()
+        if not name:
+            raise FormError("name", "Enter a name for the workspace")
+        if len(name) > 200:
+            raise FormError("name", "Enter a name of at most 200 characters")
+        workspace = access.create_workspace(self.db, name, seed=self.seed)
+        self.people.add_workspace_member(workspace.id, account_id, "owner")
+        self.audit.record("workspace.created", account_id=account_id, workspace_id=workspace.id, target=name)
+        self.db.flush()
+        return workspace
+
+    def activity(self, workspace_id):
+        """(entry, member's email or None for an operator, its target's NamedTarget or None), newest first."""
+        entries = self.audit.for_workspace(workspace_id)
+        emails = self.accounts.emails(entry.account_id for entry in entries)
+        named = named_targets(self.db, entries)
+        return [(entry, emails.get(entry.account_id), named.get(entry.id)) for entry in entries]
+
+
+def workspace_service_factory(context, request):
+    return WorkspaceService(request.db, request.find_service(IPortalAudit), request.find_service(IMembershipService),
+                            request.find_service(IAccountService),
+                            seed=lambda db, clinic: seed_sandbox(request, clinic))

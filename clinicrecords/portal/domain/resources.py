@@ -1,5 +1,0 @@
-from clinicrecords.portal.workspaces.resources import WorkspacePart
-
-
-class DomainPage(WorkspacePart):
-    """/workspaces/{id}/domain, with the actions `check` and `change` as view names."""

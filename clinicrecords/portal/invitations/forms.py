@@ -1,0 +1,5 @@
+from clinicrecords.portal.web.forms import Form
+
+
+class JoinForm(Form):
+    fields = ("password",)

@@ -1,5 +1,0 @@
-from clinicrecords.portal.workspaces.resources import WorkspacePart
-
-
-class ProfilePage(WorkspacePart):
-    """/workspaces/{id}/profile"""

@@ -1,5 +1,0 @@
-from clinicrecords.portal.workspaces.resources import WorkspacePart
-
-
-class RequestsPage(WorkspacePart):
-    """/workspaces/{id}/requests?key=…&status=…&request_id=…&before=…"""

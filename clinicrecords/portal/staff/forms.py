@@ -1,9 +1,0 @@
-from clinicrecords.portal.web.forms import Form
-
-
-class JoinForm(Form):
-    fields = ("password",)
-
-
-class StaffInviteForm(Form):
-    fields = ("email", "role")

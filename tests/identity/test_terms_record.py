@@ -1,0 +1,62 @@
+"""API Terms acceptance is stored once (issue 33 item 1): the identity context's record, which the API key's
+statement reads as a subquery (no flag on the workspace any more), so recording an acceptance opens live
+access on the key's next call (the key cache follows the record: it moves the reach version), and the
+operator's `workspace create|set --terms-accepted` and `workspace list` read and write that one record."""
+
+import uuid
+
+from sqlalchemy import inspect, select
+
+from clinicrecords.access.models import Workspace
+from clinicrecords.identity.models import TermsAcceptance
+from tests.common.cli import ok
+
+
+def _bearer(key):
+    return {"Authorization": f"Bearer {key}"}
+
+
+def _reach(testapp, setup, status):
+    return testapp.get(f"/v1/clinics/{setup.clinic_id}/no-such-collection", headers=_bearer(setup.key),
+                       status=status)
+
+
+def test_the_workspace_has_no_terms_flag_of_its_own(engine):
+    columns = {column["name"] for column in inspect(engine).get_columns("workspaces", schema="control")}
+    assert "terms_accepted" not in columns and not hasattr(Workspace, "terms_accepted")
+
+
+def test_an_acceptance_recorded_opens_live_access_on_the_keys_next_call(world, testapp):
+    setup = world.connected(terms_accepted=False)
+    assert _reach(testapp, setup, 403).json["code"] == "workspace_plan_required"
+    assert _reach(testapp, setup, 403).json["code"] == "workspace_plan_required"  # now from the key cache
+    world.accept_terms(setup.workspace_id)
+    _reach(testapp, setup, 404)  # reached: an unknown collection inside the clinic
+
+
+def test_an_acceptance_removed_closes_it_again(world, testapp, engine):
+    setup = world.connected()
+    _reach(testapp, setup, 404)
+    with engine.begin() as connection:
+        connection.execute(TermsAcceptance.__table__.delete().where(
+            TermsAcceptance.workspace_id == setup.workspace_id))
+    assert _reach(testapp, setup, 403).json["code"] == "workspace_plan_required"
+
+
+def test_the_operators_terms_accepted_records_the_current_version_by_operator(engine):
+    workspace_id = ok("workspace", "create", "--name", "Scripted Health", "--verified", "--paid",
+                      "--terms-accepted")["workspace_id"]
+    later = ok("workspace", "create", "--name", "Later Health")["workspace_id"]
+    ok("workspace", "set", later, "--terms-accepted")
+    ok("workspace", "set", later, "--terms-accepted")  # again: recorded once
+    with engine.connect() as connection:
+        rows = connection.execute(select(TermsAcceptance.workspace_id, TermsAcceptance.version,
+                                         TermsAcceptance.account_id, TermsAcceptance.accepted_by_name)
+                                  .where(TermsAcceptance.workspace_id.in_([uuid.UUID(workspace_id),
+                                                                           uuid.UUID(later)]))).all()
+    assert sorted(map(tuple, rows)) == sorted([(uuid.UUID(workspace_id), "2026-01", None, "operator"),
+                                               (uuid.UUID(later), "2026-01", None, "operator")])
+    listed = {w["workspace_id"]: w["terms_accepted"] for w in ok("workspace", "list")["workspaces"]}
+    assert listed[workspace_id] is True and listed[later] is True
+    none = ok("workspace", "create", "--name", "No Terms Health")["workspace_id"]
+    assert {w["workspace_id"]: w["terms_accepted"] for w in ok("workspace", "list")["workspaces"]}[none] is False
