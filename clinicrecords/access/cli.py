@@ -8,10 +8,11 @@ from clinicrecords.access.keys import parse_key
 from clinicrecords.access.operator_json import connection_json, key_json, revocation_json, workspace_json
 from clinicrecords.access.permissions import ALL_PERMISSIONS, parse_scopes
 from clinicrecords.access.usage import IUsageService
+from clinicrecords.api.render import iso
 from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, uuid_arg
 from clinicrecords.clock import now as clock_now
-from clinicrecords.identity.services import current_terms_version
+from clinicrecords.identity.services import ITermsService, current_terms_version
 from clinicrecords.settings import app_settings
 
 SCOPES_HELP = ", ".join(sorted(ALL_PERMISSIONS))
@@ -58,6 +59,15 @@ def _register_workspace(commands):
 
     workspace.add_parser("list", help="every workspace, oldest first").set_defaults(handler=workspace_list)
 
+    terms = workspace.add_parser("terms", help="the API Terms' acceptances").add_subparsers(
+        dest="terms_action", required=True)
+    record = terms.add_parser("record", help="record an acceptance made outside the portal (a signed agreement)")
+    record.add_argument("--workspace", required=True, type=uuid_arg, metavar="WORKSPACE_ID")
+    record.add_argument("--version", required=True, help="the version accepted, e.g. 2026-01")
+    record.add_argument("--accepted-by", required=True, metavar="NAME", help="who accepted, as signed")
+    record.add_argument("--reference", required=True, metavar="TEXT", help="where the agreement is kept")
+    record.set_defaults(handler=workspace_terms_record)
+
 
 def workspace_create(request, args):
     workspace = services.create_workspace(
@@ -73,6 +83,15 @@ def workspace_set(request, args):
                                        terms_accepted=args.terms_accepted,
                                        terms_version=current_terms_version(app_settings(request.registry)))
     return {"workspace_id": str(workspace.id)}
+
+
+def workspace_terms_record(request, args):
+    workspace = services.get_workspace(request.db, args.workspace)
+    acceptance = request.find_service(ITermsService).record(workspace.id, args.version, args.accepted_by,
+                                                            args.reference)
+    return {"workspace_id": str(workspace.id), "version": acceptance.version,
+            "accepted_by": acceptance.accepted_by_name, "reference": acceptance.reference,
+            "accepted_at": iso(acceptance.accepted_at)}
 
 
 def workspace_list(request, args):

@@ -223,3 +223,7 @@ class ITermsService(Interface):
 
     def accept(workspace_id, account_id, version):
         """Accept `version`, the one the member read (the form says which): an outdated page fails."""
+
+    def record(workspace_id, version, accepted_by, reference):
+        """Record an acceptance made outside the portal (a signed agreement): by a named person, with where it
+        is kept; audited as an operator's (`workspace terms record`)."""

@@ -77,6 +77,25 @@ class TermsService:
             TermsAcceptance.workspace_id == workspace_id,
             TermsAcceptance.version == self.current_version).limit(1)) is not None
 
+    def record(self, workspace_id, version, accepted_by, reference):
+        """An acceptance made outside the portal (a signed agreement), as an operator records it: of `version`
+        (one this service ships), by `accepted_by` (a person's name), with `reference` (where it is kept).
+        Audited as the operator's."""
+        accepted_by, reference = (accepted_by or "").strip(), (reference or "").strip()
+        if not accepted_by or len(accepted_by) > 200 or "\n" in accepted_by:
+            raise InvalidInput("--accepted-by must be one line of 1 to 200 characters: who accepted")
+        if not reference or len(reference) > 500 or "\n" in reference:
+            raise InvalidInput("--reference must be one line of 1 to 500 characters: where the agreement is kept")
+        terms_text(version)
+        acceptance = TermsAcceptance(workspace_id=workspace_id, version=version, accepted_by_name=accepted_by,
+                                     reference=reference)
+        self.db.add(acceptance)
+        self.audit.record("terms.recorded", account_id=None, workspace_id=workspace_id, target=version,
+                          accepted_by=accepted_by, reference=reference)
+        self.db.flush()
+        self.db.refresh(acceptance)
+        return acceptance
+
     def accept(self, workspace_id, account_id, version):
         """`version` is the one the member read (the form says which): accepting an outdated page fails."""
         if version != self.current_version:

@@ -60,3 +60,49 @@ def test_the_operators_terms_accepted_records_the_current_version_by_operator(en
     assert listed[workspace_id] is True and listed[later] is True
     none = ok("workspace", "create", "--name", "No Terms Health")["workspace_id"]
     assert {w["workspace_id"]: w["terms_accepted"] for w in ok("workspace", "list")["workspaces"]}[none] is False
+
+
+AGREEMENT = ["--version", "2026-01", "--accepted-by", "Dr Ada Byron, CTO", "--reference", "MSA-42 signed 2026-11-20"]
+
+
+def test_an_operator_records_an_acceptance_made_outside_the_portal(app, engine):
+    from tests.portal.helpers import with_workspace
+
+    client, workspace_id = with_workspace(app)
+    printed = ok("workspace", "terms", "record", "--workspace", workspace_id, *AGREEMENT)
+    assert set(printed) == {"workspace_id", "version", "accepted_by", "reference", "accepted_at"}
+    assert (printed["workspace_id"], printed["version"], printed["accepted_by"], printed["reference"]) == (
+        workspace_id, "2026-01", "Dr Ada Byron, CTO", "MSA-42 signed 2026-11-20")
+    listed = {w["workspace_id"]: w["terms_accepted"] for w in ok("workspace", "list")["workspaces"]}
+    assert listed[workspace_id] is True
+    with engine.connect() as connection:
+        row = connection.execute(select(TermsAcceptance).where(
+            TermsAcceptance.workspace_id == uuid.UUID(workspace_id))).one()
+    assert (row.account_id, row.accepted_by_name, row.reference) == (None, "Dr Ada Byron, CTO",
+                                                                     "MSA-42 signed 2026-11-20")
+    assert row.accepted_at.isoformat().startswith(printed["accepted_at"][:19])
+    page = client.get(f"/portal/workspaces/{workspace_id}/terms").text
+    assert "outside the portal: by Dr Ada Byron, CTO" in page and "MSA-42 signed 2026-11-20" in page
+    activity = client.get(f"/portal/workspaces/{workspace_id}/activity").text
+    assert "terms.recorded" in activity
+
+
+def test_a_bad_terms_record_is_refused_and_writes_nothing(engine):
+    from tests.common.cli import refused
+
+    workspace_id = ok("workspace", "create", "--name", "Unsigned Health")["workspace_id"]
+    unknown = str(uuid.uuid4())
+    cases = {
+        "no API Terms version 1999-01": ["--workspace", workspace_id, "--version", "1999-01", "--accepted-by", "A",
+                                         "--reference", "R"],
+        "--accepted-by must be": ["--workspace", workspace_id, "--version", "2026-01", "--accepted-by", " ",
+                                  "--reference", "R"],
+        "--reference must be": ["--workspace", workspace_id, "--version", "2026-01", "--accepted-by", "A",
+                                "--reference", ""],
+        f"no workspace {unknown}": ["--workspace", unknown, *AGREEMENT],
+    }
+    for message, arguments in cases.items():
+        assert message in refused("workspace", "terms", "record", *arguments)
+    with engine.connect() as connection:
+        assert connection.execute(select(TermsAcceptance).where(
+            TermsAcceptance.workspace_id == uuid.UUID(workspace_id))).all() == []
