@@ -2,6 +2,7 @@
 
 import itertools
 import re
+import time
 
 import webtest
 
@@ -26,11 +27,12 @@ def submit(page, form_id, status=None, **fields):
 
 
 def signed_up(app, email=None, password=PASSWORD):
-    """A browser with a new account, signed in. Returns (browser, email)."""
+    """A browser with a new account (its email not verified yet), signed in. Returns (browser, email)."""
     client = browser(app)
     email = email or unique_email()
     page = client.get("/portal/signup")
     submit(page, "signup", email=email, password=password, status=303)
+    submit(client.get("/portal/login"), "login", email=email, password=password, status=303)
     return client, email
 
 
@@ -68,3 +70,19 @@ def joined_as_developer(app, owner, workspace_id):
                  role="developer", status=303).follow().html.find(id="invitation-link").get_text().strip()
     submit(developer.get(url), "join", status=303)
     return developer
+
+
+def mailed_to(mail, to, subject, timeout=30):
+    """The newest message with this subject the SMTP server received for `to` (waiting for it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [message for message in mail.messages() if message.to == [to] and message.subject == subject]
+        if found:
+            return found[-1]
+        time.sleep(0.05)
+    raise AssertionError(f"no message {subject!r} for {to}")
+
+
+def portal_path(link):
+    """An emailed link's path and query, for a WebTest browser (the link is on the portal's public address)."""
+    return link[link.index("/portal/"):]
