@@ -5,6 +5,9 @@ import re
 import time
 
 import webtest
+from sqlalchemy import func, update
+
+from clinicrecords.identity.models import Account
 
 PASSWORD = "correct horse battery staple 42"
 _numbers = itertools.count()
@@ -26,19 +29,23 @@ def submit(page, form_id, status=None, **fields):
     return form.submit(status=status)
 
 
-def signed_up(app, email=None, password=PASSWORD):
-    """A browser with a new account (its email not verified yet), signed in. Returns (browser, email)."""
+def signed_up(app, email=None, password=PASSWORD, verified=True):
+    """A browser with a new account, signed in. Returns (browser, email). Its email counts as verified unless
+    `verified` is False (the link's own flow is tests/portal/test_sign_up_verification.py's)."""
     client = browser(app)
     email = email or unique_email()
     page = client.get("/portal/signup")
     submit(page, "signup", email=email, password=password, status=303)
+    if verified:
+        with app.registry["db.engine"].begin() as connection:
+            connection.execute(update(Account).where(Account.email == email).values(email_verified_at=func.now()))
     submit(client.get("/portal/login"), "login", email=email, password=password, status=303)
     return client, email
 
 
-def with_workspace(app, name="Acme Health"):
+def with_workspace(app, name="Acme Health", verified=True):
     """A signed-in browser and the id of a workspace it owns."""
-    client, email = signed_up(app)
+    client, email = signed_up(app, verified=verified)
     page = client.get("/portal/workspaces/new")
     answer = submit(page, "workspace", name=name, status=303)
     workspace_id = re.search(r"/portal/workspaces/([0-9a-f-]{36})", answer.location).group(1)

@@ -119,7 +119,7 @@ def test_sign_up_is_throttled_per_email_so_it_cannot_flood_an_inbox(app, engine,
 
 
 def test_an_unverified_account_can_log_in_and_sees_its_address_unverified(app):
-    client, email = signed_up(app)
+    client, email = signed_up(app, verified=False)
     page = client.get("/portal/account/email")
     assert f"{email}: not verified yet" in " ".join(page.html.find(id="email-status").get_text().split())
 

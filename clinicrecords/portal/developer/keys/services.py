@@ -117,7 +117,7 @@ class KeyService:
                                              lambda: restriction(access_choice, ticked),
                                              lambda: parse_cidrs(ip_allow_text))
         if mode == "live":
-            missing = self.gate.missing(workspace_id)
+            missing = self.gate.acting(account_id).missing(workspace_id)
             if missing:
                 raise FormError("mode", f"A live key needs {needs_sentence(missing)}")
         key, full_key = access.create_key(self.db, self.pepper, workspace_id=workspace_id, mode=mode, ip_allow=cidrs,
@@ -139,7 +139,7 @@ class KeyService:
             raise FormError("overlap", "Choose when the old key stops working")
         old_expires = key.expires_at
         try:
-            new, full_key = access.roll_key(self.db, self.pepper, key, overlap, self.gate)
+            new, full_key = access.roll_key(self.db, self.pepper, key, overlap, self.gate.acting(account_id))
         except access.KeyAlreadyRolled as exc:
             raise FormError("overlap", already_rolled(exc.successor)) from None
         except access.LiveKeyRefused as exc:
