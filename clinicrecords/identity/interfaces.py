@@ -144,6 +144,10 @@ class IRecoveryService(Interface):
         link (24 h), or for an address that has an account a "log in or reset your password" message and no
         second account. FieldErrors by field for bad input."""
 
+    def resend_verification(account_id, address):
+        """A new verification link to the account's own unverified address (throttled like sign-up): the
+        email. FieldErrors "resend" when it is verified already or asked too often."""
+
     def verification(token):
         """The address an open verification link proves, or None (unknown, used or expired)."""
 

@@ -155,6 +155,17 @@ class RecoveryService:
         self.mail.send("verify_email", email, regarding=REGARDING, link=self._link(VERIFY_PATH, issued.token),
                        hours=int(VERIFY_FOR.total_seconds() // 3600))
 
+    def resend_verification(self, account_id, address):
+        account = self.db.get(Account, account_id)
+        if account.email_verified_at is not None:
+            raise FieldErrors("resend", "Your email address is already verified")
+        try:
+            self._count_request(account.email, address)
+        except FieldErrors as exc:
+            raise FieldErrors("resend", exc.errors["email"]) from None
+        self._send_verification(account, account.email)
+        return account.email
+
     def verification(self, token):
         link = self._open(token, "verify_email")
         return None if link is None else link.email

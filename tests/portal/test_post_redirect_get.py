@@ -171,6 +171,12 @@ def _change_email(stage):
     return submit(client.get("/portal/account/email"), "email-change", email=unique_email(), password=PASSWORD)
 
 
+@scenario("EmailPage", "resend")
+def _resend_verification(stage):
+    client, _ = signed_up(stage.app, verified=False)
+    return client.get("/portal/account/email").forms["resend"].submit()
+
+
 @scenario("LogIn")
 def _log_in(stage):
     _, email = signed_up(stage.app)

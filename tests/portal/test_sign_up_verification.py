@@ -157,3 +157,21 @@ def test_an_email_change_to_a_taken_address_mails_its_owner_instead(app, engine,
     [message] = mail.wait_for(1)
     assert message.to == [taken] and message.subject == "You already have a Clinic Records account"
     assert _account(engine, email) is not None
+
+
+def test_an_unverified_member_can_have_the_link_sent_again_and_the_newest_works(app, engine, mail):
+    client, email = signed_up(app, verified=False)
+    first = _path(mail.wait_for(1)[0].link("/verify-email"))
+    mail.clear()
+    answer = submit(client.get("/portal/account/email"), "resend", status=303).follow()
+    assert f"We sent a link to {email}" in answer.html.find(id="sent").get_text(" ", strip=True)
+    [message] = mail.wait_for(1)
+    assert message.to == [email] and _path(message.link("/verify-email")) != first
+    submit(browser(app).get(_path(message.link("/verify-email"))), "verify-email", status=303)
+    assert _account(engine, email).email_verified_at is not None
+    page = client.get("/portal/account/email")
+    assert page.html.find(id="resend") is None
+    client.post("/portal/account/email/resend", {"csrf_token": page.forms["email-change"]["csrf_token"].value},
+                status=400)
+    forged = client.post("/portal/account/email/resend", {}, status=403)
+    assert "Nothing was changed" in forged.text

@@ -171,3 +171,16 @@ def change_password(context, request):
     request.find_service(ISessionService).end_all_but(identity.account_id, identity.session_id)
     headers = forget(request) + remember(request, identity.account_id)
     return HTTPSeeOther(request.portal_url("account", "password", changed=1), headers=headers)
+
+
+@view_config(route_name="portal", context=EmailPage, name="resend", request_method="POST",
+             renderer=T + "email.jinja2", permission=SIGNED_IN)
+def resend_verification(context, request):
+    recovery = request.find_service(IRecoveryService)
+    account_id = request.identity.account_id
+    try:
+        email = recovery.resend_verification(account_id, _client(request))
+    except FormError as exc:
+        form = EmailForm().refused(exc)
+        return rerender(request, form=form, sent="", verified=recovery.is_verified(account_id))
+    return HTTPSeeOther(request.portal_url("account", "email", sent=email))
