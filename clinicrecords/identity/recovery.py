@@ -175,13 +175,18 @@ class RecoveryService:
         if link is None:
             raise FieldErrors("token", "This link has expired or was already used")
         account = self.db.get(Account, link.account_id, with_for_update=True)
-        link.used_at = self.clock()
         if account.email != link.email:
             # An email change: the new address is the account's once proven, if no one took it meanwhile.
             if self.db.scalar(select(func.count()).select_from(Account).where(Account.email == link.email)):
                 raise FieldErrors("token", "This address now belongs to another account")
             account.email = link.email
-        account.email_verified_at = self.clock()
+        now = self.clock()
+        account.email_verified_at = now
+        link.used_at = now
+        # Any other open link (an older address's, another change asked for) would move the address again.
+        self.db.execute(update(AccountLink).where(
+            AccountLink.account_id == account.id, AccountLink.purpose == "verify_email", AccountLink.id != link.id,
+            AccountLink.used_at.is_(None), AccountLink.void_at.is_(None)).values(void_at=now))
         return account
 
     def is_verified(self, account_id):

@@ -175,3 +175,15 @@ def test_an_unverified_member_can_have_the_link_sent_again_and_the_newest_works(
                 status=400)
     forged = client.post("/portal/account/email/resend", {}, status=403)
     assert "Nothing was changed" in forged.text
+
+
+def test_once_an_address_is_proven_older_verification_links_stop_working(app, engine, mail):
+    client, email = signed_up(app, verified=False)
+    sign_up_link = _path(mail.wait_for(1)[0].link("/verify-email"))
+    mail.clear()
+    new = unique_email("moved")
+    submit(client.get("/portal/account/email"), "email-change", email=new, password=PASSWORD, status=303)
+    [message] = mail.wait_for(1)
+    submit(browser(app).get(_path(message.link("/verify-email"))), "verify-email", status=303)
+    assert browser(app).get(sign_up_link).html.find(id="link-problem") is not None
+    assert _account(engine, new) is not None and _account(engine, email) is None
