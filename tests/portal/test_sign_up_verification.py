@@ -2,10 +2,13 @@
 its link (single use, 24 h) verifies the address; changing one's email re-verifies the new address."""
 
 import datetime
+import time
 
 from sqlalchemy import func, select, update
 
 from clinicrecords.identity.models import Account, AccountLink
+from clinicrecords.identity.services import IRecoveryService
+from clinicrecords.tasks import prepared_request
 from tests.portal.helpers import PASSWORD, browser, error_summary, signed_up, submit, unique_email
 
 
@@ -187,3 +190,23 @@ def test_once_an_address_is_proven_older_verification_links_stop_working(app, en
     submit(browser(app).get(_path(message.link("/verify-email"))), "verify-email", status=303)
     assert browser(app).get(sign_up_link).html.find(id="link-problem") is not None
     assert _account(engine, new) is not None and _account(engine, email) is None
+
+
+def test_a_rolled_back_sign_up_or_reset_request_mails_nothing(app, registry, engine, mail):
+    _, known = signed_up(app)
+    mail.wait_for(1)
+    mail.clear()
+    new = unique_email("rolled-back")
+    with prepared_request(registry) as request:
+        request.tm.begin()
+        recovery = request.find_service(IRecoveryService)
+        recovery.sign_up(new, PASSWORD, "127.0.0.1")
+        recovery.request_reset(known, "127.0.0.1")
+        request.db.flush()
+        request.tm.abort()
+    time.sleep(1)  # what a worker would have sent by now
+    assert mail.messages() == []
+    assert _count(engine, new) == 0
+    with engine.connect() as connection:
+        assert connection.scalar(select(func.count()).select_from(AccountLink).where(
+            AccountLink.email.in_([new, known]), AccountLink.purpose == "reset_password")) == 0
