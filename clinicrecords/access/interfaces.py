@@ -23,6 +23,10 @@ class ILiveKeyGate(Interface):
     def checklist(workspace_id):
         """A `ChecklistItem` per condition (met or not, and since when the profile waits for review)."""
 
+    def acting(account_id):
+        """The gate for a member acting in the portal: one more condition, the member's email verified (the
+        operator's `key create` asks the gate itself: four conditions)."""
+
 
 class IReach(Interface):
     """The clinics a key reaches, listed, and the calling key. Provided by clinicrecords.access.reach.ReachService;

@@ -9,9 +9,10 @@ imports no context but `clinics` (a clinic invitation names a real clinic)."""
 
 from clinicrecords.identity.accounts import account_service_factory
 from clinicrecords.identity.interfaces import (IAccountService, IInvitationService, IMembershipService,
-                                               ISessionService, ITermsService)
+                                               IRecoveryService, ISessionService, ITermsService)
 from clinicrecords.identity.invitations import invitation_service_factory
 from clinicrecords.identity.memberships import membership_service_factory
+from clinicrecords.identity.recovery import recovery_service_factory
 from clinicrecords.identity.sessions import session_service_factory
 from clinicrecords.identity.terms import terms_service_factory
 from clinicrecords.settings import app_settings
@@ -20,6 +21,7 @@ from clinicrecords.settings import app_settings
 def includeme(config):
     settings = app_settings(config.registry)
     config.register_service_factory(account_service_factory(settings), iface=IAccountService)
+    config.register_service_factory(recovery_service_factory(settings), iface=IRecoveryService)
     config.register_service_factory(session_service_factory(settings.portal), iface=ISessionService)
     config.register_service_factory(membership_service_factory, iface=IMembershipService)
     config.register_service_factory(invitation_service_factory, iface=IInvitationService)

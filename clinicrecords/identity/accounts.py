@@ -12,6 +12,7 @@ from clinicrecords.errors import FieldErrors
 from clinicrecords.identity.interfaces import IAccountService
 from clinicrecords.identity.models import Account, ClinicStaff, WorkspaceMember
 from clinicrecords.identity.passwords import Passwords, password_problem
+from clinicrecords.identity.links import void_reset_links
 from clinicrecords.identity.throttle import LoginThrottle, ThrottleRules, whole_minutes
 
 # Deliberately loose (RFC 5321 lengths, one @, a dot in the domain): the invitation link proves the address.
@@ -65,7 +66,7 @@ class AccountService:
             return "staff"
         return None
 
-    def sign_up(self, email, password):
+    def sign_up(self, email, password, verified=False):
         email = normal_email(email)
         problems = {"email": email_problem(email), "password": password_problem(password, email)}
         if not problems["email"] and self.db.scalar(
@@ -74,7 +75,8 @@ class AccountService:
         problems = {field: message for field, message in problems.items() if message}
         if problems:
             raise FieldErrors(errors=problems)
-        account = Account(email=email, password_hash=self.passwords.hash(password))
+        account = Account(email=email, password_hash=self.passwords.hash(password),
+                          email_verified_at=self.clock() if verified else None)
         self.db.add(account)
         self.db.flush()
         return account
@@ -107,6 +109,7 @@ class AccountService:
             raise FieldErrors("new_password", "Choose a password different from your current one")
         account.password_hash = self.passwords.hash(new)
         account.password_changed_at = self.clock()
+        void_reset_links(self.db, account.id, self.clock())
         return account
 
 

@@ -122,8 +122,9 @@ class IAccountService(Interface):
         """"developer" (a workspace member), "staff" (on a clinic's staff) or None (neither yet). An account
         stays one or the other: invitations refuse to make it both."""
 
-    def sign_up(email, password):
-        """A new account; FieldErrors when the email is taken or the password too weak."""
+    def sign_up(email, password, verified=False):
+        """A new account (its email verified when `verified`: an invitation's link proved it); FieldErrors when
+        the email is taken or the password too weak. The portal's sign-up form uses IRecoveryService's."""
 
     def log_in(email, password, address):
         """The account, or FieldErrors with the same words for an unknown email and a wrong password (throttled
@@ -131,6 +132,50 @@ class IAccountService(Interface):
 
     def change_password(account_id, current, new):
         """Set a new password once the current one is given; FieldErrors by field."""
+
+
+class IRecoveryService(Interface):
+    """Sign-up that proves the address and tells no one who has an account, email change, and password reset
+    (issue 33, items 3 and 4). The forms that send mail are throttled per email and per client address
+    (FieldErrors "email"); each answers the same, and does the same work, whether or not an account exists."""
+
+    def sign_up(email, password, address):
+        """The normalized email, once a message is queued for it: a new (unverified) account's verification
+        link (24 h), or for an address that has an account a "log in or reset your password" message and no
+        second account. FieldErrors by field for bad input."""
+
+    def resend_verification(account_id, address):
+        """A new verification link to the account's own unverified address (throttled like sign-up): the
+        email. FieldErrors "resend" when it is verified already or asked too often."""
+
+    def verification(token):
+        """The address an open verification link proves, or None (unknown, used or expired)."""
+
+    def verify_email(token):
+        """Mark the link's address verified (an email change's new address becomes the account's), using the
+        link up: the account. FieldErrors "token" when it cannot."""
+
+    def is_verified(account_id):
+        """Whether the account's email is verified."""
+
+    def change_email(account_id, password, new_email):
+        """Mail a verification link to the new address (the old address stays the account's until it is
+        used); the normalized new email. FieldErrors "password" or "email"."""
+
+    def request_reset(email, address):
+        """Mail a reset link (one hour; older ones stop working) to an account's address, or a "no account"
+        message to any other: the normalized email either way. FieldErrors "email" for bad input."""
+
+    def reset_request(token):
+        """The account's email an open reset link is for, or None (unknown, used, superseded or expired)."""
+
+    def reset_password(token, new_password):
+        """Set the new password, use the link up, end every session of the account and mail a notice: the
+        account. FieldErrors "token" or "password"."""
+
+    def operator_reset_link(email):
+        """A new reset link for the operator to hand over (`ResetLink`: email, url, expires_at), audited; no
+        mail (older links stop working). FieldErrors "email" for an unknown account."""
 
 
 class ISessionService(Interface):

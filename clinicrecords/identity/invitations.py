@@ -140,7 +140,7 @@ class InvitationService:
             self._refuse_developer(invitation.email)
             existing = self.accounts.by_email(invitation.email)
             if existing is None:
-                account_id = self.accounts.sign_up(invitation.email, password or "").id
+                account_id = self.accounts.sign_up(invitation.email, password or "", verified=True).id
             elif existing.id != account_id:
                 raise FieldErrors("password", f"This link is for {invitation.email}: log in with that email first")
             self.memberships.add_staff_member(invitation.clinic_id, account_id, invitation.roles)

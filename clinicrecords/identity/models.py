@@ -14,6 +14,8 @@ STAFF_ROLES = ("admin", "clinician")
 # A staff member's roles as stored: one of these, in this order, so a set of roles has one spelling.
 STAFF_ROLE_SETS = (("admin",), ("clinician",), ("admin", "clinician"))
 INVITATION_KINDS = ("workspace", "clinic")
+# What an emailed account link does: prove an address (sign-up, email change) or set a new password.
+LINK_PURPOSES = ("verify_email", "reset_password")
 
 
 def _array_in(column, sets):
@@ -39,6 +41,38 @@ class LoginFailure(ControlBase):
     """A failed log-in, for throttling per account (the email typed, known or not) and per address."""
 
     __tablename__ = "login_failures"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    email: Mapped[str] = mapped_column(String(254), index=True)
+    address: Mapped[str] = mapped_column(String(64), index=True)
+    at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), index=True)
+
+
+class AccountLink(ControlBase):
+    """A single-use link mailed to a person: to verify `email` (the account's, or the new one it asked to
+    change to) or to reset the password. Only a hash of the link's token is stored; it works once
+    (`used_at`), until `expires_at`, and a reset link until a newer one is sent or the password changes
+    (`void_at`)."""
+
+    __tablename__ = "account_links"
+    __table_args__ = (CheckConstraint("purpose IN ('verify_email', 'reset_password')", name="purpose"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("accounts.id"), index=True)
+    purpose: Mapped[str] = mapped_column(String(16))
+    email: Mapped[str] = mapped_column(String(254))
+    token_hash: Mapped[bytes] = mapped_column(LargeBinary(32), unique=True)
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    expires_at: Mapped[datetime.datetime] = mapped_column()
+    used_at: Mapped[datetime.datetime | None] = mapped_column()
+    void_at: Mapped[datetime.datetime | None] = mapped_column()
+
+
+class MailRequest(ControlBase):
+    """A sign-up or forgotten-password form that asked for a message, known address or not: counted per email
+    and per client address so these forms cannot be used to flood someone's inbox."""
+
+    __tablename__ = "account_mail_requests"
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     email: Mapped[str] = mapped_column(String(254), index=True)

@@ -2,8 +2,12 @@
 
 import itertools
 import re
+import time
 
 import webtest
+from sqlalchemy import func, update
+
+from clinicrecords.identity.models import Account
 
 PASSWORD = "correct horse battery staple 42"
 _numbers = itertools.count()
@@ -25,18 +29,23 @@ def submit(page, form_id, status=None, **fields):
     return form.submit(status=status)
 
 
-def signed_up(app, email=None, password=PASSWORD):
-    """A browser with a new account, signed in. Returns (browser, email)."""
+def signed_up(app, email=None, password=PASSWORD, verified=True):
+    """A browser with a new account, signed in. Returns (browser, email). Its email counts as verified unless
+    `verified` is False (the link's own flow is tests/portal/test_sign_up_verification.py's)."""
     client = browser(app)
     email = email or unique_email()
     page = client.get("/portal/signup")
     submit(page, "signup", email=email, password=password, status=303)
+    if verified:
+        with app.registry["db.engine"].begin() as connection:
+            connection.execute(update(Account).where(Account.email == email).values(email_verified_at=func.now()))
+    submit(client.get("/portal/login"), "login", email=email, password=password, status=303)
     return client, email
 
 
-def with_workspace(app, name="Acme Health"):
+def with_workspace(app, name="Acme Health", verified=True):
     """A signed-in browser and the id of a workspace it owns."""
-    client, email = signed_up(app)
+    client, email = signed_up(app, verified=verified)
     page = client.get("/portal/workspaces/new")
     answer = submit(page, "workspace", name=name, status=303)
     workspace_id = re.search(r"/portal/workspaces/([0-9a-f-]{36})", answer.location).group(1)
@@ -68,3 +77,19 @@ def joined_as_developer(app, owner, workspace_id):
                  role="developer", status=303).follow().html.find(id="invitation-link").get_text().strip()
     submit(developer.get(url), "join", status=303)
     return developer
+
+
+def mailed_to(mail, to, subject, timeout=30):
+    """The newest message with this subject the SMTP server received for `to` (waiting for it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = [message for message in mail.messages() if message.to == [to] and message.subject == subject]
+        if found:
+            return found[-1]
+        time.sleep(0.05)
+    raise AssertionError(f"no message {subject!r} for {to}")
+
+
+def portal_path(link):
+    """An emailed link's path and query, for a WebTest browser (the link is on the portal's public address)."""
+    return link[link.index("/portal/"):]

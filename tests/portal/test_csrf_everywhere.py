@@ -7,7 +7,8 @@ from sqlalchemy import text
 
 from tests.portal.helpers import create_key, secret_of, submit, with_workspace
 
-TABLES = ("accounts", "sessions", "workspaces", "workspace_members", "invitations",
+TABLES = ("accounts", "account_links", "account_mail_requests", "sessions", "workspaces",
+          "workspace_members", "invitations",
           "api_keys", "terms_acceptances", "portal_audit", "workspace_domains", "business_profiles")
 
 
@@ -21,7 +22,8 @@ def _snapshot(engine):
 def _pages(workspace_id, key_id):
     return {
         "signup": "/portal/signup", "login": "/portal/login", "logout": "/portal/",
-        "password-change": "/portal/account/password", "workspace": "/portal/workspaces/new",
+        "password-change": "/portal/account/password", "forgot-password": "/portal/forgot-password",
+        "email-change": "/portal/account/email", "workspace": "/portal/workspaces/new",
         "invite": f"/portal/workspaces/{workspace_id}/members",
         "new-key": f"/portal/workspaces/{workspace_id}/keys/new",
         "revoke": f"/portal/workspaces/{workspace_id}/keys/{key_id}/revoke",
@@ -39,6 +41,8 @@ FILLED = {"signup": {"email": "csrf@example.org", "password": "a long enough phr
           "login": {"email": "x@example.org", "password": "whatever it is here"},
           "password-change": {"current_password": "correct horse battery staple 42",
                               "new_password": "another long phrase 8"},
+          "forgot-password": {"email": "x@example.org"},
+          "email-change": {"email": "forged@example.org", "password": "correct horse battery staple 42"},
           "workspace": {"name": "Forged"}, "invite": {"email": "forged@example.org"},
           "ip-allow": {"ip_allow": "10.0.0.0/8"}, "terms": {"agree": "yes"}, "plan": {"plan": "paid"},
           "roll": {"overlap": "now"}, "domain-form": {"domain": "forged.example"},
@@ -56,7 +60,8 @@ def _arrange(world, client, workspace_id, form_id):
         world.set_workspace(uuid.UUID(workspace_id), verified=True)
 
 
-@pytest.mark.parametrize("form_id", ["signup", "login", "logout", "password-change", "workspace", "invite",
+@pytest.mark.parametrize("form_id", ["signup", "login", "logout", "password-change", "forgot-password",
+                                     "email-change", "workspace", "invite",
                                      "new-key", "revoke", "roll", "ip-allow", "terms", "plan", "domain-form",
                                      "check", "change-domain", "profile"])
 @pytest.mark.parametrize("forgery", ["no token", "other origin"])
@@ -64,7 +69,7 @@ def test_a_forged_form_changes_nothing(app, engine, world, form_id, forgery):
     client, workspace_id = with_workspace(app)
     _arrange(world, client, workspace_id, form_id)
     key_id = secret_of(create_key(client, workspace_id)).split("_")[2]
-    if form_id in ("signup", "login"):
+    if form_id in ("signup", "login", "forgot-password"):
         client.get("/portal/").forms["logout"].submit(status=303)
     form = client.get(_pages(workspace_id, key_id)[form_id]).forms[form_id]
     for name, value in FILLED.get(form_id, {}).items():

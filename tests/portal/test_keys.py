@@ -10,7 +10,7 @@ from sqlalchemy import select
 from clinicrecords.access.models import ApiKey
 from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.common.cli import admin
-from tests.portal.helpers import create_key, error_summary, secret_of, submit, with_workspace
+from tests.portal.helpers import create_key, error_summary, portal_path, secret_of, submit, with_workspace
 
 
 def _bearer(key):
@@ -90,6 +90,25 @@ def test_a_live_key_once_every_condition_is_met(app, world, testapp):
     assert testapp.get("/v1/me", headers=_bearer(secret)).json["data"]["mode"] == "live"
     status, result, _ = admin("key", "create", "--workspace", workspace_id, "--mode", "live")
     assert status == 0 and result["key"].startswith("ehr_live_")
+
+
+def test_in_the_portal_a_live_key_also_needs_the_members_email_verified(app, world, mail):
+    client, workspace_id = with_workspace(app, verified=False)
+    _make_ready(world, workspace_id)
+    overview = client.get(f"/portal/workspaces/{workspace_id}")
+    [line] = [item for item in overview.html.find(class_="checklist")("li") if "email" in item.get_text()]
+    assert line.get_text().startswith("Your email address is verified (missing)")
+    assert line.find("a", string="verify it")["href"] == "/portal/account/email"
+    assert len(overview.html.find(class_="checklist")("li")) == 5
+    assert error_summary(create_key(client, workspace_id, mode="live", status=400)) == [
+        "A live key needs your email address verified"]
+    secret_of(create_key(client, workspace_id, mode="test"))  # test keys work unverified
+    status, result, _ = admin("key", "create", "--workspace", workspace_id, "--mode", "live")
+    assert status == 0 and result["key"].startswith("ehr_live_"), "the operator's command keeps four conditions"
+    [message] = [m for m in mail.wait_for(1) if m.subject == "Verify your email address for Clinic Records"]
+    submit(client.get(portal_path(message.link("/verify-email"))), "verify-email", status=303)
+    assert "Everything live keys need is in place" in client.get(f"/portal/workspaces/{workspace_id}").text
+    assert secret_of(create_key(client, workspace_id, mode="live")).startswith("ehr_live_")
 
 
 def test_an_older_terms_acceptance_does_not_open_live_keys(app, world):

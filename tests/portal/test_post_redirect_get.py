@@ -14,7 +14,8 @@ import webtest
 
 from tests.common.cli import ok
 from tests.portal.console_helpers import path_of, set_password_link, staff_browser
-from tests.portal.helpers import PASSWORD, browser, signed_up, submit, unique_email, with_workspace
+from tests.portal.helpers import (PASSWORD, browser, mailed_to, portal_path, signed_up, submit, unique_email,
+                                  with_workspace)
 from tests.review.conftest import Clinic
 
 SCENARIOS = {}
@@ -59,10 +60,11 @@ class Stage:
     """What the scenarios act on, built as they first need it: a developer's workspace, and a connected clinic
     with its admin and clinician (the automatic-acceptance pause after 2 items, so "Resume" can be shown)."""
 
-    def __init__(self, app, world, receiver):
+    def __init__(self, app, world, receiver, mail):
         self.app = app
         self.world = world
         self.receiver = receiver
+        self.mail = mail
 
     @functools.cached_property
     def developer(self):
@@ -137,6 +139,42 @@ class Stage:
 @scenario("SignUp")
 def _sign_up(stage):
     return submit(browser(stage.app).get("/portal/signup"), "signup", email=unique_email(), password=PASSWORD)
+
+
+@scenario("VerifyEmail")
+def _verify_email(stage):
+    email = unique_email()
+    _sign_up_as(stage, email)
+    link = mailed_to(stage.mail, email, "Verify your email address for Clinic Records").link("/verify-email")
+    return submit(browser(stage.app).get(portal_path(link)), "verify-email")
+
+
+def _sign_up_as(stage, email):
+    submit(browser(stage.app).get("/portal/signup"), "signup", email=email, password=PASSWORD, status=303)
+
+
+@scenario("ForgotPassword")
+def _forgot_password(stage):
+    return submit(browser(stage.app).get("/portal/forgot-password"), "forgot-password", email=unique_email())
+
+
+@scenario("ResetPassword")
+def _reset_password(stage):
+    _, email = signed_up(stage.app)
+    link = ok("account", "reset-link", "--email", email)["reset_url"]
+    return submit(browser(stage.app).get(portal_path(link)), "reset-password", password="a brand new phrase 31")
+
+
+@scenario("EmailPage")
+def _change_email(stage):
+    client, _ = signed_up(stage.app)
+    return submit(client.get("/portal/account/email"), "email-change", email=unique_email(), password=PASSWORD)
+
+
+@scenario("EmailPage", "resend")
+def _resend_verification(stage):
+    client, _ = signed_up(stage.app, verified=False)
+    return client.get("/portal/account/email").forms["resend"].submit()
 
 
 @scenario("LogIn")
@@ -400,9 +438,9 @@ def pausing(request):
     return {"review.auto_accept_pause_threshold": "2", "review.auto_accept_pause_window_minutes": "60"}
 
 
-def test_every_successful_portal_post_answers_303(make_app, pausing, world, receiver):
+def test_every_successful_portal_post_answers_303(make_app, pausing, world, receiver, mail):
     app = make_app(**pausing)
-    stage = Stage(app, world, receiver)
+    stage = Stage(app, world, receiver, mail)
     answers = {}
     for view, make in SCENARIOS.items():
         try:

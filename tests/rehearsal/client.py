@@ -2,7 +2,9 @@
 
 import http.client
 import json
+import re
 import time
+from urllib.parse import urlencode
 from dataclasses import dataclass
 
 
@@ -42,6 +44,26 @@ def call(port, method, path, key=None, body=None, headers=None, source="127.0.0.
         return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
     except http.client.HTTPException as error:
         raise Broken(f"{type(error).__name__}: {error}") from error
+    finally:
+        connection.close()
+
+
+def sign_up(port, email, password):
+    """The portal's sign-up form, as a browser fills it: its page first (the CSRF cookie and the form's token),
+    then the POST with both. The POST's answer."""
+    page = call(port, "GET", "/portal/signup", headers={"Accept": "text/html"})
+    cookie = page.headers.get("set-cookie", "").split(";")[0]
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page.body.decode())
+    if page.status != 200 or not cookie or token is None:
+        return page
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request("POST", "/portal/signup", body=urlencode(
+            {"csrf_token": token.group(1), "email": email, "password": password}), headers={
+            "Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie, "Accept": "text/html",
+            "Connection": "close"})
+        response = connection.getresponse()
+        return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, response.read())
     finally:
         connection.close()
 

@@ -16,6 +16,22 @@ class PasswordForm(Form):
     fields = ("current_password", "new_password")
 
 
+class ForgotPasswordForm(Form):
+    fields = ("email",)
+
+
+class ResetPasswordForm(Form):
+    fields = ("token", "password")
+
+
+class VerifyEmailForm(Form):
+    fields = ("token",)
+
+
+class EmailForm(Form):
+    fields = ("email", "password")
+
+
 # A path and query as a browser sends them: RFC 3986's unreserved and sub-delims characters, ":", "@", "/",
 # "?" and percent-escapes. Nothing else goes into a Location header (no CR or LF, no space, no backslash,
 # nothing beyond ASCII).

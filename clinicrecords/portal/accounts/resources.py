@@ -21,11 +21,33 @@ class LogOut(Node):
     public = True
 
 
+class ForgotPassword(Node):
+    """/forgot-password"""
+
+    public = True
+
+
+class ResetPassword(Node):
+    """/reset-password?token=..."""
+
+    public = True
+
+
+class VerifyEmail(Node):
+    """/verify-email?token=..."""
+
+    public = True
+
+
 class PasswordPage(Node):
     """/account/password"""
+
+
+class EmailPage(Node):
+    """/account/email"""
 
 
 class AccountPages(Node):
     """/account"""
 
-    children = {"password": PasswordPage}
+    children = {"password": PasswordPage, "email": EmailPage}

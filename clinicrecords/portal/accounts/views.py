@@ -2,10 +2,12 @@ from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.security import NO_PERMISSION_REQUIRED, forget, remember
 from pyramid.view import view_config
 
-from clinicrecords.identity.services import IAccountService, ISessionService
-from clinicrecords.portal.accounts.forms import LogInForm, PasswordForm, SignUpForm, kept_next, safe_next
-from clinicrecords.portal.accounts.resources import LogIn, LogOut, PasswordPage, SignUp
-from clinicrecords.portal.web.forms import FormError, rerender
+from clinicrecords.identity.services import IAccountService, IRecoveryService, ISessionService
+from clinicrecords.portal.accounts.forms import (EmailForm, ForgotPasswordForm, LogInForm, PasswordForm,
+                                                 ResetPasswordForm, SignUpForm, VerifyEmailForm, kept_next, safe_next)
+from clinicrecords.portal.accounts.resources import (EmailPage, ForgotPassword, LogIn, LogOut, PasswordPage,
+                                                     ResetPassword, SignUp, VerifyEmail)
+from clinicrecords.portal.web.forms import FormError, readable, rerender
 from clinicrecords.portal.web.resources import SIGNED_IN
 
 T = "clinicrecords.portal.accounts:templates/"
@@ -15,22 +17,113 @@ def _signed_in(request, account, target):
     return HTTPSeeOther(safe_next(request, target), headers=remember(request, account.id))
 
 
+def _client(request):
+    return request.remote_addr or ""
+
+
+def _sent(request):
+    """The address a "we sent a link to ..." page names (the form's own redirect carries it)."""
+    return readable(request.GET.get("sent", ""))
+
+
 @view_config(route_name="portal", context=SignUp, request_method="GET", renderer=T + "signup.jinja2",
              permission=NO_PERMISSION_REQUIRED)
 def sign_up_page(context, request):
-    return {"form": SignUpForm(), "next": kept_next(request)}
+    return {"form": SignUpForm(), "next": kept_next(request), "sent": _sent(request)}
 
 
 @view_config(route_name="portal", context=SignUp, request_method="POST", renderer=T + "signup.jinja2",
              permission=NO_PERMISSION_REQUIRED)
 def sign_up(context, request):
+    """The same answer for a new address and one that has an account: the email says which it was."""
     form = SignUpForm(request.POST)
     try:
-        account = request.find_service(IAccountService).sign_up(form["email"], form["password"])
+        email = request.find_service(IRecoveryService).sign_up(form["email"], form["password"], _client(request))
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, form=form, next=kept_next(request))
-    return _signed_in(request, account, request.params.get("next"))
+        return rerender(request, form=form, next=kept_next(request), sent="")
+    return HTTPSeeOther(request.portal_url("signup", sent=email, next=kept_next(request) or None))
+
+
+@view_config(route_name="portal", context=VerifyEmail, request_method="GET", renderer=T + "verify_email.jinja2",
+             permission=NO_PERMISSION_REQUIRED)
+def verify_email_page(context, request):
+    form = VerifyEmailForm(request.GET)
+    return {"form": form, "email": request.find_service(IRecoveryService).verification(form.shown("token")),
+            "verified": bool(request.GET.get("verified"))}
+
+
+@view_config(route_name="portal", context=VerifyEmail, request_method="POST", renderer=T + "verify_email.jinja2",
+             permission=NO_PERMISSION_REQUIRED)
+def verify_email(context, request):
+    form = VerifyEmailForm(request.POST)
+    try:
+        request.find_service(IRecoveryService).verify_email(form["token"])
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, form=form, email=None, verified=False)
+    return HTTPSeeOther(request.portal_url("verify-email", verified=1))
+
+
+@view_config(route_name="portal", context=ForgotPassword, request_method="GET", renderer=T + "forgot.jinja2",
+             permission=NO_PERMISSION_REQUIRED)
+def forgot_password_page(context, request):
+    return {"form": ForgotPasswordForm(), "sent": _sent(request)}
+
+
+@view_config(route_name="portal", context=ForgotPassword, request_method="POST", renderer=T + "forgot.jinja2",
+             permission=NO_PERMISSION_REQUIRED)
+def forgot_password(context, request):
+    """The same answer whether or not the address has an account."""
+    form = ForgotPasswordForm(request.POST)
+    try:
+        email = request.find_service(IRecoveryService).request_reset(form["email"], _client(request))
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, form=form, sent="")
+    return HTTPSeeOther(request.portal_url("forgot-password", sent=email))
+
+
+@view_config(route_name="portal", context=ResetPassword, request_method="GET", renderer=T + "reset.jinja2",
+             permission=NO_PERMISSION_REQUIRED)
+def reset_password_page(context, request):
+    form = ResetPasswordForm(request.GET)
+    return {"form": form, "email": request.find_service(IRecoveryService).reset_request(form.shown("token"))}
+
+
+@view_config(route_name="portal", context=ResetPassword, request_method="POST", renderer=T + "reset.jinja2",
+             permission=NO_PERMISSION_REQUIRED)
+def reset_password(context, request):
+    form = ResetPasswordForm(request.POST)
+    recovery = request.find_service(IRecoveryService)
+    try:
+        recovery.reset_password(form["token"], form["password"])
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, form=form, email=recovery.reset_request(form.shown("token")))
+    # Every session of the account ended, this browser's too (it may be someone else's signed-in browser).
+    return HTTPSeeOther(request.portal_url("login", reset=1), headers=forget(request))
+
+
+@view_config(route_name="portal", context=EmailPage, request_method="GET", renderer=T + "email.jinja2",
+             permission=SIGNED_IN)
+def email_page(context, request):
+    return {"form": EmailForm(), "sent": _sent(request),
+            "verified": request.find_service(IRecoveryService).is_verified(request.identity.account_id)}
+
+
+@view_config(route_name="portal", context=EmailPage, request_method="POST", renderer=T + "email.jinja2",
+             permission=SIGNED_IN)
+def change_email(context, request):
+    form = EmailForm(request.POST)
+    recovery = request.find_service(IRecoveryService)
+    account_id = request.identity.account_id
+    try:
+        email = recovery.change_email(account_id, form["password"], form["email"])
+    except FormError as exc:
+        form.refused(exc)
+        return rerender(request, form=form, sent="", verified=recovery.is_verified(account_id))
+    return HTTPSeeOther(request.portal_url("account", "email", sent=email))
 
 
 @view_config(route_name="portal", context=LogIn, request_method="GET", renderer=T + "login.jinja2",
@@ -78,3 +171,16 @@ def change_password(context, request):
     request.find_service(ISessionService).end_all_but(identity.account_id, identity.session_id)
     headers = forget(request) + remember(request, identity.account_id)
     return HTTPSeeOther(request.portal_url("account", "password", changed=1), headers=headers)
+
+
+@view_config(route_name="portal", context=EmailPage, name="resend", request_method="POST",
+             renderer=T + "email.jinja2", permission=SIGNED_IN)
+def resend_verification(context, request):
+    recovery = request.find_service(IRecoveryService)
+    account_id = request.identity.account_id
+    try:
+        email = recovery.resend_verification(account_id, _client(request))
+    except FormError as exc:
+        form = EmailForm().refused(exc)
+        return rerender(request, form=form, sent="", verified=recovery.is_verified(account_id))
+    return HTTPSeeOther(request.portal_url("account", "email", sent=email))

@@ -1,6 +1,8 @@
 """The live-key gate: a workspace may create live keys only when it is verified, its business profile is
-approved, it accepted the current API Terms and its plan is paid. The portal's key page and the operator
-CLI's `key create --mode live` ask this one place (registered as clinicrecords.access's ILiveKeyGate)."""
+approved, it accepted the current API Terms and its plan is paid; in the portal, the acting member's email must
+be verified too (`acting(account_id)`: a fifth condition; the operator's `key create` keeps the four). The
+portal's key page and the operator CLI's `key create --mode live` ask this one place (registered as
+clinicrecords.access's ILiveKeyGate)."""
 
 from dataclasses import dataclass
 
@@ -9,7 +11,7 @@ from zope.interface import implementer
 from clinicrecords.access import services as access
 from clinicrecords.access.interfaces import ILiveKeyGate
 from clinicrecords.onboarding.interfaces import IBusinessProfile
-from clinicrecords.identity.services import ITermsService
+from clinicrecords.identity.services import IRecoveryService, ITermsService
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,9 @@ CONDITIONS = (
     Condition("terms_not_accepted", "The current API Terms are accepted", "the current API Terms accepted", "terms"),
     Condition("plan_not_paid", "The plan is paid", "the paid plan", "plan"),
 )
+# The acting member's own condition; its page is the account's, not the workspace's.
+EMAIL_VERIFIED = Condition("email_not_verified", "Your email address is verified", "your email address verified",
+                           None)
 
 
 def needs_sentence(missing):
@@ -44,10 +49,20 @@ class ChecklistItem:
 
 @implementer(ILiveKeyGate)
 class LiveKeyGate:
-    def __init__(self, db, terms, profiles):
+    def __init__(self, db, terms, profiles, recovery, account_id=None):
         self.db = db
         self.terms = terms
         self.profiles = profiles
+        self.recovery = recovery
+        self.account_id = account_id
+
+    def acting(self, account_id):
+        """The gate for a member acting in the portal: their email verified is a fifth condition."""
+        return LiveKeyGate(self.db, self.terms, self.profiles, self.recovery, account_id)
+
+    @property
+    def conditions(self):
+        return CONDITIONS if self.account_id is None else (*CONDITIONS, EMAIL_VERIFIED)
 
     def _state(self, workspace_id):
         """{code: True/False} for every condition, in order, and when the profile was submitted if it waits
@@ -60,6 +75,8 @@ class LiveKeyGate:
             "terms_not_accepted": self.terms.accepted_current(workspace_id),
             "plan_not_paid": workspace.plan == "paid",
         }
+        if self.account_id is not None:
+            met["email_not_verified"] = self.recovery.is_verified(self.account_id)
         return met, profile.submitted_at if profile is not None and profile.status == "submitted" else None
 
     def met(self, workspace_id):
@@ -71,12 +88,13 @@ class LiveKeyGate:
         met, in_review_since = self._state(workspace_id)
         return [ChecklistItem(condition, met[condition.code],
                               in_review_since if condition.code == "profile_not_approved" else None)
-                for condition in CONDITIONS]
+                for condition in self.conditions]
 
     def missing(self, workspace_id):
         met = self.met(workspace_id)
-        return [condition for condition in CONDITIONS if not met[condition.code]]
+        return [condition for condition in self.conditions if not met[condition.code]]
 
 
 def live_key_gate_factory(context, request):
-    return LiveKeyGate(request.db, request.find_service(ITermsService), request.find_service(IBusinessProfile))
+    return LiveKeyGate(request.db, request.find_service(ITermsService), request.find_service(IBusinessProfile),
+                       request.find_service(IRecoveryService))

@@ -102,6 +102,10 @@ class KeyService:
     def key(self, workspace_id, key_id):
         return access.workspace_key(self.db, workspace_id, key_id)
 
+    def _gate_for(self, account_id):
+        """The gate as this member acting in the portal meets it (a clinic's keys have no gate)."""
+        return None if self.gate is None else self.gate.acting(account_id)
+
     def rolled(self, keys):
         """Which of these keys were rolled already (their ids): a key is rolled once."""
         return access.rolled_key_ids(self.db, [key.id for key in keys])
@@ -117,7 +121,7 @@ class KeyService:
                                              lambda: restriction(access_choice, ticked),
                                              lambda: parse_cidrs(ip_allow_text))
         if mode == "live":
-            missing = self.gate.missing(workspace_id)
+            missing = self._gate_for(account_id).missing(workspace_id)
             if missing:
                 raise FormError("mode", f"A live key needs {needs_sentence(missing)}")
         key, full_key = access.create_key(self.db, self.pepper, workspace_id=workspace_id, mode=mode, ip_allow=cidrs,
@@ -139,7 +143,7 @@ class KeyService:
             raise FormError("overlap", "Choose when the old key stops working")
         old_expires = key.expires_at
         try:
-            new, full_key = access.roll_key(self.db, self.pepper, key, overlap, self.gate)
+            new, full_key = access.roll_key(self.db, self.pepper, key, overlap, self._gate_for(account_id))
         except access.KeyAlreadyRolled as exc:
             raise FormError("overlap", already_rolled(exc.successor)) from None
         except access.LiveKeyRefused as exc:

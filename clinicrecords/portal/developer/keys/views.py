@@ -22,7 +22,8 @@ def keys(context, request):
 
 
 def _new_key_page(context, request, form):
-    return {"form": form, "checklist": request.find_service(ILiveKeyGate).checklist(context.workspace.id),
+    gate = request.find_service(ILiveKeyGate).acting(request.identity.account_id)
+    return {"form": form, "checklist": gate.checklist(context.workspace.id),
             "permissions": sorted(ALL_PERMISSIONS), "ticked": set(request.POST.getall("scopes"))}
 
 

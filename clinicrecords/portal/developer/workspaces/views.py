@@ -50,7 +50,8 @@ def create_workspace(context, request):
 @view_config(route_name="portal", context=WorkspaceResource, request_method="GET", renderer=T + "overview.jinja2",
              permission=MEMBER)
 def overview(context, request):
-    checklist = request.find_service(ILiveKeyGate).checklist(context.workspace.id)
+    gate = request.find_service(ILiveKeyGate).acting(request.identity.account_id)
+    checklist = gate.checklist(context.workspace.id)
     return {"checklist": checklist, "missing": [item.condition for item in checklist if not item.met]}
 
 

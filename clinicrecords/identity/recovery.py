@@ -1,0 +1,287 @@
+"""Sign-up that proves the address and tells no one who has an account, email change, and password reset
+(issue 33, items 3 and 4).
+
+The sign-up and forgotten-password forms answer the same whether or not the address has an account, and do the
+same work either way (a password hash, one outbox row): the mail says what the form cannot. Each link's token is
+random and only its hash is stored (`AccountLink`); it works once, consumed in the transaction that makes its
+change, until it expires; a reset link also stops working when a newer one is sent or the password changes.
+"""
+
+import datetime
+from dataclasses import dataclass
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.exc import IntegrityError
+from zope.interface import implementer
+
+from clinicrecords.clock import now
+from clinicrecords.errors import FieldErrors
+from clinicrecords.identity.accounts import email_problem, normal_email
+from clinicrecords.identity.interfaces import IAuditTrail, IRecoveryService
+from clinicrecords.identity.links import void_reset_links
+from clinicrecords.identity.models import Account, AccountLink, MailRequest, Session
+from clinicrecords.identity.passwords import Passwords, password_problem
+from clinicrecords.identity.throttle import whole_minutes
+from clinicrecords.identity.tokens import new_token, token_hash
+from clinicrecords.mail.interfaces import IMail
+
+VERIFY_FOR = datetime.timedelta(hours=24)
+RESET_FOR = datetime.timedelta(hours=1)
+# What every one of these messages is about: a person's own account concerns no workspace or clinic.
+REGARDING = "your Clinic Records account"
+# Paths of the portal's pages the messages link to (the portal serves them: portal/accounts).
+VERIFY_PATH, RESET_PATH, LOG_IN_PATH, FORGOT_PATH, SIGN_UP_PATH = (
+    "/verify-email", "/reset-password", "/login", "/forgot-password", "/signup")
+
+
+@dataclass(frozen=True)
+class MailRequestRules:
+    """How many messages the sign-up and forgotten-password forms may ask for in `window`: per email (whatever
+    the client: nobody's inbox is flooded) and per client address (one client cannot mail many people)."""
+
+    per_email: int = 5
+    per_address: int = 20
+    window: datetime.timedelta = datetime.timedelta(hours=1)
+
+
+def too_many(wait):
+    minutes = whole_minutes(wait)
+    return f"Too many requests for email. Try again in {minutes} minute{'s' if minutes != 1 else ''}"
+
+
+@dataclass(frozen=True)
+class IssuedLink:
+    email: str
+    token: str
+    expires_at: datetime.datetime
+
+
+@dataclass(frozen=True)
+class ResetLink:
+    """A reset link an operator hands over."""
+
+    email: str
+    url: str
+    expires_at: datetime.datetime
+
+
+@implementer(IRecoveryService)
+class RecoveryService:
+    def __init__(self, db, passwords, mail, audit, rules=MailRequestRules(), clock=now):
+        self.db = db
+        self.passwords = passwords
+        self.mail = mail
+        self.audit = audit
+        self.rules = rules
+        self.clock = clock
+
+    # The throttle of the forms that send mail.
+
+    def _count_request(self, email, address):
+        """Counts this form's request, or FieldErrors "email" when this email or client asked too often."""
+        now = self.clock()
+        since = now - self.rules.window
+
+        def kept_by(limit, *conditions):
+            return (select(MailRequest.at).where(MailRequest.at > since, *conditions)
+                    .order_by(MailRequest.at.desc()).offset(limit - 1).limit(1).scalar_subquery())
+
+        by_email, by_address = self.db.execute(select(
+            kept_by(self.rules.per_email, MailRequest.email == email),
+            kept_by(self.rules.per_address, MailRequest.address == address))).one()
+        kept_until = [at + self.rules.window for at in (by_email, by_address) if at is not None]
+        if kept_until:
+            raise FieldErrors("email", too_many(max(kept_until) - now))
+        self.db.add(MailRequest(email=email, address=address, at=now))
+
+    # Links.
+
+    def _issue(self, account, purpose, email, lifetime):
+        token = new_token()
+        link = AccountLink(account_id=account.id, purpose=purpose, email=email, token_hash=token_hash(token),
+                           created_at=self.clock(), expires_at=self.clock() + lifetime)
+        self.db.add(link)
+        return IssuedLink(email, token, link.expires_at)
+
+    def _open(self, token, purpose, lock=False):
+        if not token:
+            return None
+        query = select(AccountLink).where(
+            AccountLink.token_hash == token_hash(token), AccountLink.purpose == purpose,
+            AccountLink.used_at.is_(None), AccountLink.void_at.is_(None), AccountLink.expires_at > self.clock())
+        return self.db.scalar(query.with_for_update() if lock else query)
+
+    def _void_resets(self, account_id):
+        void_reset_links(self.db, account_id, self.clock())
+
+    def _link(self, path, token):
+        return self.mail.link(path, token=token)
+
+    # Sign-up and verification.
+
+    def sign_up(self, email, password, address):
+        email = normal_email(email)
+        problems = {field: message for field, message in (
+            ("email", email_problem(email)), ("password", password_problem(password, email))) if message}
+        if problems:
+            raise FieldErrors(errors=problems)
+        self._count_request(email, address)
+        # Hashed for a known address too: both answers take the same time.
+        password_hash = self.passwords.hash(password)
+        account = self._new_account(email, password_hash)
+        if account is None:
+            self.mail.send("account_exists", email, regarding=REGARDING, log_in_link=self.mail.link(LOG_IN_PATH),
+                           reset_link=self.mail.link(FORGOT_PATH))
+        else:
+            self._send_verification(account, email)
+        return email
+
+    def _new_account(self, email, password_hash):
+        """A new unverified account, or None when the address has one (also one made a moment ago by a
+        concurrent sign-up)."""
+        if self.db.scalar(select(func.count()).select_from(Account).where(Account.email == email)):
+            return None
+        account = Account(email=email, password_hash=password_hash)
+        try:
+            with self.db.begin_nested():
+                self.db.add(account)
+                self.db.flush()
+        except IntegrityError:
+            return None
+        return account
+
+    def _send_verification(self, account, email):
+        issued = self._issue(account, "verify_email", email, VERIFY_FOR)
+        self.mail.send("verify_email", email, regarding=REGARDING, link=self._link(VERIFY_PATH, issued.token),
+                       hours=int(VERIFY_FOR.total_seconds() // 3600))
+
+    def resend_verification(self, account_id, address):
+        account = self.db.get(Account, account_id)
+        if account.email_verified_at is not None:
+            raise FieldErrors("resend", "Your email address is already verified")
+        try:
+            self._count_request(account.email, address)
+        except FieldErrors as exc:
+            raise FieldErrors("resend", exc.errors["email"]) from None
+        self._send_verification(account, account.email)
+        return account.email
+
+    def verification(self, token):
+        link = self._open(token, "verify_email")
+        return None if link is None else link.email
+
+    def verify_email(self, token):
+        link = self._open(token, "verify_email", lock=True)
+        if link is None:
+            raise FieldErrors("token", "This link has expired or was already used")
+        account = self.db.get(Account, link.account_id, with_for_update=True)
+        if account.email != link.email:
+            # An email change: the new address is the account's once proven, if no one took it meanwhile.
+            if self.db.scalar(select(func.count()).select_from(Account).where(Account.email == link.email)):
+                raise FieldErrors("token", "This address now belongs to another account")
+            account.email = link.email
+        now = self.clock()
+        account.email_verified_at = now
+        link.used_at = now
+        # Any other open link (an older address's, another change asked for) would move the address again.
+        self.db.execute(update(AccountLink).where(
+            AccountLink.account_id == account.id, AccountLink.purpose == "verify_email", AccountLink.id != link.id,
+            AccountLink.used_at.is_(None), AccountLink.void_at.is_(None)).values(void_at=now))
+        return account
+
+    def is_verified(self, account_id):
+        return self.db.scalar(select(Account.email_verified_at).where(Account.id == account_id)) is not None
+
+    def change_email(self, account_id, password, new_email):
+        account = self.db.get(Account, account_id)
+        new_email = normal_email(new_email)
+        if not self.passwords.verify(account.password_hash, password or ""):
+            raise FieldErrors("password", "Your password is not right")
+        problem = email_problem(new_email)
+        if problem is None and new_email == account.email:
+            problem = "This is already your email address"
+        if problem:
+            raise FieldErrors("email", problem)
+        # The same answer whether or not another account has the address: its owner is told instead.
+        if self.db.scalar(select(func.count()).select_from(Account).where(Account.email == new_email)):
+            self.mail.send("account_exists", new_email, regarding=REGARDING,
+                           log_in_link=self.mail.link(LOG_IN_PATH), reset_link=self.mail.link(FORGOT_PATH))
+        else:
+            self._send_verification(account, new_email)
+        return new_email
+
+    # Password reset.
+
+    def request_reset(self, email, address):
+        email = normal_email(email)
+        problem = email_problem(email)
+        if problem:
+            raise FieldErrors("email", problem)
+        self._count_request(email, address)
+        account = self.db.scalar(select(Account).where(Account.email == email))
+        if account is None:
+            # One outbox row either way: the answer's time says nothing either.
+            self.mail.send("no_account", email, regarding=REGARDING, sign_up_link=self.mail.link(SIGN_UP_PATH))
+            return email
+        issued = self._new_reset(account)
+        self.mail.send("reset_password", email, regarding=REGARDING, link=self._link(RESET_PATH, issued.token),
+                       minutes=int(RESET_FOR.total_seconds() // 60))
+        return email
+
+    def _new_reset(self, account):
+        """A new reset link; the older ones stop working."""
+        self._void_resets(account.id)
+        return self._issue(account, "reset_password", account.email, RESET_FOR)
+
+    def reset_request(self, token):
+        link = self._open(token, "reset_password")
+        return None if link is None else link.email
+
+    def reset_password(self, token, new_password):
+        link = self._open(token, "reset_password", lock=True)
+        if link is None:
+            raise FieldErrors("token", "This link has expired, was already used or a newer one was sent")
+        account = self.db.get(Account, link.account_id, with_for_update=True)
+        problem = password_problem(new_password, account.email)
+        if problem:
+            raise FieldErrors("password", problem)
+        now = self.clock()
+        account.password_hash = self.passwords.hash(new_password)
+        account.password_changed_at = now
+        # The link reached the inbox: the address is proven too.
+        account.email_verified_at = account.email_verified_at or now
+        link.used_at = now
+        self._void_resets(account.id)
+        self.db.execute(update(Session).where(Session.account_id == account.id, Session.ended_at.is_(None))
+                        .values(ended_at=now))
+        self.mail.send("password_changed", account.email, regarding=REGARDING,
+                       reset_link=self.mail.link(FORGOT_PATH))
+        return account
+
+    def operator_reset_link(self, email):
+        account = self.db.scalar(select(Account).where(Account.email == normal_email(email)))
+        if account is None:
+            raise FieldErrors("email", f"No account has the email {normal_email(email)}")
+        issued = self._new_reset(account)
+        self.audit.record("account.reset_link_issued", account_id=None, target=account.email,
+                          expires_at=issued.expires_at.isoformat())
+        return ResetLink(account.email, self._link(RESET_PATH, issued.token), issued.expires_at)
+
+
+def prune_recovery(db, now_=None):
+    """Removes links past their expiry by a day and mail requests past the throttle's window by a day."""
+    at = now_ or now()
+    links = db.execute(delete(AccountLink).where(AccountLink.expires_at < at - datetime.timedelta(days=1))).rowcount
+    requests = db.execute(delete(MailRequest).where(
+        MailRequest.at < at - MailRequestRules.window - datetime.timedelta(days=1))).rowcount
+    return {"account_links": links, "mail_requests": requests}
+
+
+def recovery_service_factory(settings):
+    passwords = Passwords.from_settings(settings.portal)
+
+    def factory(context, request):
+        return RecoveryService(request.db, passwords, request.find_service(IMail),
+                               request.find_service(IAuditTrail))
+
+    return factory
