@@ -9,7 +9,7 @@ from clinicrecords.cli import build_parser
 
 # The operator CLI's top-level commands: a contract operators' scripts rely on.
 COMMANDS = {
-    "audit", "auto-accept", "calendar", "care-provider", "claim", "clinic", "connection", "coverage", "demo",
+    "account", "audit", "auto-accept", "calendar", "care-provider", "claim", "clinic", "connection", "coverage", "demo",
     "dispensing", "encounter", "insurer", "item", "key", "listing", "listings", "mail", "migrate", "patient",
     "payer", "payment-advice", "portal", "prescription", "provider", "referral", "requests", "routes", "stock",
     "submission", "till", "usage", "webhook", "workspace",

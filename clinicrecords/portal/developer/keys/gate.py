@@ -61,7 +61,7 @@ class LiveKeyGate:
         return LiveKeyGate(self.db, self.terms, self.profiles, self.recovery, account_id)
 
     @property
-    def conditions(self):
+    def _conditions(self):
         return CONDITIONS if self.account_id is None else (*CONDITIONS, EMAIL_VERIFIED)
 
     def _state(self, workspace_id):
@@ -88,11 +88,11 @@ class LiveKeyGate:
         met, in_review_since = self._state(workspace_id)
         return [ChecklistItem(condition, met[condition.code],
                               in_review_since if condition.code == "profile_not_approved" else None)
-                for condition in self.conditions]
+                for condition in self._conditions]
 
     def missing(self, workspace_id):
         met = self.met(workspace_id)
-        return [condition for condition in self.conditions if not met[condition.code]]
+        return [condition for condition in self._conditions if not met[condition.code]]
 
 
 def live_key_gate_factory(context, request):
