@@ -17,8 +17,13 @@ def unique_email(name="dev"):
     return f"{name}{next(_numbers)}-{id(_numbers)}@example.org"
 
 
-def browser(app):
-    return webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+def browser(app, address="127.0.0.1"):
+    return webtest.TestApp(app, extra_environ={"REMOTE_ADDR": address})
+
+
+# Each account the helpers sign up comes from an address of its own (TEST-NET-2): sign-ups are throttled per client
+# address (identity/recovery.py), and a suite signs up far more accounts an hour than one person could.
+_SIGN_UP_ADDRESSES = (f"198.51.100.{n % 254 + 1}" for n in itertools.count())
 
 
 def submit(page, form_id, status=None, **fields):
@@ -32,7 +37,7 @@ def submit(page, form_id, status=None, **fields):
 def signed_up(app, email=None, password=PASSWORD, verified=True):
     """A browser with a new account, signed in. Returns (browser, email). Its email counts as verified unless
     `verified` is False (the link's own flow is tests/portal/test_sign_up_verification.py's)."""
-    client = browser(app)
+    client = browser(app, next(_SIGN_UP_ADDRESSES))
     email = email or unique_email()
     page = client.get("/portal/signup")
     submit(page, "signup", email=email, password=password, status=303)
