@@ -101,10 +101,17 @@ def smtp_server():
 
 
 @pytest.fixture
-def mail(smtp_server):
-    """What the service mailed during this test (tests/common/mail.py: `Inbox`)."""
+def mail(request, smtp_server):
+    """What the service mailed during this test (tests/common/mail.py: `Inbox`). When a wait ends short, the
+    outbox's rows say why (a failed attempt's error, a retry's time) if the test has the database."""
     smtp_server.inbox.clear()
+    if "engine" in request.fixturenames or "app" in request.fixturenames:
+        from tests.common.mail import outbox_rows
+
+        engine = request.getfixturevalue("engine")
+        smtp_server.inbox.explain = lambda: outbox_rows(engine)
     yield smtp_server.inbox
+    smtp_server.inbox.explain = None
     smtp_server.inbox.clear()
 
 

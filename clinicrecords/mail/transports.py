@@ -6,13 +6,19 @@ connection refused or reset, a time-out, TLS or log-in trouble). The error names
 error's kind only: a server's text may repeat the address.
 """
 
+import functools
 import logging
 import os
 import smtplib
+import socket
 import ssl
 from dataclasses import dataclass
 
 log = logging.getLogger(__name__)
+
+# The name this host greets servers with (EHLO), looked up once per process: smtplib would ask the resolver
+# again on every connection, and a resolver that stalls would spend each message's time-out before it is sent.
+_ehlo_name = functools.cache(socket.getfqdn)
 
 
 @dataclass(frozen=True)
@@ -61,8 +67,9 @@ class SmtpTransport:
     def _connect(self):
         host, port = self.server.host, self.server.port
         if self.server.implicit_tls:
-            return smtplib.SMTP_SSL(host, port, timeout=self.timeout, context=ssl.create_default_context())
-        return smtplib.SMTP(host, port, timeout=self.timeout)
+            return smtplib.SMTP_SSL(host, port, local_hostname=_ehlo_name(), timeout=self.timeout,
+                                    context=ssl.create_default_context())
+        return smtplib.SMTP(host, port, local_hostname=_ehlo_name(), timeout=self.timeout)
 
 
 class DirectoryTransport:

@@ -17,6 +17,9 @@ from email import message_from_bytes, policy
 from email.message import EmailMessage
 
 from aiosmtpd.controller import Controller
+from sqlalchemy import select
+
+from clinicrecords.mail.models import OutgoingMail
 
 LINK = re.compile(r"https?://[^\s<>\"']+")
 
@@ -75,6 +78,7 @@ class Inbox:
         self.attempts = 0
         self._hold = None
         self.arrived = threading.Event()
+        self.explain = None
 
     def clear(self):
         with self.lock:
@@ -124,7 +128,8 @@ class Inbox:
         while len(self.messages()) < count and time.monotonic() < deadline:
             time.sleep(0.05)
         found = self.messages()
-        assert len(found) >= count, f"{len(found)} message(s) arrived, expected {count}"
+        assert len(found) >= count, (f"{len(found)} message(s) arrived, expected {count}"
+                                     + (f"; the outbox: {self.explain()}" if self.explain else ""))
         return found
 
 
@@ -139,6 +144,8 @@ class _LoopbackController(Controller):
 class SmtpServer:
     def __init__(self, **controller_options):
         self.inbox = Inbox()
+        # A fixed greeting name: aiosmtpd would otherwise ask the resolver for this host's name on every connection.
+        controller_options.setdefault("server_hostname", "localhost")
         self.controller = _LoopbackController(self.inbox, hostname="127.0.0.1", port=0, **controller_options)
 
     @property
@@ -163,3 +170,11 @@ class SmtpServer:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def outbox_rows(engine):
+    """Each outbox row's state in one line, for a failed wait's message."""
+    columns = (OutgoingMail.template, OutgoingMail.status, OutgoingMail.attempts, OutgoingMail.last_error,
+               OutgoingMail.next_attempt_at, OutgoingMail.locked_until)
+    with engine.connect() as connection:
+        return [tuple(map(str, row)) for row in connection.execute(select(*columns))]
