@@ -24,6 +24,7 @@ REAUTH_WINDOW = datetime.timedelta(minutes=10)
 REAUTH_METHODS = "identity.reauth_methods"
 NO_METHOD = "Choose a way to confirm it's you"
 PASSWORD = "password"
+WRONG_PASSWORD = "Your password is not right"
 
 
 def add_reauth_method(config, name, factory):
@@ -71,7 +72,6 @@ class PasswordVerifier:
     around the log-in throttle)."""
 
     fields = ("password",)
-    WRONG = "Your password is not right"
 
     def __init__(self, db, passwords, throttle):
         self.db = db
@@ -91,7 +91,7 @@ class PasswordVerifier:
                                           f"{'s' if minutes != 1 else ''}")
         if not self.passwords.verify(password_hash, proof.get("password") or ""):
             self.throttle.fail(email, address)
-            raise FieldErrors("password", self.WRONG)
+            raise FieldErrors("password", WRONG_PASSWORD)
         self.throttle.succeed(email, address)
 
 
