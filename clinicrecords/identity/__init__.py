@@ -1,5 +1,6 @@
 """Identity: the people who sign in to the developer portal and to clinics' consoles (issue 33) — accounts,
-sessions, their memberships (workspace members: owner or developer; clinic staff: admin and/or clinician), one
+sessions (with re-authentication before sensitive actions and the devices signed in from: issue 34), their
+memberships (workspace members: owner or developer; clinic staff: admin and/or clinician), one
 invitation service for both, and the record of API Terms acceptance the API's reach reads — and their second
 factors' building blocks (issue 34: TOTP, the enrolment QR code, recovery codes, breached passwords, WebAuthn
 ceremonies). The portal is the web layer on it.

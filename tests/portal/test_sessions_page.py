@@ -8,7 +8,7 @@ import pytest
 import webtest
 from sqlalchemy import select
 
-from clinicrecords.identity.models import Session
+from clinicrecords.identity.models import Account, Session
 from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.portal.console_helpers import staff_browser
 from tests.portal.helpers import PASSWORD, signed_up, submit, with_workspace
@@ -31,9 +31,19 @@ def _cards(page):
 
 
 def _audit(engine, account_email, action):
+    """The account's own audit rows of `action` (other tests' rows may be committed beside them)."""
     with engine.connect() as connection:
         return connection.execute(select(PortalAuditEntry.target, PortalAuditEntry.details)
-                                  .where(PortalAuditEntry.action == action)).all()
+                                  .join(Account, Account.id == PortalAuditEntry.account_id)
+                                  .where(PortalAuditEntry.action == action, Account.email == account_email)).all()
+
+
+def _open_session(engine, email):
+    """The id of the account's one open session."""
+    with engine.connect() as connection:
+        [session_id] = connection.scalars(select(Session.id).join(Account, Account.id == Session.account_id)
+                                          .where(Account.email == email, Session.ended_at.is_(None))).all()
+    return session_id
 
 
 def test_the_page_lists_each_active_session_and_marks_this_one(app):
@@ -79,10 +89,8 @@ def test_ending_all_other_sessions_keeps_only_this_one(app, engine):
 
 def test_another_persons_session_id_is_refused_and_theirs_goes_on(app, engine):
     client, _ = signed_up(app)
-    someone, _ = signed_up(app)
-    with engine.connect() as connection:
-        theirs = connection.scalar(select(Session.id).where(Session.ended_at.is_(None)).order_by(
-            Session.created_at.desc()).limit(1))
+    someone, someone_email = signed_up(app)
+    theirs = _open_session(engine, someone_email)
     page = client.get("/portal/account/sessions")
     token = page.forms["logout"]["csrf_token"].value
     for forged in (str(theirs), str(uuid.uuid4()), "not-a-session"):
@@ -102,11 +110,9 @@ def test_ending_a_session_needs_the_forms_csrf_token(app):
 
 
 def test_ending_this_session_from_the_page_is_logging_out(app, engine):
-    client, _ = signed_up(app)
+    client, email = signed_up(app)
     page = client.get("/portal/account/sessions")
-    with engine.connect() as connection:
-        mine = connection.scalar(select(Session.id).where(Session.ended_at.is_(None)).order_by(
-            Session.created_at.desc()).limit(1))
+    mine = _open_session(engine, email)
     answer = client.post("/portal/account/sessions/end", {"session_id": str(mine),
                                                            "csrf_token": page.forms["logout"]["csrf_token"].value},
                          status=303)

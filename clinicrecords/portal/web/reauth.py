@@ -44,13 +44,6 @@ class Sensitive:
         return self.form(context, request) if self.form is not None else request.path
 
 
-def reauthenticated(request):
-    """Whether the signed-in session proved it is its person within the window (for a view that decides in
-    its body; most views use the `reauth=` option)."""
-    identity = request.identity
-    return identity is not None and request.find_service(IReauthentication).is_fresh(identity)
-
-
 def confirm_first(request, back):
     """The answer that sends the person to "Confirm it's you", to come back to `back` (a portal path)."""
     return HTTPSeeOther(request.portal_url(CONFIRM_PAGE, next=back))
