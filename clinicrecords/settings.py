@@ -212,6 +212,9 @@ class PortalSettings:
     secure_cookies: bool = setting("portal.secure_cookies", True)
     session_idle_minutes: int = setting("portal.session_idle_minutes", 30)
     session_absolute_hours: int = setting("portal.session_absolute_hours", 12)
+    staff_session_idle_minutes: int = setting(
+        "portal.staff_session_idle_minutes", 15,
+        doc="the idle limit of a clinic staff member's session (staff can see patient data)")
     login_throttle_minutes: int = setting("portal.login_throttle_minutes", 15)
     login_failures_per_account_and_address: int = setting("portal.login_failures_per_account_and_address", 5)
     login_failures_per_address: int = setting("portal.login_failures_per_address", 20)

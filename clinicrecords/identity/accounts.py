@@ -13,7 +13,9 @@ from clinicrecords.identity.interfaces import IAccountService
 from clinicrecords.identity.models import Account, ClinicStaff, WorkspaceMember
 from clinicrecords.identity.passwords import Passwords, password_problem
 from clinicrecords.identity.links import void_reset_links
+from clinicrecords.identity.notices import send_password_changed
 from clinicrecords.identity.throttle import LoginThrottle, ThrottleRules, whole_minutes
+from clinicrecords.mail.interfaces import IMail
 
 # Deliberately loose (RFC 5321 lengths, one @, a dot in the domain): the invitation link proves the address.
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
@@ -39,9 +41,10 @@ def email_problem(email):
 
 @implementer(IAccountService)
 class AccountService:
-    def __init__(self, db, passwords, throttle_rules=ThrottleRules(), clock=now):
+    def __init__(self, db, passwords, throttle_rules=ThrottleRules(), clock=now, mail=None):
         self.db = db
         self.passwords = passwords
+        self.mail = mail
         self.clock = clock
         self.throttle = LoginThrottle(db, throttle_rules, clock)
 
@@ -110,6 +113,8 @@ class AccountService:
         account.password_hash = self.passwords.hash(new)
         account.password_changed_at = self.clock()
         void_reset_links(self.db, account.id, self.clock())
+        send_password_changed(self.mail, account.email, how="on your account's password page",
+                              signed_out="Every other browser that was signed in has been signed out.")
         return account
 
 
@@ -118,6 +123,6 @@ def account_service_factory(settings):
     passwords = Passwords.from_settings(settings.portal)
 
     def factory(context, request):
-        return AccountService(request.db, passwords, rules)
+        return AccountService(request.db, passwords, rules, mail=request.find_service(IMail))
 
     return factory

@@ -131,7 +131,8 @@ class IAccountService(Interface):
         per account and address)."""
 
     def change_password(account_id, current, new):
-        """Set a new password once the current one is given; FieldErrors by field."""
+        """Set a new password once the current one is given, and mail the account's address a notice;
+        FieldErrors by field."""
 
 
 class IRecoveryService(Interface):
@@ -179,20 +180,80 @@ class IRecoveryService(Interface):
 
 
 class ISessionService(Interface):
-    """Server-side sessions of the accounts (the portal's cookie carries the token)."""
+    """Server-side sessions of the accounts (the portal's cookie carries the token). Idle and absolute limits
+    and the clock are the `SessionRules` the registry holds (`identity.sessions.SESSION_RULES`); an account on
+    a clinic's staff (who can see patient data) has the shorter idle limit."""
 
-    def start(account_id):
-        """(token, ActiveSession) of a new session: the token goes in the cookie, only its hash is stored."""
+    def start(account_id, user_agent=None, address=None):
+        """(token, ActiveSession) of a new session: the token goes in the cookie, only its hash is stored. The
+        browser's user agent and client address are kept for the sessions page; signing in opens the
+        re-authentication window."""
 
-    def resume(token):
+    def resume(token, address=None):
         """The `ActiveSession` this cookie's token names, or None (unknown, ended, idle or too old); a resumed
-        session counts as seen now."""
+        session counts as seen now, from `address`."""
 
     def end(token):
         """Sign out the session this token names."""
 
     def end_all_but(account_id, session_id):
-        """After a password change: every other browser signed in as this account is signed out."""
+        """Sign out every other session of the account (after a password change, or "end all other sessions"):
+        how many were ended."""
+
+    def active(account_id):
+        """The account's active sessions as `SessionSummary` rows (browser, address, signed in, last seen),
+        the most recently seen first."""
+
+    def end_session(account_id, session_id):
+        """Sign out one active session of this account: True, or False when the account has no such active
+        session (another person's id, an ended one): nothing changed."""
+
+
+class IReauthentication(Interface):
+    """Re-authentication ("sudo mode", `identity.reauth`): a person proves again it is them before a sensitive
+    action; the proof holds `window` (10 minutes) on that session, renewed by each sensitive action."""
+
+    window = Attribute("how long a proof holds: a timedelta of 10 minutes")
+
+    def methods(account_id):
+        """The names of the ways this account can confirm it's them, in the order the page offers them
+        ("password" always)."""
+
+    def is_fresh(session):
+        """Whether the `ActiveSession` proved it within the window (signing in counts)."""
+
+    def fresh_until(session):
+        """When the session's window closes, or None when it is closed."""
+
+    def confirm(session, method, proof, address):
+        """Check `proof` ({field: typed}) with the method's verifier and open the window again; FieldErrors
+        naming the field when refused ("method" for a method this account cannot use), nothing opened."""
+
+    def renew(session):
+        """Open the window again from now (a sensitive action was done, or a password typed)."""
+
+
+class IReauthVerifier(Interface):
+    """One way to confirm it's you, registered by name (`identity.reauth.add_reauth_method`): the password,
+    an authenticator app's code, a passkey."""
+
+    fields = Attribute("the names of the proof's fields, as the method's form on the confirm page posts them")
+
+    def available(account_id):
+        """Whether this account can use this method (the password: always; a factor: once enrolled)."""
+
+    def verify(account_id, proof, address):
+        """Nothing when `proof` ({field: typed}) proves it is the account's person; FieldErrors naming the field
+        otherwise (throttled per account and client address)."""
+
+
+class IKnownDevices(Interface):
+    """The browsers each account signed in from (`identity.devices`), remembered by the hash of a random id."""
+
+    def signed_in(account_id, device_id, user_agent, address):
+        """Record a sign-in of the browser carrying `device_id` (its device cookie's value, or None): the id the
+        browser keeps (a new one when it carried none usable). When this account never signed in with that id
+        before, and has signed in before at all, its person is mailed "New sign-in to your account"."""
 
 
 class IMembershipService(Interface):

@@ -1,10 +1,11 @@
-"""The identity context's tables (control schema): accounts and log-in failures, sessions, memberships of
-workspaces and of clinics' staff, invitations to either, and the record of API Terms acceptance."""
+"""The identity context's tables (control schema): accounts and log-in failures, sessions and the devices
+accounts signed in from, memberships of workspaces and of clinics' staff, invitations to either, and the record
+of API Terms acceptance."""
 
 import datetime
 import uuid
 
-from sqlalchemy import ARRAY, CheckConstraint, ForeignKey, LargeBinary, String, func
+from sqlalchemy import ARRAY, CheckConstraint, ForeignKey, LargeBinary, String, UniqueConstraint, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import ControlBase
@@ -81,7 +82,10 @@ class MailRequest(ControlBase):
 
 
 class Session(ControlBase):
-    """One signed-in browser. Only a hash of the cookie's token is stored: a copy of this table opens nothing."""
+    """One signed-in browser. Only a hash of the cookie's token is stored: a copy of this table opens nothing.
+    What the sessions page shows of it: the browser's user agent as it sent it at sign-in, the client address
+    it was last seen from, when it signed in and was last seen. `reauthenticated_at` is when its person last
+    proved it was them (signing in, the "Confirm it's you" page, a sensitive action in the window since)."""
 
     __tablename__ = "sessions"
 
@@ -92,6 +96,23 @@ class Session(ControlBase):
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
     last_seen_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
     ended_at: Mapped[datetime.datetime | None] = mapped_column()
+    user_agent: Mapped[str | None] = mapped_column(String(512))
+    address: Mapped[str | None] = mapped_column(String(64))
+    reauthenticated_at: Mapped[datetime.datetime | None] = mapped_column()
+
+
+class KnownDevice(ControlBase):
+    """A browser an account signed in from: the SHA-256 of the random id its device cookie carries (a browser
+    without one, or with one this account never signed in with, is a new device: its person is mailed)."""
+
+    __tablename__ = "known_devices"
+    __table_args__ = (UniqueConstraint("account_id", "device_hash"),)
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("accounts.id"))
+    device_hash: Mapped[bytes] = mapped_column(LargeBinary(32))
+    first_seen_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    last_seen_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), index=True)
 
 
 class WorkspaceMember(ControlBase):

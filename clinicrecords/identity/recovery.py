@@ -20,6 +20,8 @@ from clinicrecords.identity.accounts import email_problem, normal_email
 from clinicrecords.identity.interfaces import IAuditTrail, IRecoveryService
 from clinicrecords.identity.links import void_reset_links
 from clinicrecords.identity.models import Account, AccountLink, MailRequest, Session
+from clinicrecords.identity.notices import (FORGOT_PATH, LOG_IN_PATH, REGARDING, RESET_PATH, SIGN_UP_PATH,
+                                            VERIFY_PATH, send_password_changed)
 from clinicrecords.identity.passwords import Passwords, password_problem
 from clinicrecords.identity.throttle import whole_minutes
 from clinicrecords.identity.tokens import new_token, token_hash
@@ -27,11 +29,6 @@ from clinicrecords.mail.interfaces import IMail
 
 VERIFY_FOR = datetime.timedelta(hours=24)
 RESET_FOR = datetime.timedelta(hours=1)
-# What every one of these messages is about: a person's own account concerns no workspace or clinic.
-REGARDING = "your Clinic Records account"
-# Paths of the portal's pages the messages link to (the portal serves them: portal/accounts).
-VERIFY_PATH, RESET_PATH, LOG_IN_PATH, FORGOT_PATH, SIGN_UP_PATH = (
-    "/verify-email", "/reset-password", "/login", "/forgot-password", "/signup")
 
 
 @dataclass(frozen=True)
@@ -179,6 +176,8 @@ class RecoveryService:
             # An email change: the new address is the account's once proven, if no one took it meanwhile.
             if self.db.scalar(select(func.count()).select_from(Account).where(Account.email == link.email)):
                 raise FieldErrors("token", "This address now belongs to another account")
+            # The old address hears of it: the person who changed it may not be the account's owner.
+            self.mail.send("email_changed", account.email, regarding=REGARDING, new_email=link.email)
             account.email = link.email
         now = self.clock()
         account.email_verified_at = now
@@ -254,8 +253,8 @@ class RecoveryService:
         self._void_resets(account.id)
         self.db.execute(update(Session).where(Session.account_id == account.id, Session.ended_at.is_(None))
                         .values(ended_at=now))
-        self.mail.send("password_changed", account.email, regarding=REGARDING,
-                       reset_link=self.mail.link(FORGOT_PATH))
+        send_password_changed(self.mail, account.email, how="with a reset link",
+                              signed_out="Every browser that was signed in has been signed out.")
         return account
 
     def operator_reset_link(self, email):

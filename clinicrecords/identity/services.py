@@ -3,14 +3,15 @@ interfaces and what they hand back, the rules the portal's forms share (emails, 
 record as the key's statement reads it, and the second factors' building blocks."""
 
 from clinicrecords.identity.accounts import email_problem, normal_email
-from clinicrecords.identity.interfaces import (IAccountService, IAuditTrail, IInvitationService,
-                                               IMembershipService, IRecoveryService, ISessionService,
-                                               ITermsService)
+from clinicrecords.identity.interfaces import (IAccountService, IAuditTrail, IInvitationService, IKnownDevices,
+                                               IMembershipService, IReauthentication, IReauthVerifier,
+                                               IRecoveryService, ISessionService, ITermsService)
 from clinicrecords.identity.memberships import staff_roles_stored
 from clinicrecords.identity.models import STAFF_ROLES, WORKSPACE_ROLES
 from clinicrecords.identity.passwords import password_problem
 from clinicrecords.identity.recovery import prune_recovery
-from clinicrecords.identity.sessions import ActiveSession, prune_sessions
+from clinicrecords.identity.reauth import PASSWORD, REAUTH_WINDOW, add_reauth_method
+from clinicrecords.identity.sessions import SESSION_RULES, ActiveSession, SessionRules, SessionSummary, prune_sessions
 from clinicrecords.identity.terms import (CURRENT_VERSION, OPERATOR, current_terms_version, has_accepted_terms,
                                           record_terms_acceptance, terms_accepted)
 from clinicrecords.identity.tokens import new_token, token_hash
@@ -27,7 +28,9 @@ from clinicrecords.identity.webauthn_ceremonies import (Ceremony, KnownPasskey, 
 
 __all__ = [
     "IAccountService", "IAuditTrail", "IInvitationService", "IMembershipService", "ISessionService",
-    "IRecoveryService", "ITermsService", "ActiveSession", "prune_recovery", "STAFF_ROLES", "WORKSPACE_ROLES",
+    "IRecoveryService", "ITermsService", "ActiveSession", "prune_recovery",
+    "IKnownDevices", "IReauthentication", "IReauthVerifier", "PASSWORD", "REAUTH_WINDOW", "add_reauth_method",
+    "SESSION_RULES", "SessionRules", "SessionSummary", "STAFF_ROLES", "WORKSPACE_ROLES",
     "staff_roles_stored",
     "email_problem", "normal_email", "password_problem", "prune_sessions", "new_token", "token_hash",
     "CURRENT_VERSION", "OPERATOR", "current_terms_version", "has_accepted_terms", "record_terms_acceptance",

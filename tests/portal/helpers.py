@@ -98,3 +98,10 @@ def mailed_to(mail, to, subject, timeout=30):
 def portal_path(link):
     """An emailed link's path and query, for a WebTest browser (the link is on the portal's public address)."""
     return link[link.index("/portal/"):]
+
+
+def confirm_its_you(refused, password=PASSWORD, status=303):
+    """Follow a sensitive action's refusal to "Confirm it's you" and confirm with the password: the answer (by
+    default the 303 back to where the person was going)."""
+    assert "/portal/confirm?next=" in refused.location, refused.location
+    return submit(refused.follow(), "confirm-password", password=password, status=status)

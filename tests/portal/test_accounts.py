@@ -13,7 +13,7 @@ from clinicrecords.identity.models import Account
 from clinicrecords.identity.models import Session as PortalSession
 from clinicrecords.identity.passwords import Passwords
 from clinicrecords.settings import PortalSettings, read_section
-from clinicrecords.identity.sessions import SessionService
+from clinicrecords.identity.sessions import SessionRules, SessionService
 from tests.conftest import ROOT
 from tests.portal.helpers import PASSWORD, browser, error_summary, signed_up, submit, unique_email
 
@@ -224,7 +224,8 @@ def test_sessions_end_when_idle_or_too_old(world, app):
     now = [datetime.datetime(2031, 1, 1, 9, 0, tzinfo=datetime.UTC)]
     with world.db() as db:
         account_id = db.scalar(select(Account.id).where(Account.email == email))
-        service = SessionService(db, datetime.timedelta(minutes=30), datetime.timedelta(hours=12), lambda: now[0])
+        service = SessionService(db, SessionRules(datetime.timedelta(minutes=30), datetime.timedelta(minutes=15),
+                                                  datetime.timedelta(hours=12), lambda: now[0]))
         token, _ = service.start(account_id)
     for minutes, alive in ((29, True), (29 + 29, True), (58 + 31, False)):
         now[0] = datetime.datetime(2031, 1, 1, 9, 0, tzinfo=datetime.UTC) + datetime.timedelta(minutes=minutes)
@@ -263,8 +264,8 @@ def test_pruning_removes_only_what_no_longer_counts(world, app):
         db.add(LoginFailure(email=email, address="10.9.9.9", at=now - 30 * hour))
         db.add(LoginFailure(email=email, address="10.9.9.9", at=now - datetime.timedelta(minutes=5)))
     with world.db() as db:
-        assert prune(db, PortalSettings(), now=now) == {"sessions": 2, "login_failures": 1, "one_time_reads": 0,
-                                                      "account_links": 0, "mail_requests": 0}
+        assert prune(db, PortalSettings(), now=now) == {"sessions": 2, "login_failures": 1, "known_devices": 0,
+                                                      "one_time_reads": 0, "account_links": 0, "mail_requests": 0}
     with world.db() as db:
         left = db.query(PortalSession.created_at).filter(PortalSession.account_id == account_id).all()
         assert sorted(row.created_at for row in left) == [now - 3 * hour, now - 2 * hour]

@@ -171,6 +171,33 @@ def _change_email(stage):
     return submit(client.get("/portal/account/email"), "email-change", email=unique_email(), password=PASSWORD)
 
 
+@scenario("ConfirmPage")
+def _confirm_its_you(stage):
+    client, _ = signed_up(stage.app)
+    return submit(client.get("/portal/confirm?next=/portal/"), "confirm-password", password=PASSWORD)
+
+
+def _two_sessions(stage):
+    """A browser signed in, and the id of another session of the same account."""
+    client, email = signed_up(stage.app)
+    submit(browser(stage.app).get("/portal/login"), "login", email=email, password=PASSWORD, status=303)
+    return client, client.get("/portal/account/sessions")
+
+
+@scenario("SessionsPage", "end")
+def _end_a_session(stage):
+    client, page = _two_sessions(stage)
+    other = next(form for form_id, form in page.forms.items() if str(form_id).startswith("end-")
+                 and form_id != "end-others")
+    return other.submit()
+
+
+@scenario("SessionsPage", "end-others")
+def _end_other_sessions(stage):
+    _, page = _two_sessions(stage)
+    return page.forms["end-others"].submit()
+
+
 @scenario("EmailPage", "resend")
 def _resend_verification(stage):
     client, _ = signed_up(stage.app, verified=False)

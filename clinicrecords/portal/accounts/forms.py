@@ -32,6 +32,20 @@ class EmailForm(Form):
     fields = ("email", "password")
 
 
+class ConfirmForm(Form):
+    """"Confirm it's you": which method, where to go next, and the method's own fields (`for_method`)."""
+
+    fields = ("method", "next")
+
+    @classmethod
+    def for_method(cls, method_fields):
+        return type("ConfirmForm", (cls,), {"fields": cls.fields + tuple(method_fields)})
+
+
+class EndSessionForm(Form):
+    fields = ("session_id",)
+
+
 # A path and query as a browser sends them: RFC 3986's unreserved and sub-delims characters, ":", "@", "/",
 # "?" and percent-escapes. Nothing else goes into a Location header (no CR or LF, no space, no backslash,
 # nothing beyond ASCII).

@@ -47,7 +47,15 @@ class EmailPage(Node):
     """/account/email"""
 
 
+class SessionsPage(Node):
+    """/account/sessions: one's active sessions (POST …/end, …/end-others)"""
+
+
+class ConfirmPage(Node):
+    """/confirm?next=…: "Confirm it's you" (re-authentication before a sensitive action)"""
+
+
 class AccountPages(Node):
     """/account"""
 
-    children = {"password": PasswordPage, "email": EmailPage}
+    children = {"password": PasswordPage, "email": EmailPage, "sessions": SessionsPage}

@@ -2,7 +2,7 @@ from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.security import NO_PERMISSION_REQUIRED, forget, remember
 from pyramid.view import view_config
 
-from clinicrecords.identity.services import IAccountService, IRecoveryService, ISessionService
+from clinicrecords.identity.services import IAccountService, IReauthentication, IRecoveryService, ISessionService
 from clinicrecords.portal.accounts.forms import (EmailForm, ForgotPasswordForm, LogInForm, PasswordForm,
                                                  ResetPasswordForm, SignUpForm, VerifyEmailForm, kept_next, safe_next)
 from clinicrecords.portal.accounts.resources import (EmailPage, ForgotPassword, LogIn, LogOut, PasswordPage,
@@ -123,6 +123,8 @@ def change_email(context, request):
     except FormError as exc:
         form.refused(exc)
         return rerender(request, form=form, sent="", verified=recovery.is_verified(account_id))
+    # The password it asked for counts as confirming it's you (a new session after a password change does too).
+    request.find_service(IReauthentication).renew(request.identity)
     return HTTPSeeOther(request.portal_url("account", "email", sent=email))
 
 

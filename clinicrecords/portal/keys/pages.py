@@ -5,6 +5,7 @@ from clinicrecords.access.interfaces import key_label, masked
 from clinicrecords.portal.keys.forms import IpAllowForm, RollForm
 from clinicrecords.portal.web.forms import FormError, rerender, see_other
 from clinicrecords.portal.web.once import see_other_once, shown_once
+from clinicrecords.portal.web.reauth import Sensitive
 
 T = "clinicrecords.portal.keys:templates/"
 
@@ -86,22 +87,29 @@ def set_ip_allow(context, request):
     return see_other(request, *context.area.path, changed=context.key.key_id)
 
 
-# (view, on the area or on one key, view name, method, template)
+def _live(context, request):
+    return context.key.mode == "live"
+
+
+# Rolling a live key makes a live key; the allow-list decides who may use a key: confirm it's you first.
+ROLL_LIVE = Sensitive(when=_live)
+
+# (view, on the area or on one key, view name, method, template, re-authentication)
 PAGES = (
-    (key_created, "area", "created", "GET", "created.jinja2"),
-    (revoke_page, "key", "revoke", "GET", "revoke.jinja2"),
-    (revoke, "key", "revoke", "POST", None),
-    (roll_page, "key", "roll", "GET", "roll.jinja2"),
-    (roll, "key", "roll", "POST", "roll.jinja2"),
-    (ip_allow_page, "key", "ip-allow", "GET", "ip_allow.jinja2"),
-    (set_ip_allow, "key", "ip-allow", "POST", "ip_allow.jinja2"),
+    (key_created, "area", "created", "GET", "created.jinja2", None),
+    (revoke_page, "key", "revoke", "GET", "revoke.jinja2", None),
+    (revoke, "key", "revoke", "POST", None, None),
+    (roll_page, "key", "roll", "GET", "roll.jinja2", ROLL_LIVE),
+    (roll, "key", "roll", "POST", "roll.jinja2", ROLL_LIVE),
+    (ip_allow_page, "key", "ip-allow", "GET", "ip_allow.jinja2", True),
+    (set_ip_allow, "key", "ip-allow", "POST", "ip_allow.jinja2", True),
 )
 
 
 def add_key_pages(config, area, permission):
     """The shared key pages on a face's keys area (a `KeysArea`; its keys: `area.item_resource`), held by
     `permission`."""
-    for view, on, name, method, template in PAGES:
+    for view, on, name, method, template, reauth in PAGES:
         config.add_view(view, route_name="portal", context=area if on == "area" else area.item_resource, name=name,
-                        request_method=method, permission=permission,
+                        request_method=method, permission=permission, reauth=reauth,
                         **({"renderer": T + template} if template else {}))

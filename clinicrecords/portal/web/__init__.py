@@ -1,7 +1,7 @@
 """The portal's web foundation, shared by the developer portal and the clinic console: the portal surface and
-its route, server-rendered pages (pyramid_jinja2, autoescaped), the session cookie and the security policy
-(the sessions are the identity context's), CSRF, security headers, HTML error pages, form helpers and the
-audit trail."""
+its route, server-rendered pages (pyramid_jinja2, autoescaped), the session and device cookies and the security
+policy (the sessions are the identity context's), CSRF, re-authentication before sensitive actions, security
+headers, HTML error pages, form helpers and the audit trail."""
 
 from pyramid_jinja2 import EXTRAS_CONFIG_PHASE
 
@@ -11,6 +11,7 @@ from clinicrecords.portal.web.csrf import CSRF_GUARD, CSRFGuard, csrf_deriver
 from clinicrecords.identity.services import IAuditTrail
 from clinicrecords.portal.web.interfaces import IOneTimeReads, IPortalAudit
 from clinicrecords.portal.web.once import one_time_reads_factory
+from clinicrecords.portal.web.reauth import reauth_deriver
 from clinicrecords.portal.web.resources import PortalRoot, Static, add_portal_child
 from clinicrecords.portal.web.security import SessionSecurityPolicy, install_surface_policy
 from clinicrecords.portal.web.sessions import SessionCookie
@@ -66,6 +67,7 @@ def includeme(config):
     config.add_route_predicate("surface", SurfacePredicate)
     config.add_route("portal", prefix + "*traverse", factory=PortalRoot, surface="portal")
     config.add_view_deriver(csrf_deriver, name="portal_csrf", under="secured_view")
+    config.add_view_deriver(reauth_deriver, name="portal_reauth", under="portal_csrf")
 
     config.include("pyramid_jinja2")  # templates fail on an undefined name: LIBRARY_DEFAULTS, jinja2.undefined
     config.add_jinja2_search_path("clinicrecords.portal.web:templates", name=".jinja2")

@@ -12,6 +12,7 @@ from pyramid.security import Allowed, Denied
 
 from clinicrecords.access.services import holds
 from clinicrecords.identity.services import ISessionService
+from clinicrecords.portal.web.devices import DeviceCookie
 from clinicrecords.portal.web.resources import STAFF
 
 
@@ -52,13 +53,14 @@ _DENIED = Denied("not permitted by the permission map")
 class SessionSecurityPolicy:
     def __init__(self, cookie):
         self.cookie = cookie
+        self.devices = DeviceCookie(cookie)
         self._identity_cache = RequestLocalCache(self._load_identity)
 
     def _load_identity(self, request):
         token = self.cookie.read(request)
         if not token:
             return None
-        return request.find_service(ISessionService).resume(token)
+        return request.find_service(ISessionService).resume(token, request.remote_addr)
 
     def identity(self, request):
         return self._identity_cache.get_or_create(request)
@@ -73,10 +75,12 @@ class SessionSecurityPolicy:
         return _ALLOWED if holds(caller, context, permission) else _DENIED
 
     def remember(self, request, account_id, **kw):
-        """Start a new session (a fresh id on every sign-in) and answer its cookie."""
-        token, identity = request.find_service(ISessionService).start(account_id)
+        """Start a new session (a fresh id on every sign-in) and answer its cookie, and the device cookie (a
+        sign-in from a browser this account never used is mailed to its person)."""
+        token, identity = request.find_service(ISessionService).start(account_id, request.user_agent,
+                                                                      request.remote_addr)
         self._identity_cache.set(request, identity)
-        return self.cookie.set_headers(request, token)
+        return self.cookie.set_headers(request, token) + self.devices.signed_in(request, account_id)
 
     def forget(self, request, **kw):
         token = self.cookie.read(request)

@@ -5,6 +5,7 @@ from pyramid.view import view_config
 
 from clinicrecords.portal.web.forms import Form, FormError, rerender, see_other
 from clinicrecords.portal.web.once import see_other_once, shown_once
+from clinicrecords.portal.web.reauth import Sensitive
 from clinicrecords.portal.webhooks.forms import DeliveriesFilter, NewEndpointForm, RecoverForm, ResendForm, RotateForm
 from clinicrecords.portal.webhooks.interfaces import IWebhookPages
 from clinicrecords.portal.webhooks.resources import FACES
@@ -100,7 +101,11 @@ def endpoint(context, request):
                          tested=tested.value)
 
 
-@webhooks_view("endpoint", name="secret", request_method="POST")
+def _endpoint_page(context, request):
+    return request.portal_url(*context.path)
+
+
+@webhooks_view("endpoint", name="secret", request_method="POST", reauth=Sensitive(form=_endpoint_page))
 def reveal_secret(context, request):
     secret = _pages(request).reveal_secret(context.owner, context.endpoint, _account(request))
     return see_other_once(request, "webhook_secret", secret, *context.path)
@@ -158,12 +163,12 @@ def recover(context, request):
     return _to_endpoint(context, request, recovered=queued)
 
 
-@webhooks_view("endpoint", name="rotate", request_method="GET", renderer=T + "rotate.jinja2")
+@webhooks_view("endpoint", name="rotate", request_method="GET", renderer=T + "rotate.jinja2", reauth=True)
 def rotate_page(context, request):
     return {"form": RotateForm({"overlap": "24h"}), "endpoint": context.endpoint}
 
 
-@webhooks_view("endpoint", name="rotate", request_method="POST", renderer=T + "rotate.jinja2")
+@webhooks_view("endpoint", name="rotate", request_method="POST", renderer=T + "rotate.jinja2", reauth=True)
 def rotate(context, request):
     form = RotateForm(request.POST)
     try:

@@ -7,6 +7,7 @@ from clinicrecords.portal.keys.forms import NewKeyForm
 from clinicrecords.portal.keys.pages import created_once
 from clinicrecords.portal.web.forms import FormError, rerender
 from clinicrecords.portal.web.once import shown_once
+from clinicrecords.portal.web.reauth import Sensitive
 from clinicrecords.portal.web.resources import CLINIC_ADMIN
 
 T = "clinicrecords.portal.console.keys:templates/"
@@ -21,8 +22,13 @@ def keys(context, request):
             "notice": shown_once(request, "notice").value}
 
 
+def _keys_page(context, request):
+    return context.url()
+
+
+# The clinic's own key is always live.
 @view_config(route_name="portal", context=ClinicKeys, name="new", request_method="POST",
-             renderer=T + "list.jinja2", permission=CLINIC_ADMIN)
+             renderer=T + "list.jinja2", permission=CLINIC_ADMIN, reauth=Sensitive(form=_keys_page))
 def create_key(context, request):
     form = NewKeyForm(request.POST)
     service = request.find_service(IClinicKeyService)

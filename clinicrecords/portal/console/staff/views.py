@@ -5,6 +5,7 @@ from clinicrecords.portal.console.staff.forms import StaffInviteForm
 from clinicrecords.portal.console.staff.resources import Staff
 from clinicrecords.portal.web.forms import FormError, rerender
 from clinicrecords.portal.web.once import see_other_once, shown_once
+from clinicrecords.portal.web.reauth import Sensitive
 from clinicrecords.portal.web.resources import CLINIC_ADMIN, CLINIC_STAFF
 
 T = "clinicrecords.portal.console.staff:templates/"
@@ -30,8 +31,17 @@ def staff(context, request):
                        link_gone=shown.gone)
 
 
+def _invites_admin(context, request):
+    return "admin" in [role.strip().lower() for role in StaffInviteForm(request.POST).shown("role").split(",")]
+
+
+def _staff_page_path(context, request):
+    return request.portal_url("clinics", context.clinic.id, "staff")
+
+
 @view_config(route_name="portal", context=Staff, name="invite", request_method="POST",
-             renderer=T + "staff.jinja2", permission=CLINIC_ADMIN)
+             renderer=T + "staff.jinja2", permission=CLINIC_ADMIN,
+             reauth=Sensitive(when=_invites_admin, form=_staff_page_path))
 def invite(context, request):
     form = StaffInviteForm(request.POST)
     try:

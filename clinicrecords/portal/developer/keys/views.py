@@ -7,6 +7,7 @@ from clinicrecords.portal.keys.forms import NewKeyForm
 from clinicrecords.portal.keys.pages import created_once
 from clinicrecords.portal.web.forms import FormError, rerender
 from clinicrecords.portal.web.once import shown_once
+from clinicrecords.portal.web.reauth import Sensitive
 from clinicrecords.portal.web.resources import MEMBER
 
 T = "clinicrecords.portal.developer.keys:templates/"
@@ -27,8 +28,17 @@ def _new_key_page(context, request, form):
             "permissions": sorted(ALL_PERMISSIONS), "ticked": set(request.POST.getall("scopes"))}
 
 
+def _asks_live(context, request):
+    """A live key is asked for: its page (`?mode=live`) or its form."""
+    return (NewKeyForm(request.POST).shown("mode") if request.method == "POST" else request.GET.get("mode")) == "live"
+
+
+def _live_key_form(context, request):
+    return context.url("new", mode="live")
+
+
 @view_config(route_name="portal", context=KeysCollection, name="new", request_method="GET",
-             renderer=T + "new.jinja2", permission=MEMBER)
+             renderer=T + "new.jinja2", permission=MEMBER, reauth=Sensitive(when=_asks_live))
 def new_key_page(context, request):
     mode = request.params.get("mode")
     return _new_key_page(context, request, NewKeyForm({"mode": mode if mode in ("test", "live") else "test",
@@ -36,7 +46,7 @@ def new_key_page(context, request):
 
 
 @view_config(route_name="portal", context=KeysCollection, name="new", request_method="POST",
-             renderer=T + "new.jinja2", permission=MEMBER)
+             renderer=T + "new.jinja2", permission=MEMBER, reauth=Sensitive(when=_asks_live, form=_live_key_form))
 def create_key(context, request):
     form = NewKeyForm(request.POST)
     try:

@@ -5,6 +5,7 @@ from clinicrecords.identity.services import IInvitationService, IMembershipServi
 from clinicrecords.portal.developer.keys.interfaces import ILiveKeyGate
 from clinicrecords.portal.web.forms import FormError, rerender
 from clinicrecords.portal.web.once import see_other_once, shown_once
+from clinicrecords.portal.web.reauth import Sensitive
 from clinicrecords.portal.web.resources import MEMBER, OWNER, SIGNED_IN, PortalRoot
 from clinicrecords.portal.developer.workspaces.forms import InviteForm, WorkspaceForm
 from clinicrecords.portal.developer.workspaces.interfaces import IWorkspaceService
@@ -73,8 +74,17 @@ def _members_page(context, request, form, link=None, link_gone=False):
             "form": form, "link": link, "link_gone": link_gone}
 
 
+def _invites_owner(context, request):
+    return InviteForm(request.POST).shown("role").strip().lower() == "owner"
+
+
+def _members_page_path(context, request):
+    return request.portal_url("workspaces", context.workspace.id, "members")
+
+
 @view_config(route_name="portal", context=Members, name="invite", request_method="POST",
-             renderer=T + "members.jinja2", permission=OWNER)
+             renderer=T + "members.jinja2", permission=OWNER,
+             reauth=Sensitive(when=_invites_owner, form=_members_page_path))
 def invite(context, request):
     form = InviteForm(request.POST)
     try:

@@ -1,0 +1,225 @@
+"""Issue 34, item 5: re-authentication ("sudo mode") before sensitive actions. Signing in opens a 10-minute
+window on the session; past it, each sensitive action sends the person to "Confirm it's you", which comes back
+to where they were going (a POST: to its form), and each sensitive action done in the window renews it."""
+
+import re
+import uuid
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from sqlalchemy import func, select
+
+from clinicrecords.access.models import ApiKey
+from clinicrecords.identity.models import Invitation
+from clinicrecords.portal.web.models import PortalAuditEntry
+from tests.portal.console_helpers import staff_browser
+from tests.portal.helpers import (PASSWORD, confirm_its_you, create_key, error_summary, secret_of, submit,
+                                  with_workspace)
+from tests.portal.test_keys import _make_ready
+from tests.portal.test_webhooks import with_endpoint
+
+PAST_THE_WINDOW = 11  # minutes
+
+
+def _next_of(answer):
+    return parse_qs(urlsplit(answer.location).query)["next"][0]
+
+
+def _audit_count(engine, action):
+    with engine.connect() as connection:
+        return connection.scalar(select(func.count()).select_from(PortalAuditEntry)
+                                 .where(PortalAuditEntry.action == action))
+
+
+def _reveal(client, page_url):
+    return submit(client.get(page_url), "reveal-secret", status=303)
+
+
+def test_revealing_a_webhook_secret_asks_again_past_the_window_then_goes_back_to_the_endpoint(
+        app, engine, receiver, session_clock):
+    client, _, _, page_url = with_endpoint(app, receiver.url)
+    assert "whsec_" in _reveal(client, page_url).follow().text  # just signed in: no question
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    revealed = _audit_count(engine, "webhook.secret_revealed")
+    refused = _reveal(client, page_url)
+    assert _next_of(refused) == page_url  # back to the page whose form posted
+    assert _audit_count(engine, "webhook.secret_revealed") == revealed  # nothing revealed
+    confirm_page = refused.follow()
+    assert confirm_page.html.find("h1").get_text() == "Confirm it's you"
+    wrong = submit(confirm_page, "confirm-password", password="not my password at all", status=400)
+    assert error_summary(wrong) == ["Your password is not right"]
+    assert wrong.html.find(id="password-error") is not None
+    back = submit(wrong, "confirm-password", password=PASSWORD, status=303)
+    assert back.location == "http://localhost" + page_url
+    assert "whsec_" in submit(back.follow(), "reveal-secret", status=303).follow().text
+    assert _audit_count(engine, "webhook.secret_revealed") == revealed + 1
+
+
+def test_the_window_is_ten_minutes_and_each_sensitive_action_renews_it(app, receiver, session_clock):
+    client, _, _, page_url = with_endpoint(app, receiver.url)
+    for _ in range(3):  # 9 minutes after the last sensitive action each time: 27 after signing in
+        session_clock.move(minutes=9)
+        assert "whsec_" in _reveal(client, page_url).follow().text
+    session_clock.move(minutes=9)
+    client.get(page_url)  # viewing pages is not a sensitive action: it renews nothing
+    session_clock.move(minutes=1, seconds=1)
+    assert "/portal/confirm?next=" in _reveal(client, page_url).location
+
+
+def test_rotating_a_webhook_secret_asks_before_its_page(app, receiver, session_clock):
+    client, _, _, page_url = with_endpoint(app, receiver.url)
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    refused = client.get(page_url + "/rotate", status=303)
+    assert _next_of(refused) == page_url + "/rotate"
+    page = confirm_its_you(refused).follow()
+    rotated = submit(page, "rotate", overlap="1h", status=303).follow()
+    assert "whsec_" in rotated.text
+
+
+def test_creating_a_live_key_asks_a_test_key_does_not(app, world, engine, session_clock):
+    client, workspace_id = with_workspace(app)
+    _make_ready(world, workspace_id)
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    assert secret_of(create_key(client, workspace_id, mode="test")).startswith("ehr_test_")
+    keys = f"/portal/workspaces/{workspace_id}/keys"
+    refused = client.get(keys + "/new?mode=live", status=303)
+    assert _next_of(refused) == keys + "/new?mode=live"
+    # The form was open before the window closed: its POST goes back to the live key's form, nothing made.
+    form_page = client.get(keys + "/new")
+    refused_post = submit(form_page, "new-key", mode="live", status=303)
+    assert _next_of(refused_post) == keys + "/new?mode=live"
+    with engine.connect() as connection:
+        assert connection.scalar(select(func.count()).select_from(ApiKey).where(
+            ApiKey.workspace_id == uuid.UUID(workspace_id), ApiKey.mode == "live")) == 0
+    live_form = confirm_its_you(refused_post).follow()
+    assert live_form.forms["new-key"]["mode"].value == "live"
+    assert secret_of(submit(live_form, "new-key", status=303).follow()).startswith("ehr_live_")
+
+
+def test_rolling_a_live_key_asks_rolling_a_test_key_does_not(app, world, session_clock):
+    client, workspace_id = with_workspace(app)
+    _make_ready(world, workspace_id)
+    test_key = _key_id(secret_of(create_key(client, workspace_id, mode="test")))
+    live_key = _key_id(secret_of(create_key(client, workspace_id, mode="live")))
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    keys = f"/portal/workspaces/{workspace_id}/keys"
+    submit(client.get(f"{keys}/{test_key}/roll"), "roll", overlap="1h", status=303)
+    refused = client.get(f"{keys}/{live_key}/roll", status=303)
+    page = confirm_its_you(refused).follow()
+    assert secret_of(submit(page, "roll", overlap="1h", status=303).follow()).startswith("ehr_live_")
+
+
+def _key_id(secret):
+    return re.match(r"ehr_(?:test|live)_([0-9a-f]+)_", secret).group(1)
+
+
+def test_changing_the_ip_allow_list_asks(app, engine, session_clock):
+    client, workspace_id = with_workspace(app)
+    key_id = _key_id(secret_of(create_key(client, workspace_id)))
+    page_url = f"/portal/workspaces/{workspace_id}/keys/{key_id}/ip-allow"
+    form_page = client.get(page_url)
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    refused = submit(form_page, "ip-allow", ip_allow="10.0.0.0/8", status=303)
+    assert _next_of(refused) == page_url
+    with engine.connect() as connection:
+        assert connection.scalar(select(ApiKey.ip_allow).where(ApiKey.key_id == key_id)) in (None, [])
+    page = confirm_its_you(refused).follow()
+    submit(page, "ip-allow", ip_allow="10.0.0.0/8", status=303)
+    with engine.connect() as connection:
+        assert connection.scalar(select(ApiKey.ip_allow).where(ApiKey.key_id == key_id)) == ["10.0.0.0/8"]
+
+
+@pytest.mark.parametrize("role, asks", [("developer", False), ("owner", True)])
+def test_inviting_an_owner_asks_inviting_a_developer_does_not(app, engine, session_clock, role, asks):
+    client, workspace_id = with_workspace(app)
+    members = f"/portal/workspaces/{workspace_id}/members"
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    answer = submit(client.get(members), "invite", email="new-member@example.org", role=role, status=303)
+    assert ("/portal/confirm?next=" in answer.location) is asks
+    if asks:
+        assert _next_of(answer) == members
+        assert _invitations(engine, workspace_id=uuid.UUID(workspace_id)) == 0
+        page = confirm_its_you(answer).follow()
+        answer = submit(page, "invite", email="new-member@example.org", role=role, status=303)
+    assert answer.location.startswith("http://localhost" + members)
+    assert _invitations(engine, workspace_id=uuid.UUID(workspace_id)) == 1
+
+
+def _invitations(engine, **where):
+    with engine.connect() as connection:
+        return connection.scalar(select(func.count()).select_from(Invitation).filter_by(**where))
+
+
+@pytest.mark.parametrize("role, asks", [("clinician", False), ("admin", True), ("admin,clinician", True)])
+def test_inviting_a_clinic_admin_asks(app, world, engine, session_clock, role, asks):
+    clinic_id = world.clinic()
+    admin, _ = staff_browser(app, clinic_id, "admin")
+    staff = f"/portal/clinics/{clinic_id}/staff"
+    before = _invitations(engine, clinic_id=clinic_id)  # the operator's, which brought the admin in
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    answer = submit(admin.get(staff), "invite", email="new-staff@example.org", role=role, status=303)
+    assert ("/portal/confirm?next=" in answer.location) is asks
+    if asks:
+        assert _next_of(answer) == staff and _invitations(engine, clinic_id=clinic_id) == before
+        answer = submit(confirm_its_you(answer).follow(), "invite", email="new-staff@example.org", role=role,
+                        status=303)
+    assert _invitations(engine, clinic_id=clinic_id) == before + 1
+
+
+def test_the_clinics_own_key_always_asks(app, world, session_clock):
+    clinic_id = world.clinic()
+    admin, _ = staff_browser(app, clinic_id, "admin")
+    keys = f"/portal/clinics/{clinic_id}/keys"
+    page = admin.get(keys)
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    refused = submit(page, "new-key", status=303)
+    assert _next_of(refused) == keys
+    created = submit(confirm_its_you(refused).follow(), "new-key", status=303).follow()
+    assert secret_of(created).startswith("ehr_live_")
+
+
+def test_changing_the_email_renews_the_window_as_the_password_was_typed(app, receiver, session_clock):
+    client, _, _, page_url = with_endpoint(app, receiver.url)
+    session_clock.move(minutes=9)
+    submit(client.get("/portal/account/email"), "email-change", email="moved@example.org", password=PASSWORD,
+           status=303)
+    session_clock.move(minutes=9)  # 18 after signing in, 9 after the password was typed
+    assert "whsec_" in _reveal(client, page_url).follow().text
+
+
+def test_a_password_change_keeps_this_browser_confirmed(app, receiver, session_clock):
+    client, _, _, page_url = with_endpoint(app, receiver.url)
+    session_clock.move(minutes=9)
+    submit(client.get("/portal/account/password"), "password-change", current_password=PASSWORD,
+           new_password="another long passphrase 77", status=303)
+    session_clock.move(minutes=9)
+    assert "whsec_" in _reveal(client, page_url).follow().text
+
+
+@pytest.mark.parametrize("target", ["https://elsewhere.example/portal/", "//elsewhere.example/portal/",
+                                    "/v1/me", "/portal/../v1/me", "javascript:alert(1)"])
+def test_confirm_goes_back_only_to_a_portal_path(app, session_clock, target):
+    client, _ = with_workspace(app)
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    page = client.get("/portal/confirm", params={"next": target})
+    assert page.forms["confirm-password"]["next"].value == ""
+    answer = submit(page, "confirm-password", password=PASSWORD, status=303)
+    assert answer.location == "http://localhost/portal/"
+
+
+def test_the_confirm_page_refuses_an_unknown_method_and_throttles_guesses(app):
+    client, _ = with_workspace(app)
+    page = client.get("/portal/confirm?next=/portal/")
+    form = page.forms["confirm-password"]
+    form["method"].force_value("carrier-pigeon")
+    assert error_summary(form.submit(status=400)) == ["Choose a way to confirm it's you"]
+    for _ in range(5):
+        submit(client.get("/portal/confirm"), "confirm-password", password="a wrong guess of it", status=400)
+    throttled = submit(client.get("/portal/confirm"), "confirm-password", password=PASSWORD, status=400)
+    assert error_summary(throttled)[0].startswith("Too many wrong passwords. Try again in")
+
+
+def test_the_confirm_page_needs_a_session(app):
+    from tests.portal.helpers import browser
+
+    assert "/portal/login" in browser(app).get("/portal/confirm?next=/portal/", status=302).location
