@@ -9,11 +9,13 @@ imports no context but `clinics` (a clinic invitation names a real clinic)."""
 
 from clinicrecords.identity.accounts import account_service_factory
 from clinicrecords.identity.interfaces import (IAccountService, IInvitationService, IMembershipService,
-                                               IRecoveryService, ISessionService, ITermsService)
+                                               IRecoveryService, ISessionService, ITeamService,
+                                               ITermsService)
 from clinicrecords.identity.invitations import invitation_service_factory
 from clinicrecords.identity.memberships import membership_service_factory
 from clinicrecords.identity.recovery import recovery_service_factory
 from clinicrecords.identity.sessions import session_service_factory
+from clinicrecords.identity.team import team_service_factory
 from clinicrecords.identity.terms import terms_service_factory
 from clinicrecords.settings import app_settings
 
@@ -26,3 +28,4 @@ def includeme(config):
     config.register_service_factory(membership_service_factory, iface=IMembershipService)
     config.register_service_factory(invitation_service_factory, iface=IInvitationService)
     config.register_service_factory(terms_service_factory(settings), iface=ITermsService)
+    config.register_service_factory(team_service_factory, iface=ITeamService)

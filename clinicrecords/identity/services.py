@@ -5,10 +5,11 @@ record as the key's statement reads it, and the second factors' building blocks.
 from clinicrecords.identity.accounts import email_problem, normal_email
 from clinicrecords.identity.interfaces import (IAccountService, IAuditTrail, IInvitationService,
                                                IMembershipService, IRecoveryService, ISessionService,
-                                               ITermsService)
+                                               ITeamService, ITermsService)
 from clinicrecords.identity.memberships import staff_roles_stored
 from clinicrecords.identity.models import STAFF_ROLES, WORKSPACE_ROLES
 from clinicrecords.identity.passwords import password_problem
+from clinicrecords.identity.places import Place
 from clinicrecords.identity.recovery import prune_recovery
 from clinicrecords.identity.sessions import ActiveSession, prune_sessions
 from clinicrecords.identity.terms import (CURRENT_VERSION, OPERATOR, current_terms_version, has_accepted_terms,
@@ -27,7 +28,8 @@ from clinicrecords.identity.webauthn_ceremonies import (Ceremony, KnownPasskey, 
 
 __all__ = [
     "IAccountService", "IAuditTrail", "IInvitationService", "IMembershipService", "ISessionService",
-    "IRecoveryService", "ITermsService", "ActiveSession", "prune_recovery", "STAFF_ROLES", "WORKSPACE_ROLES",
+    "IRecoveryService", "ITeamService", "ITermsService", "Place",
+    "ActiveSession", "prune_recovery", "STAFF_ROLES", "WORKSPACE_ROLES",
     "staff_roles_stored",
     "email_problem", "normal_email", "password_problem", "prune_sessions", "new_token", "token_hash",
     "CURRENT_VERSION", "OPERATOR", "current_terms_version", "has_accepted_terms", "record_terms_acceptance",
