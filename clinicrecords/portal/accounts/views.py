@@ -32,7 +32,9 @@ def _sent(request):
 @view_config(route_name="portal", context=SignUp, request_method="GET", renderer=T + "signup.jinja2",
              permission=NO_PERMISSION_REQUIRED)
 def sign_up_page(context, request):
-    return {"form": SignUpForm(), "next": kept_next(request), "sent": _sent(request)}
+    # An invitation's "Create an account" names the invited address.
+    return {"form": SignUpForm({"email": readable(request.GET.get("email", ""))}), "next": kept_next(request),
+            "sent": _sent(request)}
 
 
 @view_config(route_name="portal", context=SignUp, request_method="POST", renderer=T + "signup.jinja2",

@@ -76,7 +76,7 @@ def change_roles(context, request):
         return rerender(request, form=form, remove_form=ConfirmForm())
     roles = " and ".join(roles)
     if member.account_id == request.identity.account_id:
-        return see_other_once(request, "notice", {"title": f"You are now {roles}"}, *context.area.path)
+        return see_other_once(request, "notice", {"title": f"You are now {roles}", "message": None}, *context.area.path)
     return see_other_once(request, "notice", {"title": f"{member.email} is now {roles}",
                                               "message": "We told them by email."}, *context.area.path)
 
@@ -104,7 +104,7 @@ def leave(context, request):
     except FormError as exc:
         form.refused(exc)
         return rerender(request, form=form)
-    return see_other_once(request, "notice", {"title": f"You left {context.place.joining}"}, "")
+    return see_other_once(request, "notice", {"title": f"You left {context.place.joining}", "message": None}, "")
 
 
 def add_team_pages(config, area, see, manage):
