@@ -71,12 +71,15 @@ class WorkspaceService:
     def close(self, workspace, account_id, typed_name):
         if (typed_name or "").strip() != workspace.name:
             raise FormError("name", f"Type the workspace's name, {workspace.name}, exactly as it is shown")
+        try:  # first: it locks the workspace's row, so a second closing at once waits, then is refused here
+            closing = access.close_workspace(self.db, workspace.id, account_id)
+        except access.AccessError:
+            raise FormError("name", "This workspace was closed already") from None
         owner = Owner.workspace(workspace.id)
         endpoints = [endpoint["endpoint_id"] for endpoint in self.endpoints.list(owner)]
         for endpoint_id in endpoints:
             self.endpoints.delete(owner, endpoint_id)
         members = self.team.dissolve(Place("workspace", workspace.id, workspace.name), account_id)
-        closing = access.close_workspace(self.db, workspace.id, account_id)
         self.audit.record("workspace.closed", account_id=account_id, workspace_id=workspace.id, target=workspace.name,
                           members=sorted(members.values()), member_ids=sorted(map(str, members)),
                           keys_revoked=closing.key_ids,
