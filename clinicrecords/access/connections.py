@@ -5,7 +5,8 @@ import uuid
 from sqlalchemy import select
 
 from clinicrecords.access.models import Connection
-from clinicrecords.access.workspaces import AccessError, get_clinic, get_workspace, of_owner, revoke_once
+from clinicrecords.access.workspaces import (AccessError, get_clinic, of_owner, open_workspace,
+                                             revoke_once)
 from clinicrecords.clinics.services import clinic_names
 from clinicrecords.clock import now as clock_now
 
@@ -23,7 +24,7 @@ def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None):
     (how a clinic narrows a grant); granting again after it was revoked or expired is a new connection, with
     a new `connected_at` (what automatic acceptance settings are tied to: a new connection starts with them
     off)."""
-    get_workspace(db, workspace_id)
+    open_workspace(db, workspace_id)
     clinic = get_clinic(db, clinic_id)
     if clinic.is_sandbox:
         raise AccessError("a sandbox clinic cannot be connected; test keys reach their own sandbox")

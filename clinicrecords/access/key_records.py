@@ -10,7 +10,8 @@ from sqlalchemy import select
 
 from clinicrecords.access.keys import hash_secret, new_key
 from clinicrecords.access.models import ApiKey
-from clinicrecords.access.workspaces import AccessError, get_clinic, get_workspace, of_owner, revoke_once
+from clinicrecords.access.workspaces import (AccessError, get_clinic, of_owner, open_workspace,
+                                             revoke_once)
 from clinicrecords.clock import now as clock_now
 
 
@@ -47,7 +48,7 @@ def create_key(db, pepper, *, clinic_id=None, workspace_id=None, mode=None, scop
             raise AccessError("a sandbox clinic has no keys of its own; use a test key of its workspace")
         mode = "live"
     else:
-        get_workspace(db, workspace_id)
+        open_workspace(db, workspace_id)
         if mode not in ("live", "test"):
             raise AccessError("--mode must be live or test")
     if expires_at is not None and expires_at <= clock_now():

@@ -89,38 +89,35 @@ def not_staff_in_developer_places(member, context):
     return not (any(getattr(node, "developers_only", False) for node in lineage(context)) and member.is_staff)
 
 
-def _workspace_membership(member, context):
-    held = find_interface(context, IWorkspaceMembership)
+def _membership(member, context, interface):
+    """The signed-in account's place the page lies in (a workspace membership, a place on a clinic's staff:
+    `interface`), as traversal found it; None when the page lies in none or it is not this account's."""
+    held = find_interface(context, interface)
     return held if held is not None and held.account_id == member.account_id else None
 
 
 def workspace_member(member, context):
     """The page lies in a workspace the account is a member of (traversal finds no other)."""
-    return _workspace_membership(member, context) is not None
+    return _membership(member, context, IWorkspaceMembership) is not None
 
 
 def workspace_owner(member, context):
-    held = _workspace_membership(member, context)
+    held = _membership(member, context, IWorkspaceMembership)
     return held is not None and held.is_owner
-
-
-def _staff_membership(member, context):
-    held = find_interface(context, IClinicStaffMembership)
-    return held if held is not None and held.account_id == member.account_id else None
 
 
 def on_clinic_staff(member, context):
     """The page lies in a clinic's console whose staff the account is on (traversal finds no other)."""
-    return _staff_membership(member, context) is not None
+    return _membership(member, context, IClinicStaffMembership) is not None
 
 
 def clinic_admin(member, context):
-    held = _staff_membership(member, context)
+    held = _membership(member, context, IClinicStaffMembership)
     return held is not None and held.is_admin
 
 
 def clinician(member, context):
     """A clinician of the clinic's staff (the review queue is the clinicians'; an admin who is also one opens
     it)."""
-    held = _staff_membership(member, context)
+    held = _membership(member, context, IClinicStaffMembership)
     return held is not None and held.is_clinician

@@ -17,11 +17,13 @@ from clinicrecords.access.key_records import (MAX_KEY_NAME, KeyAlreadyRolled, Li
                                               rolled_key_ids, set_key_ip_allow, validate_cidrs, workspace_key,
                                               workspace_keys, workspace_of_key)
 from clinicrecords.access.names import DisplayNames, KeyName, display_names
-from clinicrecords.access.workspaces import (AccessError, Revocation, create_workspace, get_clinic, get_workspace,
-                                             list_workspaces, set_workspace, workspace_is_verified)
+from clinicrecords.access.workspaces import (AccessError, Closing, Revocation, close_workspace, create_workspace,
+                                             get_clinic, get_workspace, list_workspaces, open_workspace,
+                                             set_workspace, workspace_is_verified)
 
 __all__ = [
-    "AccessError", "DisplayNames", "KeyAlreadyRolled", "KeyName", "LiveKeyRefused", "MAX_KEY_NAME", "Revocation",
+    "AccessError", "Closing", "close_workspace", "open_workspace",
+    "DisplayNames", "KeyAlreadyRolled", "KeyName", "LiveKeyRefused", "MAX_KEY_NAME", "Revocation",
     "active_connections", "authenticate", "create_key", "create_workspace", "current_connection_at",
     "display_names", "enter", "get_clinic", "get_workspace", "grant_connection", "holds", "key_by_key_id",
     "key_name", "list_connections", "list_keys", "list_workspaces", "reach_of_helpers", "revoke_connection",

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from clinicrecords.access.models import ApiKey, Connection, Workspace
-from clinicrecords.clinics.services import create_clinic, find_clinic
+from clinicrecords.clinics.services import create_clinic, drop_sandbox_schema, find_clinic
 from clinicrecords.clock import now as clock_now
 from clinicrecords.errors import InvalidInput
 from clinicrecords.identity.services import CURRENT_VERSION, record_terms_acceptance, terms_accepted as accepted
@@ -42,6 +42,49 @@ def get_workspace(db, workspace_id):
     if workspace is None:
         raise AccessError(f"no workspace {workspace_id}")
     return workspace
+
+
+def open_workspace(db, workspace_id):
+    """The workspace, refused when it was closed (nothing new is made for it: no key, no connection)."""
+    workspace = get_workspace(db, workspace_id)
+    if workspace.closed_at is not None:
+        raise AccessError(f"workspace {workspace_id} was closed")
+    return workspace
+
+
+@dataclass(frozen=True)
+class Closing:
+    """What closing a workspace ended: its keys' public ids and the clinics whose connections ended."""
+
+    workspace: Workspace
+    key_ids: list
+    clinic_ids: list
+
+
+def close_workspace(db, workspace_id, closed_by):
+    """Close the workspace (issue 33): every key revoked (the API answers them as revoked from the next
+    request), every connection ended, its sandbox clinic's schema dropped; the row stays, marked closed, so
+    the audit trail and usage exports still name it. Submissions it sent are the clinics' and stay. The
+    caller removes the members and the webhook endpoints (their contexts'). Closing twice is refused."""
+    workspace = db.get(Workspace, workspace_id, with_for_update=True)
+    if workspace is None:
+        raise AccessError(f"no workspace {workspace_id}")
+    if workspace.closed_at is not None:
+        raise AccessError(f"workspace {workspace_id} was closed")
+    at = clock_now()
+    keys = db.scalars(select(ApiKey).where(ApiKey.workspace_id == workspace.id, ApiKey.revoked_at.is_(None))
+                      .with_for_update()).all()
+    for key in keys:
+        key.revoked_at = at
+    connections = db.scalars(select(Connection).where(Connection.workspace_id == workspace.id,
+                                                      Connection.revoked_at.is_(None)).with_for_update()).all()
+    for connection in connections:
+        connection.revoked_at = at
+    if workspace.sandbox_clinic_id is not None:
+        drop_sandbox_schema(db, workspace.sandbox_clinic_id)
+    workspace.closed_at, workspace.closed_by = at, closed_by
+    db.flush()
+    return Closing(workspace, [key.key_id for key in keys], [connection.clinic_id for connection in connections])
 
 
 def get_clinic(db, clinic_id):

@@ -32,6 +32,8 @@ class Clinic(ControlBase):
     api_addon: Mapped[bool] = mapped_column(default=True, server_default=true())
     data_agreement: Mapped[bool] = mapped_column(default=True, server_default=true())
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    # A closed workspace's sandbox: its schema is gone, the row stays (keys, audit rows and events name it).
+    schema_dropped_at: Mapped[datetime.datetime | None] = mapped_column()
 
     @property
     def is_sandbox(self):

@@ -5,12 +5,14 @@ import zoneinfo
 from decimal import Decimal
 
 from sqlalchemy import select, update
+from sqlalchemy.schema import DropSchema
 
 from clinicrecords.clinics.models import CLINIC_KINDS, Clinic
 from clinicrecords.clinics.plans import FEATURES
 from clinicrecords.clinics.plans import require_features as require_features  # other contexts gate on a plan
+from clinicrecords.clock import now
 from clinicrecords.db.migrations import create_tenant_schema
-from clinicrecords.db.tenancy import bind_to_clinic
+from clinicrecords.db.tenancy import bind_to_clinic, schema_name
 from clinicrecords.errors import InvalidInput
 
 
@@ -52,8 +54,9 @@ def create_clinic(db, name, kind="clinic", currency="USD", lat=None, lng=None, c
 
 
 def list_clinics(db, include_sandboxes=False):
-    """Clinics oldest first; workspaces' sandbox clinics only when asked (there is one per workspace)."""
-    query = select(Clinic).order_by(Clinic.created_at, Clinic.id)
+    """Clinics oldest first; workspaces' sandbox clinics only when asked (there is one per workspace), and
+    never a closed workspace's, whose schema is gone: callers walk the schemas."""
+    query = select(Clinic).where(Clinic.schema_dropped_at.is_(None)).order_by(Clinic.created_at, Clinic.id)
     if not include_sandboxes:
         query = query.where(Clinic.sandbox_of_workspace_id.is_(None))
     return db.scalars(query).all()
@@ -88,6 +91,19 @@ def set_clinic(db, clinic_id, timezone=None, **features):
 def find_clinic(db, clinic_id):
     """The clinic's control row, or None."""
     return db.get(Clinic, clinic_id)
+
+
+def drop_sandbox_schema(db, clinic_id):
+    """A closed workspace's sandbox: its schema is dropped (every record the sandbox held), its row kept and
+    marked, so nothing opens or migrates it again. A real clinic is never dropped; a second call does nothing."""
+    clinic = db.get(Clinic, clinic_id, with_for_update=True)
+    if clinic is None or not clinic.is_sandbox or clinic.schema_dropped_at is not None:
+        return clinic
+    db.flush()
+    db.connection().execute(DropSchema(schema_name(clinic.id), cascade=True, if_exists=True))
+    clinic.schema_dropped_at = now()
+    clinic.schema_revision = None
+    return clinic
 
 
 def with_clinic(statement, clinic_id, *, outer=False, real_only=False):
@@ -129,8 +145,9 @@ def sandbox_clinics_of(workspace_id):
 def open_clinic(db, clinic_id):
     """Point `db` at the clinic's schema (once per transaction) and return the clinic, or None."""
     clinic = db.get(Clinic, clinic_id)
-    if clinic is not None:
-        bind_to_clinic(db, clinic.id)
+    if clinic is None or clinic.schema_dropped_at is not None:
+        return None
+    bind_to_clinic(db, clinic.id)
     return clinic
 
 
@@ -147,7 +164,8 @@ class ClinicSchemas:
 
     def behind(self, connection, revision):
         rows = connection.execute(
-            select(Clinic.id).where((Clinic.schema_revision != revision) | Clinic.schema_revision.is_(None))
+            select(Clinic.id).where((Clinic.schema_revision != revision) | Clinic.schema_revision.is_(None),
+                                    Clinic.schema_dropped_at.is_(None))
             .order_by(Clinic.created_at)
         )
         return [row.id for row in rows]

@@ -12,13 +12,14 @@ from clinicrecords.identity.accounts import account_service_factory
 from clinicrecords.identity.devices import known_devices_factory
 from clinicrecords.identity.interfaces import (IAccountService, IInvitationService, IKnownDevices,
                                                IMembershipService, IReauthentication, IRecoveryService,
-                                               ISessionService, ITermsService)
+                                               ISessionService, ITeamService, ITermsService)
 from clinicrecords.identity.invitations import invitation_service_factory
 from clinicrecords.identity.memberships import membership_service_factory
 from clinicrecords.identity.recovery import recovery_service_factory
 from clinicrecords.identity.reauth import (PASSWORD, add_reauth_method, password_verifier_factory,
                                           reauthentication_factory)
 from clinicrecords.identity.sessions import SESSION_RULES, SessionRules, session_service_factory
+from clinicrecords.identity.team import team_service_factory
 from clinicrecords.identity.terms import terms_service_factory
 from clinicrecords.settings import app_settings
 
@@ -35,3 +36,4 @@ def includeme(config):
     config.register_service_factory(membership_service_factory, iface=IMembershipService)
     config.register_service_factory(invitation_service_factory, iface=IInvitationService)
     config.register_service_factory(terms_service_factory(settings), iface=ITermsService)
+    config.register_service_factory(team_service_factory, iface=ITeamService)

@@ -286,6 +286,24 @@ class IMembershipService(Interface):
     def add_staff_member(clinic_id, account_id, roles):
         """Put the account on the clinic's staff with `roles`; one already on it keeps their roles."""
 
+    def lock_workspace_members(workspace_id):
+        """{account id: role} of the workspace's members, their rows locked until the transaction ends."""
+
+    def set_workspace_role(workspace_id, account_id, role):
+        """Give a member (who is one) another role. The rules are ITeamService's."""
+
+    def remove_workspace_member(workspace_id, account_id):
+        """Take the account off the workspace (nothing when it is not a member)."""
+
+    def lock_staff(clinic_id):
+        """{account id: roles} of the clinic's staff, their rows locked until the transaction ends."""
+
+    def set_staff_roles(clinic_id, account_id, roles):
+        """Give a staff member (who is one) other roles. The rules are ITeamService's."""
+
+    def remove_staff_member(clinic_id, account_id):
+        """Take the account off the clinic's staff (nothing when it is not on it)."""
+
 
 class IInvitationService(Interface):
     """One-time links to join a workspace (kind "workspace", one role) or a clinic's staff (kind "clinic",
@@ -293,10 +311,16 @@ class IInvitationService(Interface):
     only; its hash is stored. An invitation works once, for 7 days, for that email; a developer portal account
     never joins a clinic's staff."""
 
-    def invite(kind, target_id, email, roles, invited_by):
-        """(invitation, token). `roles`: a role name or a list of them (normalized; FieldErrors "role" when not
-        the kind's). FieldErrors "email" for a bad address, a person already there, or (kind "clinic") a
-        developer portal account; "clinic" for a workspace's sandbox clinic."""
+    def invite(place, email, roles, invited_by):
+        """(invitation, token), the link mailed to the email (naming the `Place`: its kind is the invitation's).
+        `roles`: a role name or a list of them (normalized; FieldErrors "role" when not the kind's).
+        FieldErrors "email" for a bad address, a person already there, or (kind "clinic") a developer portal
+        account; "clinic" for a workspace's sandbox clinic."""
+
+    def cancel(place, invitation_id, cancelled_by):
+        """Cancel an open invitation of the place (audited; its email told when the link was mailed to it):
+        the invitation. FieldErrors "invitation" when it is not open there (used, cancelled, expired, another
+        place's)."""
 
     def pending(kind, target_id):
         """Invitations of this workspace or clinic neither used, cancelled nor expired, oldest first."""
@@ -312,6 +336,35 @@ class IInvitationService(Interface):
         """Join as the signed-in account of the invited email, or (kind "clinic", no account yet) as a new
         account with `password`: (the account id, the invitation). FieldErrors when it cannot ("token" for a workspace
         invitation, "password" for a clinic's)."""
+
+
+class ITeamService(Interface):
+    """A team's lifecycle (issue 33, item 5), the same for a workspace's members and a clinic's staff, each
+    call naming its `Place`: roles change, people are removed or leave, and a place always keeps someone who
+    manages it (a workspace an owner, a clinic an admin). Audited; the person affected is mailed. FieldErrors
+    name the refusal ("role", "member", "leave") and change nothing."""
+
+    def members(place):
+        """`TeamMember`s (account_id, email, roles, created_at) of the place, oldest first."""
+
+    def member(place, account_id):
+        """The place's `TeamMember` with this account, or None."""
+
+    def change_roles(place, account_id, roles, by):
+        """Give a member other roles (a workspace: owner or developer; a clinic: admin and/or clinician; a
+        role name, "admin,clinician" or a list): the roles. Making a member owner is how ownership passes on.
+        Refused when it would leave the place without an owner (admin)."""
+
+    def remove(place, account_id, by):
+        """Take another member off the place (they are mailed). Refused for oneself ("Leave" is for that), for
+        someone not there, and for the last owner (admin)."""
+
+    def leave(place, account_id):
+        """Take oneself off the place; refused for its only owner (admin)."""
+
+    def dissolve(place, by):
+        """A closing workspace: its open invitations cancelled, every member taken off and mailed that it
+        closed: {account id: email} of those who were members."""
 
 
 class ITermsService(Interface):

@@ -20,16 +20,18 @@ from clinicrecords.identity.interfaces import IAccountService, IAuditTrail, IInv
 from clinicrecords.identity.memberships import staff_roles_stored
 from clinicrecords.identity.models import STAFF_ROLES, WORKSPACE_ROLES, Invitation
 from clinicrecords.identity.tokens import new_token, token_hash
+from clinicrecords.mail.interfaces import IMail
 
 INVITATION_LIFETIME = datetime.timedelta(days=7)
 
 
 class _Kind:
-    """What differs between the two kinds: roles, the words of refusals, the audit's actions."""
+    """What differs between the two kinds: roles, the words of refusals, the audit's actions, the link's page."""
 
-    def __init__(self, name, roles, choose, already, used_field, used, invited, joined):
+    def __init__(self, name, roles, choose, already, used_field, used, invited, joined, cancelled, link_path):
         self.name, self.roles, self.choose, self.already = name, roles, choose, already
         self.used_field, self.used, self.invited, self.joined = used_field, used, invited, joined
+        self.cancelled, self.link_path = cancelled, link_path
 
     def audit_target(self, target_id):
         return {f"{self.name}_id": target_id}
@@ -38,16 +40,23 @@ class _Kind:
 KINDS = {
     "workspace": _Kind("workspace", WORKSPACE_ROLES, "Choose owner or developer",
                        "This person is already a member of the workspace", "token",
-                       "This invitation has been used or has expired", "member.invited", "member.added"),
+                       "This invitation has been used or has expired", "member.invited", "member.added",
+                       "member.invitation_cancelled", "/invitations"),
     "clinic": _Kind("clinic", STAFF_ROLES, "Choose admin, clinician or both",
                     "This person is already on the clinic's staff", "password",
-                    "This link has been used or has expired: ask for a new one", "staff.invited", "staff.joined"),
+                    "This link has been used or has expired: ask for a new one", "staff.invited", "staff.joined",
+                    "staff.invitation_cancelled", "/staff-invitations"),
 }
 DEVELOPER_EMAIL = ("This email has a developer portal account: clinic staff need an account of their own, "
                    "with another email address")
 
 
-def _roles_asked(kind, roles):
+def roles_text(roles):
+    """"developer", "admin and clinician": roles as a message or a page says them."""
+    return " and ".join(roles)
+
+
+def roles_asked(kind, roles):
     # A form's or the operator's "admin,clinician" names both.
     roles = roles.split(",") if isinstance(roles, str) else list(roles or ())
     if not roles or any(role not in kind.roles for role in roles):
@@ -69,20 +78,22 @@ def _audit_details(invitation):
 
 @implementer(IInvitationService)
 class InvitationService:
-    def __init__(self, db, audit, accounts, memberships, clock=now):
+    def __init__(self, db, audit, accounts, memberships, mail, clock=now):
         self.db = db
         self.audit = audit
         self.accounts = accounts
         self.memberships = memberships
+        self.mail = mail
         self.clock = clock
 
-    def invite(self, kind, target_id, email, roles, invited_by):
+    def invite(self, place, email, roles, invited_by):
+        kind, target_id = place.kind, place.id
         how = KINDS[kind]
         email = normal_email(email)
         problem = email_problem(email)
         if problem:
             raise FieldErrors("email", problem.replace("your email", "the email"))
-        roles = _roles_asked(how, roles)
+        roles = roles_asked(how, roles)
         if kind == "clinic":
             clinic = find_clinic(self.db, target_id)
             if clinic is None:
@@ -99,8 +110,35 @@ class InvitationService:
         self.db.add(invitation)
         self.audit.record(how.invited, account_id=invited_by, target=email, **how.audit_target(target_id),
                           **_audit_details(invitation))
+        self._mail_invitation(place, invitation, token, invited_by)
         self.db.flush()
         return invitation, token
+
+    def _mail_invitation(self, place, invitation, token, invited_by):
+        inviter = self.accounts.emails([invited_by]).get(invited_by) if invited_by else None
+        self.mail.send("invitation", invitation.email, regarding=place.regarding, joining=place.joining,
+                       roles=roles_text(invitation.roles), inviter=inviter, kind=place.kind,
+                       link=self.mail.link(KINDS[place.kind].link_path, token=token),
+                       days=INVITATION_LIFETIME.days,
+                       new_person=place.kind == "clinic" and self.needs_password(invitation))
+        invitation.emailed_at = self.clock()
+
+    def cancel(self, place, invitation_id, cancelled_by):
+        how = KINDS[place.kind]
+        target = Invitation.workspace_id if place.kind == "workspace" else Invitation.clinic_id
+        invitation = self.db.scalar(select(Invitation).where(
+            Invitation.id == invitation_id, Invitation.kind == place.kind, target == place.id, *self._open())
+            .with_for_update())
+        if invitation is None:
+            raise FieldErrors("invitation", "This invitation was already used, cancelled or has expired")
+        invitation.cancelled_at = self.clock()
+        self.audit.record(how.cancelled, account_id=cancelled_by, target=invitation.email,
+                          **how.audit_target(place.id), **_audit_details(invitation))
+        if invitation.emailed_at is not None:
+            self.mail.send("invitation_cancelled", invitation.email, regarding=place.regarding,
+                           joining=place.joining)
+        self.db.flush()
+        return invitation
 
     def _members(self, kind, target_id):
         if kind == "workspace":
@@ -149,6 +187,9 @@ class InvitationService:
             if email != invitation.email:
                 raise FieldErrors("token", f"This invitation is for {invitation.email}: log in with that email")
             self.memberships.add_workspace_member(invitation.workspace_id, account_id, invitation.role)
+            account = self.accounts.get(account_id)
+            if invitation.emailed_at is not None and account.email_verified_at is None:
+                account.email_verified_at = self.clock()  # the emailed link reached this address
         invitation.accepted_at = self.clock()
         self.audit.record(how.joined, account_id=account_id, target=invitation.email,
                           **how.audit_target(invitation.target_id), **_audit_details(invitation))
@@ -158,4 +199,4 @@ class InvitationService:
 
 def invitation_service_factory(context, request):
     return InvitationService(request.db, request.find_service(IAuditTrail), request.find_service(IAccountService),
-                             request.find_service(IMembershipService))
+                             request.find_service(IMembershipService), request.find_service(IMail))

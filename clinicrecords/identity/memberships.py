@@ -2,7 +2,7 @@
 (roles: admin, clinician or both). Every lookup is by (account, workspace or clinic), so the portal's traversal
 finds only the places the signed-in account belongs to."""
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from zope.interface import implementer
 
 from clinicrecords.identity.interfaces import IMembershipService
@@ -65,6 +65,36 @@ class MembershipService:
         if self.staff_roles_in(account_id, clinic_id) is None:
             self.db.add(ClinicStaff(clinic_id=clinic_id, account_id=account_id, roles=staff_roles_stored(roles)))
             self.db.flush()
+
+
+    def lock_workspace_members(self, workspace_id):
+        """{account id: role} of the workspace's members, their rows locked to the end of the transaction: two
+        owners changing roles at once cannot leave the workspace without one."""
+        return dict(self.db.execute(select(WorkspaceMember.account_id, WorkspaceMember.role)
+                                    .where(WorkspaceMember.workspace_id == workspace_id)
+                                    .order_by(WorkspaceMember.account_id).with_for_update()).all())
+
+    def set_workspace_role(self, workspace_id, account_id, role):
+        self.db.get(WorkspaceMember, (workspace_id, account_id)).role = role
+        self.db.flush()
+
+    def remove_workspace_member(self, workspace_id, account_id):
+        self.db.execute(delete(WorkspaceMember).where(WorkspaceMember.workspace_id == workspace_id,
+                                                      WorkspaceMember.account_id == account_id))
+
+    def lock_staff(self, clinic_id):
+        """{account id: roles (a tuple)} of the clinic's staff, their rows locked to the end of the transaction."""
+        return {account_id: tuple(roles) for account_id, roles in self.db.execute(
+            select(ClinicStaff.account_id, ClinicStaff.roles).where(ClinicStaff.clinic_id == clinic_id)
+            .order_by(ClinicStaff.account_id).with_for_update()).all()}
+
+    def set_staff_roles(self, clinic_id, account_id, roles):
+        self.db.get(ClinicStaff, (clinic_id, account_id)).roles = staff_roles_stored(roles)
+        self.db.flush()
+
+    def remove_staff_member(self, clinic_id, account_id):
+        self.db.execute(delete(ClinicStaff).where(ClinicStaff.clinic_id == clinic_id,
+                                                  ClinicStaff.account_id == account_id))
 
 
 def membership_service_factory(context, request):

@@ -164,6 +164,8 @@ class Invitation(ControlBase):
     expires_at: Mapped[datetime.datetime] = mapped_column()
     accepted_at: Mapped[datetime.datetime | None] = mapped_column()
     cancelled_at: Mapped[datetime.datetime | None] = mapped_column()
+    # When the link was mailed to the email (older invitations were shown on a page only).
+    emailed_at: Mapped[datetime.datetime | None] = mapped_column()
 
     @property
     def target_id(self):

@@ -41,6 +41,12 @@ class MailRequestRules:
     window: datetime.timedelta = datetime.timedelta(hours=1)
 
 
+def masked_email(email):
+    """j***@example.org: enough for its owner to recognise, not enough for anyone else to learn it."""
+    local, _, domain = email.partition("@")
+    return f"{local[:1]}***@{domain}"
+
+
 def too_many(wait):
     minutes = whole_minutes(wait)
     return f"Too many requests for email. Try again in {minutes} minute{'s' if minutes != 1 else ''}"
@@ -176,8 +182,8 @@ class RecoveryService:
             # An email change: the new address is the account's once proven, if no one took it meanwhile.
             if self.db.scalar(select(func.count()).select_from(Account).where(Account.email == link.email)):
                 raise FieldErrors("token", "This address now belongs to another account")
-            # The old address hears of it: the person who changed it may not be the account's owner.
-            self.mail.send("email_changed", account.email, regarding=REGARDING, new_email=link.email)
+            # The old address is told, with the new one masked: a notice, nothing to click.
+            self.mail.send("email_changed", account.email, regarding=REGARDING, new_email=masked_email(link.email))
             account.email = link.email
         now = self.clock()
         account.email_verified_at = now

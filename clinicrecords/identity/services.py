@@ -5,10 +5,11 @@ record as the key's statement reads it, and the second factors' building blocks.
 from clinicrecords.identity.accounts import email_problem, normal_email
 from clinicrecords.identity.interfaces import (IAccountService, IAuditTrail, IInvitationService, IKnownDevices,
                                                IMembershipService, IReauthentication, IReauthVerifier,
-                                               IRecoveryService, ISessionService, ITermsService)
+                                               IRecoveryService, ISessionService, ITeamService, ITermsService)
 from clinicrecords.identity.memberships import staff_roles_stored
 from clinicrecords.identity.models import STAFF_ROLES, WORKSPACE_ROLES
 from clinicrecords.identity.passwords import password_problem
+from clinicrecords.identity.places import Place
 from clinicrecords.identity.recovery import prune_recovery
 from clinicrecords.identity.reauth import PASSWORD, REAUTH_WINDOW, add_reauth_method
 from clinicrecords.identity.sessions import SESSION_RULES, ActiveSession, SessionRules, SessionSummary, prune_sessions
@@ -28,7 +29,7 @@ from clinicrecords.identity.webauthn_ceremonies import (Ceremony, KnownPasskey, 
 
 __all__ = [
     "IAccountService", "IAuditTrail", "IInvitationService", "IMembershipService", "ISessionService",
-    "IRecoveryService", "ITermsService", "ActiveSession", "prune_recovery",
+    "IRecoveryService", "ITeamService", "ITermsService", "Place", "ActiveSession", "prune_recovery",
     "IKnownDevices", "IReauthentication", "IReauthVerifier", "PASSWORD", "REAUTH_WINDOW", "add_reauth_method",
     "SESSION_RULES", "SessionRules", "SessionSummary", "STAFF_ROLES", "WORKSPACE_ROLES",
     "staff_roles_stored",

@@ -38,7 +38,9 @@ class Received:
 
     @property
     def subject(self):
-        return self.message["Subject"]
+        # Unfolded as RFC 5322 says (the line break goes, the space stays): a long subject the SMTP policy
+        # folds before its first word reads with a leading space, which mail programs do not show.
+        return self.message["Subject"].lstrip()
 
     def part(self, subtype):
         found = self.message.get_body(preferencelist=(subtype,))

@@ -34,7 +34,7 @@ def test_an_admin_invites_a_colleague_as_admin_and_clinician(served, chrome, tmp
     colleague = unique_email("both")
     visit.fill(email=colleague)
     chrome.find_element(By.CSS_SELECTOR, "input[name='role'][value='admin,clinician']").click()
-    visit.press("Create invitation link")
+    visit.press("Send invitation")
     invitation = chrome.find_element(By.ID, "invitation-link").text.strip()
     assert "admin and clinician" in chrome.find_element(By.TAG_NAME, "main").text
     visit.shot("staff-invited-both")

@@ -102,7 +102,7 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chro
     visit.follow("Staff")
     nurse = unique_email("nurse")
     visit.fill(email=nurse)
-    visit.press("Create invitation link")
+    visit.press("Send invitation")
     invitation = chrome.find_element(By.ID, "invitation-link").text.strip()
     visit.shot("console-staff-invited")
     visit.follow("Who read what")

@@ -1,7 +1,7 @@
 """The portal's layout names its parts (issue 33 item 1): every page's view and resource lies in the shared
 parts (`web`, `accounts`), one of the two faces (`developer`, rooted at /workspaces; `console`, rooted at
 /clinics) or the pages both faces show, written once (`webhooks`, `clinic_connections`, `keys`,
-`invitations`); the console's root is the `console` package, not its staff area; and a key page or the
+`invitations`, `team`); the console's root is the `console` package, not its staff area; and a key page or the
 invitation link's page both faces show is one view and one template, registered on each face (the twin copies
 are gone)."""
 
@@ -13,7 +13,7 @@ from clinicrecords.api.route_table import route_table
 
 PORTAL = Path(__file__).resolve().parents[2] / "clinicrecords" / "portal"
 SHARED = ("web", "accounts")
-BOTH_FACES = ("webhooks", "clinic_connections", "keys", "invitations")
+BOTH_FACES = ("webhooks", "clinic_connections", "keys", "invitations", "team")
 FACES = {"/portal/workspaces": "developer", "/portal/invitations": "developer", "/portal/clinics": "console",
          "/portal/staff-invitations": "console"}
 
@@ -80,3 +80,20 @@ def test_the_invitation_link_s_page_is_one_view_for_both_faces(portal_routes):
         assert views[(method, "/portal/invitations")].startswith("clinicrecords.portal.invitations.pages.")
     assert [path.name for path in PORTAL.rglob("*.jinja2") if path.name in ("invitation.jinja2", "join.jinja2")] \
         == ["invitation.jinja2"]
+
+
+@pytest.mark.parametrize("page", ["", "/invite", "/cancel-invitation", "/leave", "/{account_id}",
+                                  "/{account_id}/roles", "/{account_id}/remove"])
+def test_a_team_page_is_one_view_for_both_faces(portal_routes, page):
+    """Issue 33 item 5's fold: the members and staff pages (invite, cancel, leave, roles, remove) are one
+    piece of code, registered on each face."""
+    views = {}
+    for route in portal_routes:
+        for face, prefix in (("developer", "/portal/workspaces/{workspace_id}/members"),
+                             ("console", "/portal/clinics/{clinic_id}/staff")):
+            if route.path == prefix + page:
+                views.setdefault(route.method, {})[face] = route.view
+    assert views and all(set(faces) == {"developer", "console"} for faces in views.values())
+    for faces in views.values():
+        assert faces["developer"] == faces["console"]
+        assert faces["developer"].startswith("clinicrecords.portal.team.pages.")

@@ -237,6 +237,57 @@ def _invite(stage):
     return submit(client.get(f"{w}/members"), "invite", email=unique_email(), role="developer")
 
 
+def _team_member(stage, client, area, role):
+    """A new person who joined `area` (a workspace's members or a clinic's staff) with `role`: their page."""
+    if "/workspaces/" in area:
+        person, email = signed_up(stage.app)
+        link = submit(client.get(area), "invite", email=email, role=role, status=303).follow()
+        submit(person.get(link.html.find(id="invitation-link").get_text().strip()), "join", status=303)
+    else:
+        email = unique_email("staff")
+        link = submit(client.get(area), "invite", email=email, role=role, status=303).follow()
+        person = browser(stage.app)
+        submit(person.get(path_of(link.html.find(id="invitation-link").get_text().strip())), "join",
+               password=PASSWORD, status=303)
+    row = client.get(area).html.find("td", string=email).find_parent("tr")
+    return person, path_of(row.find("a")["href"])
+
+
+@scenario("Members", "cancel-invitation")
+def _cancel_invitation(stage):
+    client, w, _ = stage.developer
+    submit(client.get(f"{w}/members"), "invite", email=unique_email(), role="developer", status=303)
+    page = client.get(f"{w}/members")
+    return page.forms[next(name for name in page.forms if str(name).startswith("cancel-"))].submit()
+
+
+@scenario("Members", "leave")
+def _leave(stage):
+    client, w, _ = stage.developer
+    person, _ = _team_member(stage, client, f"{w}/members", "developer")
+    return submit(person.get(f"{w}/members/leave"), "leave-form")
+
+
+@scenario("MemberPage", "roles")
+def _member_role(stage):
+    client, w, _ = stage.developer
+    _, page = _team_member(stage, client, f"{w}/members", "developer")
+    return submit(client.get(page), "roles", role="owner")
+
+
+@scenario("MemberPage", "remove")
+def _member_remove(stage):
+    client, w, _ = stage.developer
+    _, page = _team_member(stage, client, f"{w}/members", "developer")
+    return submit(client.get(page), "remove")
+
+
+@scenario("CloseWorkspace")
+def _close_workspace(stage):
+    client, workspace_id = with_workspace(stage.app, "Closing Ltd")
+    return submit(client.get(f"/portal/workspaces/{workspace_id}/close"), "close", name="Closing Ltd")
+
+
 @scenario("InvitationPage")
 def _accept_invitation(stage):
     client, w, _ = stage.developer
@@ -376,6 +427,31 @@ def _join(stage):
 @scenario("Staff", "invite")
 def _staff_invite(stage):
     return submit(stage.admin.get(f"{stage.c}/staff"), "invite", email=unique_email("staff"), role="clinician")
+
+
+@scenario("Staff", "cancel-invitation")
+def _staff_cancel_invitation(stage):
+    submit(stage.admin.get(f"{stage.c}/staff"), "invite", email=unique_email("staff"), role="clinician", status=303)
+    page = stage.admin.get(f"{stage.c}/staff")
+    return page.forms[next(name for name in page.forms if str(name).startswith("cancel-"))].submit()
+
+
+@scenario("Staff", "leave")
+def _staff_leave(stage):
+    person, _ = _team_member(stage, stage.admin, f"{stage.c}/staff", "clinician")
+    return submit(person.get(f"{stage.c}/staff/leave"), "leave-form")
+
+
+@scenario("StaffMemberPage", "roles")
+def _staff_roles(stage):
+    _, page = _team_member(stage, stage.admin, f"{stage.c}/staff", "clinician")
+    return submit(stage.admin.get(page), "roles", role="admin,clinician")
+
+
+@scenario("StaffMemberPage", "remove")
+def _staff_remove(stage):
+    _, page = _team_member(stage, stage.admin, f"{stage.c}/staff", "clinician")
+    return submit(stage.admin.get(page), "remove")
 
 
 @scenario("ClinicKeys", "new")

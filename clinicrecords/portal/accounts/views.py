@@ -1,12 +1,16 @@
+import uuid
+
 from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.security import NO_PERMISSION_REQUIRED, forget, remember
 from pyramid.view import view_config
 
-from clinicrecords.identity.services import IAccountService, IReauthentication, IRecoveryService, ISessionService
+from clinicrecords.identity.services import (IAccountService, IMembershipService, IReauthentication, IRecoveryService,
+                                             ISessionService)
 from clinicrecords.portal.accounts.forms import (EmailForm, ForgotPasswordForm, LogInForm, PasswordForm,
                                                  ResetPasswordForm, SignUpForm, VerifyEmailForm, kept_next, safe_next)
 from clinicrecords.portal.accounts.resources import (EmailPage, ForgotPassword, LogIn, LogOut, PasswordPage,
                                                      ResetPassword, SignUp, VerifyEmail)
+from clinicrecords.portal.web.faces import CLINIC_CONSOLE
 from clinicrecords.portal.web.forms import FormError, readable, rerender
 from clinicrecords.portal.web.resources import SIGNED_IN
 
@@ -29,7 +33,9 @@ def _sent(request):
 @view_config(route_name="portal", context=SignUp, request_method="GET", renderer=T + "signup.jinja2",
              permission=NO_PERMISSION_REQUIRED)
 def sign_up_page(context, request):
-    return {"form": SignUpForm(), "next": kept_next(request), "sent": _sent(request)}
+    # An invitation's "Create an account" names the invited address.
+    return {"form": SignUpForm({"email": readable(request.GET.get("email", ""))}), "next": kept_next(request),
+            "sent": _sent(request)}
 
 
 @view_config(route_name="portal", context=SignUp, request_method="POST", renderer=T + "signup.jinja2",
@@ -50,7 +56,17 @@ def sign_up(context, request):
 def verify_email_page(context, request):
     form = VerifyEmailForm(request.GET)
     return {"form": form, "email": request.find_service(IRecoveryService).verification(form.shown("token")),
-            "verified": bool(request.GET.get("verified"))}
+            "verified": bool(request.GET.get("verified")), **_continue(request)}
+
+
+def _continue(request):
+    """Where "Continue" leads after verifying: a staff member's clinic console (the redirect names the clinic;
+    traversal lets only its staff in), else the developer portal."""
+    try:
+        clinic_id = uuid.UUID(request.GET.get("clinic", ""))
+    except ValueError:
+        return {"continue_url": request.portal_url(""), "face_brand": None}
+    return {"continue_url": request.portal_url("clinics", clinic_id), "face_brand": CLINIC_CONSOLE.brand}
 
 
 @view_config(route_name="portal", context=VerifyEmail, request_method="POST", renderer=T + "verify_email.jinja2",
@@ -58,11 +74,12 @@ def verify_email_page(context, request):
 def verify_email(context, request):
     form = VerifyEmailForm(request.POST)
     try:
-        request.find_service(IRecoveryService).verify_email(form["token"])
+        account = request.find_service(IRecoveryService).verify_email(form["token"])
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, form=form, email=None, verified=False)
-    return HTTPSeeOther(request.portal_url("verify-email", verified=1))
+        return rerender(request, form=form, email=None, verified=False, **_continue(request))
+    clinics = request.find_service(IMembershipService).staff_roles(account.id)
+    return HTTPSeeOther(request.portal_url("verify-email", verified=1, clinic=clinics[0][0] if clinics else None))
 
 
 @view_config(route_name="portal", context=ForgotPassword, request_method="GET", renderer=T + "forgot.jinja2",

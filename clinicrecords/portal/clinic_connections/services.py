@@ -100,6 +100,8 @@ class ClinicConnections:
         if set(granted) - set(connection_request.scopes):
             raise FormError("scopes", "Grant only permissions the organization asked for")
         expires_at = _expiry(expires_on, self.clock())
+        if access.get_workspace(self.db, connection_request.workspace_id).closed_at is not None:
+            raise FormError("scopes", "This organization closed its workspace: decline the request")
         access.grant_connection(self.db, connection_request.workspace_id, clinic_id, granted,
                                 expires_at=expires_at)
         connection_request.status, connection_request.granted_scopes = "approved", granted

@@ -5,5 +5,7 @@ class WorkspaceForm(Form):
     fields = ("name",)
 
 
-class InviteForm(Form):
-    fields = ("email", "role")
+class CloseForm(Form):
+    """The workspace's name, typed to confirm its closing."""
+
+    fields = ("name",)

@@ -9,13 +9,22 @@ class IWorkspaceService(Interface):
         """The account's workspaces with its role in each (`Membership`)."""
 
     def membership(account_id, workspace_id):
-        """The account's `Membership` of this workspace, or None (absent or not a member: one answer)."""
+        """The account's `Membership` of this workspace, or None (absent, closed or not a member: one
+        answer)."""
 
     def workspace(workspace_id):
         """The workspace (an invitation's, say)."""
 
     def create(account_id, name):
         """A workspace with its seeded sandbox clinic (as `workspace create` does), its creator its owner."""
+
+    def close(workspace, account_id, typed_name):
+        """Close the workspace once its name is typed exactly (FormError "name" otherwise): its webhook
+        endpoints deleted, its invitations cancelled and members removed (each mailed), its keys revoked,
+        connections ended and sandbox dropped (access's `close_workspace`); the row stays, closed. Audited."""
+
+    def closed_for(account_id):
+        """The closed workspaces the account was a member of when they closed: (name, closed_at, by whom)."""
 
     def activity(workspace_id):
         """(entry, member's email or None for an operator, its target's NamedTarget or None), newest first."""

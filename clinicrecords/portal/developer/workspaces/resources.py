@@ -5,8 +5,10 @@ from pyramid.traversal import find_interface
 from zope.interface import implementer
 
 from clinicrecords.access.interfaces import IWorkspaceMembership
+from clinicrecords.identity.services import Place
 from clinicrecords.portal.developer.workspaces.interfaces import IWorkspaceService
 from clinicrecords.portal.invitations.resources import InvitationLink
+from clinicrecords.portal.team.resources import TeamArea, TeamMemberPage, TeamWords
 from clinicrecords.portal.web.resources import Node
 
 # {segment: node class} under a workspace, as the areas registered them (`add_workspace_child`).
@@ -76,8 +78,40 @@ class WorkspacePart(Node):
         return self.workspace_resource.membership
 
 
-class Members(WorkspacePart):
-    """/workspaces/{id}/members"""
+class Members(TeamArea, WorkspacePart):
+    """/workspaces/{id}/members: the team pages both faces show (`portal.team`)."""
+
+    layout = "clinicrecords.portal.developer.workspaces:templates/workspace_layout.jinja2"
+    section = "members"
+    words = TeamWords("Members", "member", "the workspace", "Member since")
+    role_options = [("developer", "Developer", "works with keys, webhooks and the sandbox"),
+                    ("owner", "Owner", "also manages members, accepts the API Terms, chooses the plan and may "
+                                       "close the workspace")]
+    invite_role = "developer"
+    link_page = "invitations"
+
+    @property
+    def place(self):
+        return Place("workspace", self.workspace.id, self.workspace.name)
+
+    @property
+    def manages(self):
+        return self.membership.is_owner
+
+    @property
+    def path(self):
+        return ("workspaces", self.workspace.id, "members")
+
+
+class MemberPage(TeamMemberPage, WorkspacePart):
+    """/workspaces/{id}/members/{account_id}: an owner changes a member's role or removes them."""
+
+
+Members.item_resource = MemberPage
+
+
+class CloseWorkspace(WorkspacePart):
+    """/workspaces/{id}/close: an owner closes the workspace, typing its name to confirm."""
 
 
 class Activity(WorkspacePart):

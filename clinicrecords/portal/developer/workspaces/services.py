@@ -5,13 +5,16 @@ workspace's id finds nothing (the page answers 404)."""
 
 from dataclasses import dataclass
 
+from sqlalchemy import select
 from zope.interface import implementer
 
 from clinicrecords.access import services as access
-from clinicrecords.identity.services import IAccountService, IMembershipService
+from clinicrecords.events.interfaces import IWebhookEndpoints, Owner
+from clinicrecords.identity.services import IAccountService, IMembershipService, ITeamService, Place
 from clinicrecords.portal.web.audit import named_targets
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
+from clinicrecords.portal.web.models import PortalAuditEntry
 from clinicrecords.portal.developer.workspaces.interfaces import IWorkspaceService
 from clinicrecords.sandbox.services import seed_sandbox
 
@@ -28,22 +31,26 @@ class Membership:
 
 @implementer(IWorkspaceService)
 class WorkspaceService:
-    def __init__(self, db, audit, memberships, accounts, seed):
+    def __init__(self, db, audit, memberships, accounts, seed, team=None, endpoints=None):
         self.db = db
         self.audit = audit
         self.people = memberships
         self.accounts = accounts
         self.seed = seed
+        self.team = team
+        self.endpoints = endpoints
 
     def memberships(self, account_id):
-        return [Membership(access.get_workspace(self.db, workspace_id), role)
+        held = [Membership(access.get_workspace(self.db, workspace_id), role)
                 for workspace_id, role in self.people.workspace_roles(account_id)]
+        return [membership for membership in held if membership.workspace.closed_at is None]
 
     def membership(self, account_id, workspace_id):
         role = self.people.workspace_role(account_id, workspace_id)
         if role is None:
             return None
-        return Membership(access.get_workspace(self.db, workspace_id), role)
+        workspace = access.get_workspace(self.db, workspace_id)
+        return None if workspace.closed_at is not None else Membership(workspace, role)
 
     def workspace(self, workspace_id):
         return access.get_workspace(self.db, workspace_id)
@@ -61,6 +68,34 @@ class WorkspaceService:
         self.db.flush()
         return workspace
 
+    def close(self, workspace, account_id, typed_name):
+        if (typed_name or "").strip() != workspace.name:
+            raise FormError("name", f"Type the workspace's name, {workspace.name}, exactly as it is shown")
+        try:  # first: it locks the workspace's row, so a second closing at once waits, then is refused here
+            closing = access.close_workspace(self.db, workspace.id, account_id)
+        except access.AccessError:
+            raise FormError("name", "This workspace was closed already") from None
+        owner = Owner.workspace(workspace.id)
+        endpoints = [endpoint["endpoint_id"] for endpoint in self.endpoints.list(owner)]
+        for endpoint_id in endpoints:
+            self.endpoints.delete(owner, endpoint_id)
+        members = self.team.dissolve(Place("workspace", workspace.id, workspace.name), account_id)
+        self.audit.record("workspace.closed", account_id=account_id, workspace_id=workspace.id, target=workspace.name,
+                          members=sorted(members.values()), member_ids=sorted(map(str, members)),
+                          keys_revoked=closing.key_ids,
+                          connections_ended=[str(clinic_id) for clinic_id in closing.clinic_ids],
+                          webhook_endpoints_deleted=len(endpoints))
+        self.db.flush()
+        return closing
+
+    def closed_for(self, account_id):
+        entries = self.db.scalars(select(PortalAuditEntry).where(
+            PortalAuditEntry.action == "workspace.closed",
+            PortalAuditEntry.details.contains({"member_ids": [str(account_id)]}))
+            .order_by(PortalAuditEntry.at.desc()).limit(10)).all()
+        closers = self.accounts.emails(entry.account_id for entry in entries)
+        return [(entry.target, entry.at, closers.get(entry.account_id)) for entry in entries]
+
     def activity(self, workspace_id):
         """(entry, member's email or None for an operator, its target's NamedTarget or None), newest first."""
         entries = self.audit.for_workspace(workspace_id)
@@ -72,4 +107,6 @@ class WorkspaceService:
 def workspace_service_factory(context, request):
     return WorkspaceService(request.db, request.find_service(IPortalAudit), request.find_service(IMembershipService),
                             request.find_service(IAccountService),
-                            seed=lambda db, clinic: seed_sandbox(request, clinic))
+                            seed=lambda db, clinic: seed_sandbox(request, clinic),
+                            team=request.find_service(ITeamService),
+                            endpoints=request.find_service(IWebhookEndpoints))

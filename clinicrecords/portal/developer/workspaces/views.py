@@ -1,28 +1,25 @@
 from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.view import view_config
 
-from clinicrecords.identity.services import IInvitationService, IMembershipService
 from clinicrecords.portal.developer.keys.interfaces import ILiveKeyGate
 from clinicrecords.portal.web.forms import FormError, rerender
 from clinicrecords.portal.web.once import see_other_once, shown_once
-from clinicrecords.portal.web.reauth import Sensitive
 from clinicrecords.portal.web.resources import MEMBER, OWNER, SIGNED_IN, PortalRoot
-from clinicrecords.portal.developer.workspaces.forms import InviteForm, WorkspaceForm
+from clinicrecords.portal.developer.workspaces.forms import CloseForm, WorkspaceForm
 from clinicrecords.portal.developer.workspaces.interfaces import IWorkspaceService
-from clinicrecords.portal.developer.workspaces.resources import (Activity, Members, WorkspaceResource,
+from clinicrecords.portal.developer.workspaces.resources import (Activity, CloseWorkspace, WorkspaceResource,
                                                                  WorkspacesCollection)
 
 T = "clinicrecords.portal.developer.workspaces:templates/"
 
 
-def invitation_url(request, token):
-    return request.application_url + request.portal_url("invitations", token=token)
-
-
 @view_config(route_name="portal", context=PortalRoot, request_method="GET", renderer=T + "list.jinja2",
              permission=SIGNED_IN)
 def workspaces(context, request):
-    return {"memberships": request.find_service(IWorkspaceService).memberships(request.identity.account_id)}
+    service = request.find_service(IWorkspaceService)
+    account_id = request.identity.account_id
+    return {"memberships": service.memberships(account_id), "closed": service.closed_for(account_id),
+            "notice": shown_once(request, "notice").value}
 
 
 @view_config(route_name="portal", context=WorkspacesCollection, request_method="GET", permission=SIGNED_IN)
@@ -56,45 +53,25 @@ def overview(context, request):
     return {"checklist": checklist, "missing": [item.condition for item in checklist if not item.met]}
 
 
-@view_config(route_name="portal", context=Members, request_method="GET", renderer=T + "members.jinja2",
-             permission=MEMBER)
-def members(context, request):
-    # After an invitation: its link, once (no mail server: the owner passes it on).
-    shown = shown_once(request, "invitation")
-    if shown.asked:
-        request.response.headers["Cache-Control"] = "no-store"
-    return _members_page(context, request, InviteForm({"role": "developer"}), link=shown.value,
-                         link_gone=shown.gone)
+@view_config(route_name="portal", context=CloseWorkspace, request_method="GET", renderer=T + "close.jinja2",
+             permission=OWNER, reauth=True)
+def close_page(context, request):
+    return {"form": CloseForm()}
 
 
-def _members_page(context, request, form, link=None, link_gone=False):
-    workspace_id = context.workspace.id
-    return {"members": request.find_service(IMembershipService).workspace_members(workspace_id),
-            "invitations": request.find_service(IInvitationService).pending("workspace", workspace_id),
-            "form": form, "link": link, "link_gone": link_gone}
-
-
-def _invites_owner(context, request):
-    return InviteForm(request.POST).shown("role").strip().lower() == "owner"
-
-
-def _members_page_path(context, request):
-    return request.portal_url("workspaces", context.workspace.id, "members")
-
-
-@view_config(route_name="portal", context=Members, name="invite", request_method="POST",
-             renderer=T + "members.jinja2", permission=OWNER,
-             reauth=Sensitive(when=_invites_owner, form=_members_page_path))
-def invite(context, request):
-    form = InviteForm(request.POST)
+@view_config(route_name="portal", context=CloseWorkspace, request_method="POST", renderer=T + "close.jinja2",
+             permission=OWNER, reauth=True)
+def close(context, request):
+    form = CloseForm(request.POST)
     try:
-        invitation, token = request.find_service(IInvitationService).invite(
-            "workspace", context.workspace.id, form["email"], form["role"], request.identity.account_id)
+        request.find_service(IWorkspaceService).close(context.workspace, request.identity.account_id, form["name"])
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, **_members_page(context, request, form))
-    return see_other_once(request, "invitation", [invitation.email, invitation_url(request, token)], "workspaces",
-                          context.workspace.id, "members")
+        return rerender(request, form=form)
+    return see_other_once(request, "notice", {
+        "title": f"Workspace {context.workspace.name} closed",
+        "message": "Its keys are revoked, its webhook endpoints deleted, its connections ended and its sandbox "
+                   "removed. We told every member by email."}, "")
 
 
 @view_config(route_name="portal", context=Activity, request_method="GET", renderer=T + "activity.jinja2",

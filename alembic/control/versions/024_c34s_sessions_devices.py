@@ -2,7 +2,7 @@
 in from
 
 Revision ID: c34s_sessions_devices
-Revises: c33r_account_links
+Revises: c33t_team_lifecycle
 
 `sessions` gains the browser's user agent, the client address last seen and `reauthenticated_at` (issue 34,
 items 5 and 6); `known_devices` holds the hash of each device cookie an account signed in with (item 7: a
@@ -14,7 +14,7 @@ from alembic import op
 import sqlalchemy as sa
 
 revision = 'c34s_sessions_devices'
-down_revision = 'c33r_account_links'
+down_revision = 'c33t_team_lifecycle'
 branch_labels = None
 depends_on = None
 
