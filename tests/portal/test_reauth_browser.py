@@ -16,7 +16,7 @@ CHROME_ANDROID = ("Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (
 def _invite_owner(visit, email):
     visit.fill(email=email)
     visit.driver.find_element(By.CSS_SELECTOR, "input[name=role][value=owner]").click()
-    visit.press("Create invitation link")
+    visit.press("Send invitation")
 
 
 def test_confirm_its_you_then_the_sessions_page(app, served, chrome, tmp_path, session_clock):  # noqa: F811
@@ -42,7 +42,7 @@ def test_confirm_its_you_then_the_sessions_page(app, served, chrome, tmp_path, s
     visit.press("Confirm")
     assert chrome.current_url == members
     _invite_owner(visit, "second-owner@example.org")
-    assert "Invitation created" in chrome.page_source
+    assert "Invitation sent" in chrome.page_source
 
     chrome.get(f"{served}/portal/account/sessions")
     cards = [card.find_element(By.TAG_NAME, "h2").text for card in chrome.find_elements(By.CLASS_NAME, "session")]
