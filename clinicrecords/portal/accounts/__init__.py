@@ -1,5 +1,5 @@
-"""Account pages: sign up and verify the address, log in, log out, forgotten password, password and email change
-(the accounts are the identity context's)."""
+"""Account pages: sign up and verify the address, log in, log out, forgotten password, password and email change,
+the notifications one gets (the accounts are the identity context's; the settings the notifications')."""
 
 from clinicrecords.portal.accounts.resources import (AccountPages, ForgotPassword, LogIn, LogOut, ResetPassword,
                                                      SignUp, VerifyEmail)
@@ -12,3 +12,4 @@ def includeme(config):
                           ("verify-email", VerifyEmail)):
         add_portal_child(config, name, factory)
     config.scan(".views")
+    config.scan(".notification_settings")

@@ -47,7 +47,11 @@ class EmailPage(Node):
     """/account/email"""
 
 
+class NotificationsPage(Node):
+    """/account/notifications"""
+
+
 class AccountPages(Node):
     """/account"""
 
-    children = {"password": PasswordPage, "email": EmailPage}
+    children = {"password": PasswordPage, "email": EmailPage, "notifications": NotificationsPage}
