@@ -46,8 +46,8 @@ def _due(db, now):
     """(clinic id, name, local day) of the real clinics whose digest of today is due and not yet sent."""
     clinics = [(clinic.id, clinic.name, local_day(now, clinic.timezone)) for clinic in list_clinics(db)]
     days = {day for _, _, day in clinics if day is not None}
-    done = set(db.execute(select(ReviewDigest.clinic_id, ReviewDigest.day).where(ReviewDigest.day.in_(days)))
-               .tuples()) if days else set()
+    done = {tuple(row) for row in db.execute(select(ReviewDigest.clinic_id, ReviewDigest.day)
+                                             .where(ReviewDigest.day.in_(days)))} if days else set()
     return [(clinic_id, name, day) for clinic_id, name, day in clinics
             if day is not None and (clinic_id, day) not in done]
 
