@@ -5,12 +5,13 @@ item. Nothing is sent while the queue is empty.
 Each clinic's digest runs in a transaction of its own: it first records the clinic's local day
 (`ReviewDigest`, one row per clinic and day), then writes the messages; a second worker, or the next hourly
 run, finds the day taken and sends nothing. A worker that was down at the hour sends the day's digest at its
-next run that day.
+next run that day. Each run prunes the records older than a week.
 """
 
+import datetime
 import zoneinfo
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.dialects.postgresql import insert
 
 from clinicrecords import clock
@@ -24,6 +25,7 @@ from clinicrecords.review.services import queue_summary
 from clinicrecords.tasks import prepared_request
 
 DIGEST_HOUR = 7  # local time: the digest is sent at the first run from 07:00 on
+KEEP_DAYS = 7     # the days' records outlive any time zone's "today"; older ones are pruned by the run
 
 
 def waited(since, now):
@@ -76,6 +78,8 @@ def send_review_digests_now(registry=None, now=None):
     its own."""
     now = now or clock.now()
     with prepared_request(registry) as request, request.tm:
+        request.db.execute(delete(ReviewDigest).where(
+            ReviewDigest.day < (now - datetime.timedelta(days=KEEP_DAYS)).date()))
         due = _due(request.db, now)
     sent = {}
     for clinic_id, name, day in due:

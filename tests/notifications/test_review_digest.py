@@ -5,10 +5,11 @@ task's own body, each clinic in a transaction of its own."""
 
 import datetime
 
-from sqlalchemy import update
+from sqlalchemy import func, select, update
 
 from clinicrecords.clinics.services import open_clinic, set_clinic
 from clinicrecords.notifications.digest import send_review_digests_now, waited
+from clinicrecords.notifications.models import ReviewDigest
 from clinicrecords.notifications.tasks import send_review_digests
 from clinicrecords.review.models import Submission
 from clinicrecords.tasks import huey
@@ -75,6 +76,13 @@ def test_clinicians_get_the_count_and_the_oldest_s_age_once_a_day(app, testapp, 
     assert later[str(asleep.id)] == 1, "07:30 in New York"
     assert recipients(mail, "Night Clinic") == [asleep_clinician]
     assert "1 submission waiting in Night Clinic's review queue" in only_message(mail, asleep_clinician).subject
+    with world.db() as db:
+        assert db.scalar(select(func.count()).select_from(ReviewDigest).where(
+            ReviewDigest.clinic_id == riverside.id)) == 1
+    send_review_digests_now(app.registry, now=run_at + datetime.timedelta(days=8))
+    with world.db() as db:
+        assert db.scalar(select(func.count()).select_from(ReviewDigest).where(
+            ReviewDigest.clinic_id == riverside.id, ReviewDigest.day == run_at.date())) == 0, "a week on, pruned"
 
 
 def test_the_digest_is_an_hourly_periodic_task_and_ages_read_as_words():
