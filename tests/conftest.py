@@ -26,7 +26,7 @@ ROLLED_BACK_PACKAGES = frozenset({
     "access", "audit", "care_providers", "clinical", "dispensing", "encounters", "patients", "plans",
     "prescriptions", "providers", "review", "scheduling", "security", "insurance", "inventory", "listings",
     "patient_imports", "platform", "client", "reference", "examples", "portal",
-    "api", "events", "onboarding", "test_helpers", "request_log", "mail",
+    "api", "events", "onboarding", "test_helpers", "request_log", "mail", "notifications",
 })
 
 

@@ -13,6 +13,7 @@ from clinicrecords.cli import command_group
 from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, uuid_arg
 from clinicrecords.clock import now as clock_now
 from clinicrecords.identity.services import ITermsService, current_terms_version
+from clinicrecords.publishing import request_publisher
 from clinicrecords.settings import app_settings
 
 SCOPES_HELP = ", ".join(sorted(ALL_PERMISSIONS))
@@ -192,12 +193,13 @@ def _register_connection(commands):
 
 def connection_grant(request, args):
     connection = services.grant_connection(request.db, args.workspace, args.clinic, args.scopes,
-                                           expires_at=args.expires_at)
+                                           expires_at=args.expires_at, publish=request_publisher(request))
     return {"connection_id": str(connection.id)}
 
 
 def connection_revoke(request, args):
-    revocation = services.revoke_connection(request.db, args.workspace, args.clinic)
+    revocation = services.revoke_connection(request.db, args.workspace, args.clinic,
+                                            publish=request_publisher(request))
     connection = revocation.record
     return {"connection_id": str(connection.id), "workspace_id": str(connection.workspace_id),
             "clinic_id": str(connection.clinic_id), **revocation_json(revocation)}

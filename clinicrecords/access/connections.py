@@ -5,6 +5,7 @@ import uuid
 from sqlalchemy import select
 
 from clinicrecords.access.models import Connection
+from clinicrecords.access.published import APPROVED, CHANGED, NARROWED, REVOKED, ConnectionChanged
 from clinicrecords.access.workspaces import (AccessError, get_clinic, of_owner, open_workspace,
                                              revoke_once)
 from clinicrecords.clinics.services import clinic_names
@@ -19,11 +20,11 @@ def workspace_connections(db, workspace_id):
     return sorted(named, key=lambda pair: (pair[0].revoked_at is not None, pair[1], pair[0].clinic_id))
 
 
-def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None):
+def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None, publish=None):
     """Connect a workspace to a clinic. Granting again while the connection is in force replaces the scopes
     (how a clinic narrows a grant); granting again after it was revoked or expired is a new connection, with
     a new `connected_at` (what automatic acceptance settings are tied to: a new connection starts with them
-    off)."""
+    off). `publish` (clinicrecords.publishing) is told a `ConnectionChanged`."""
     open_workspace(db, workspace_id)
     clinic = get_clinic(db, clinic_id)
     if clinic.is_sandbox:
@@ -33,24 +34,35 @@ def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None):
         raise AccessError("--expires-at must be in the future")
     connection = db.scalar(select(Connection).where(Connection.workspace_id == workspace_id,
                                                     Connection.clinic_id == clinic_id))
+    change = NARROWED
     if connection is None:
         connection = Connection(id=uuid.uuid4(), workspace_id=workspace_id, clinic_id=clinic_id)
         db.add(connection)
+        change = APPROVED
     elif connection.revoked_at is not None or (connection.expires_at is not None and connection.expires_at <= now):
         connection.revoked_at = None
         connection.connected_at = now
+        change = APPROVED
+    elif set(scopes) - set(connection.scopes):
+        change = CHANGED
     connection.scopes = sorted(scopes)
     connection.expires_at = expires_at
     db.flush()
+    if publish is not None:
+        publish(ConnectionChanged(workspace_id, clinic_id, change, tuple(connection.scopes)))
     return connection
 
 
-def revoke_connection(db, workspace_id, clinic_id):
+def revoke_connection(db, workspace_id, clinic_id, publish=None):
+    """`publish` is told a `ConnectionChanged` (revoked), unless it was revoked already."""
     connection = db.scalar(select(Connection).where(Connection.workspace_id == workspace_id,
                                                     Connection.clinic_id == clinic_id))
     if connection is None:
         raise AccessError("no connection between that workspace and clinic")
-    return revoke_once(connection)
+    revocation = revoke_once(connection)
+    if publish is not None and not revocation.already_revoked:
+        publish(ConnectionChanged(workspace_id, clinic_id, REVOKED, ()))
+    return revocation
 
 
 def list_connections(db, workspace_id=None, clinic_id=None):

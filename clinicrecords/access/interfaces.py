@@ -52,10 +52,13 @@ class ISandboxSeed(Interface):
 # services (the portal: key masks, plans, the usage service's interface).
 from clinicrecords.access.keys import key_label, masked  # noqa: E402
 from clinicrecords.access.models import PLANS  # noqa: E402
+# The moments of a connection's life access publishes (clinicrecords.publishing).
+from clinicrecords.access.published import ConnectionChanged, ConnectionRequested  # noqa: E402
 from clinicrecords.access.ratelimit import RATE_LIMITER  # noqa: E402
 from clinicrecords.access.usage import IUsageService  # noqa: E402
 
-__all__ = ["ALL_PERMISSIONS", "EVENTS_FEED", "KEY_HOLDER", "PERMISSION_DESCRIPTIONS", "PSEUDO_PERMISSIONS",
+__all__ = ["ALL_PERMISSIONS", "ConnectionChanged", "ConnectionRequested",
+           "EVENTS_FEED", "KEY_HOLDER", "PERMISSION_DESCRIPTIONS", "PSEUDO_PERMISSIONS",
            "RATE_LIMITER", "TEST_HELPERS", "DerivedPermission", "IClinicStaffMembership", "ILiveKeyGate", "IReach",
            "ISandboxSeed", "IUsageService", "IWorkspaceMembership", "PLANS", "Permission", "PortalPermission",
            "describe_permission", "key_label", "masked", "parse_scopes", "refusal_name"]

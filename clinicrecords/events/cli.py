@@ -130,7 +130,7 @@ def webhook_list(request, args):
 @not_transactional
 def webhook_test(request, args):
     return pings.send_test(request.registry[SESSION_FACTORY], webhook_settings(request.registry),
-                           args.endpoint_id)
+                           args.endpoint_id, registry=request.registry)
 
 
 def webhook_replay(request, args):

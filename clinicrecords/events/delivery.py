@@ -19,6 +19,7 @@ successful attempt lifts the pause and makes the endpoint's deferred deliveries 
 
 import datetime
 import random
+import urllib.parse
 from dataclasses import dataclass
 
 from sqlalchemy import and_, delete, or_, select, update
@@ -29,7 +30,9 @@ from clinicrecords.db import SESSION_FACTORY
 from clinicrecords.events import routing, signing, transport, types
 from clinicrecords.events.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint
 from clinicrecords.events.outbox import queue_after_commit
+from clinicrecords.events.published import EndpointDisabled, EndpointFailing
 from clinicrecords.events.settings import webhook_settings
+from clinicrecords.publishing import publish_in
 
 
 def _seconds(value):
@@ -61,6 +64,7 @@ class Outcome:
     error: str | None = None
     seconds: float | None = None    # of the request, when one was made
     body: str | None = None         # the start of the receiver's answer
+    endpoint_became: type | None = None  # EndpointFailing or EndpointDisabled when this attempt made it so
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,8 @@ def _record(db, settings, delivery_id, result, now):
             _resume(db, endpoint, now)
         endpoint.failing_since = endpoint.paused_until = None
         return Outcome("delivered", **answer)
+    # The first failure after a success starts a failing streak (told once: EndpointFailing).
+    became = EndpointFailing if endpoint.failing_since is None and endpoint.disabled_at is None else None
     endpoint.failing_since = endpoint.failing_since or now
     failing_for = (now - endpoint.failing_since).total_seconds()
     pause = min(settings.retry_cap_seconds, max(settings.retry_base_seconds, failing_for))
@@ -143,13 +149,23 @@ def _record(db, settings, delivery_id, result, now):
     if endpoint.disabled_at is None and now - endpoint.failing_since >= _seconds(settings.disable_after_seconds):
         endpoint.disabled_at = now
         endpoint.disabled_reason = f"failing continuously since {endpoint.failing_since.isoformat()}"
+        became = EndpointDisabled
     if now - delivery.created_at >= _seconds(settings.give_up_after_seconds) or delivery.type == types.PING:
         delivery.status = "failed"
-        return Outcome("failed", error=result.error, **answer)
+        return Outcome("failed", error=result.error, endpoint_became=became, **answer)
     retry_in = backoff_seconds(settings, delivery.attempts)
     delivery.next_attempt_at = logged.next_attempt_at = now + _seconds(retry_in)
     delivery.queued_for = delivery.next_attempt_at
-    return Outcome("retry", retry_in, error=result.error, **answer)
+    return Outcome("retry", retry_in, error=result.error, endpoint_became=became, **answer)
+
+
+def _trouble(db, delivery_id, outcome):
+    """The moment an attempt's outcome made of its endpoint, as other contexts hear of it."""
+    delivery = db.get(WebhookDelivery, delivery_id)
+    endpoint = db.get(WebhookEndpoint, delivery.endpoint_id)
+    host = urllib.parse.urlsplit(endpoint.url).hostname or ""
+    return outcome.endpoint_became(endpoint.id, endpoint.workspace_id, endpoint.clinic_id, endpoint.mode, host,
+                                   outcome.error or "")
 
 
 def _resume(db, endpoint, now):
@@ -175,11 +191,13 @@ def enable(db, endpoint, now):
 
 def attempt(registry, delivery_id):
     """One attempt of one delivery, if it is due and nobody else holds it."""
-    return attempt_with(registry[SESSION_FACTORY], webhook_settings(registry), delivery_id)
+    return attempt_with(registry[SESSION_FACTORY], webhook_settings(registry), delivery_id, registry)
 
 
-def attempt_with(session_factory, settings, delivery_id):
-    """`attempt`, given what it needs: its own short transactions, none held during the request."""
+def attempt_with(session_factory, settings, delivery_id, registry=None):
+    """`attempt`, given what it needs: its own short transactions, none held during the request. Given the
+    `registry`, an endpoint that starts failing or is disabled by this attempt is published
+    (`clinicrecords.publishing`) in the transaction that records it."""
     now = clock.now()
     with session_factory.begin() as db:
         claimed = _claim(db, settings, delivery_id, now)
@@ -192,7 +210,10 @@ def attempt_with(session_factory, settings, delivery_id):
     result = transport.post(claimed.url, claimed.body, claimed.headers, settings.timeout_seconds,
                             settings.allow_private_addresses, settings.require_https)
     with session_factory.begin() as db:
-        return _record(db, settings, delivery_id, result, clock.now())
+        outcome = _record(db, settings, delivery_id, result, clock.now())
+        if outcome.endpoint_became is not None and registry is not None:
+            publish_in(registry, db, _trouble(db, delivery_id, outcome))
+        return outcome
 
 
 def sweep(db, settings, now=None, limit=1000):

@@ -7,10 +7,13 @@ from zope.interface import Attribute, Interface
 
 # What a caller needs besides the interfaces, importable from here (the portal imports this module only).
 from clinicrecords.events.owners import Owner
+# The moments of an endpoint the events context publishes (clinicrecords.publishing): the notifications listen.
+from clinicrecords.events.published import EndpointDisabled, EndpointFailing
 from clinicrecords.events.secret_box import SecretBoxError
 from clinicrecords.events.webhooks import EndpointNotFound, WebhookError
 
-__all__ = ["EndpointNotFound", "IEventFeed", "ISecretSealer", "IWebhookDeliveries", "IWebhookEndpoints",
+__all__ = ["EndpointDisabled", "EndpointFailing",
+           "EndpointNotFound", "IEventFeed", "ISecretSealer", "IWebhookDeliveries", "IWebhookEndpoints",
            "IWebhookTester", "Owner", "SecretBoxError", "WebhookError"]
 
 

@@ -30,9 +30,10 @@ def record_ping(db, endpoint_id, now=None, owner=None):
     return ping
 
 
-def send_test(session_factory, settings, endpoint_id, owner=None):
+def send_test(session_factory, settings, endpoint_id, owner=None, registry=None):
     """Record a ping, send it now, and return the receiver's answer: status code, duration, the first 1 KiB
-    of its body. Runs its own short transactions (none is held during the request)."""
+    of its body. Runs its own short transactions (none is held during the request). Given the `registry`, a
+    failure that starts the endpoint's failing streak is published as a delivery's is."""
     with session_factory.begin() as db:
         endpoint = get_endpoint(db, endpoint_id, owner=owner)
         try:  # before the ping is recorded, so a refusal changes nothing
@@ -41,7 +42,7 @@ def send_test(session_factory, settings, endpoint_id, owner=None):
             raise WebhookError(str(error), "secret_unavailable") from None
         ping = record_ping(db, endpoint.id, owner=owner)
         endpoint_id, delivery_id, webhook_id = endpoint.id, ping.id, ping.event_id
-    outcome = delivery.attempt_with(session_factory, settings, delivery_id)
+    outcome = delivery.attempt_with(session_factory, settings, delivery_id, registry)
     with session_factory.begin() as db:
         endpoint = db.get(WebhookEndpoint, endpoint_id)
         endpoint_status = status_of(endpoint) if endpoint is not None else "deleted"

@@ -81,12 +81,13 @@ class WebhookDeliveryService:
 class WebhookTester:
     """Runs its own transactions: the answer is awaited with no transaction open."""
 
-    def __init__(self, session_factory, settings):
+    def __init__(self, session_factory, settings, registry):
         self.session_factory = session_factory
         self.settings = settings
+        self.registry = registry
 
     def send_test(self, owner, endpoint_id):
-        return pings.send_test(self.session_factory, self.settings, endpoint_id, owner=owner)
+        return pings.send_test(self.session_factory, self.settings, endpoint_id, owner=owner, registry=self.registry)
 
 
 def endpoint_service_factory(context, request):
@@ -98,7 +99,7 @@ def delivery_service_factory(context, request):
 
 
 def tester_factory(context, request):
-    return WebhookTester(request.registry[SESSION_FACTORY], webhook_settings(request.registry))
+    return WebhookTester(request.registry[SESSION_FACTORY], webhook_settings(request.registry), request.registry)
 
 
 def last_seq(db):

@@ -99,3 +99,9 @@ class MembershipService:
 
 def membership_service_factory(context, request):
     return MembershipService(request.db)
+
+
+def memberships_in(db):
+    """The `IMembershipService` on a session the caller holds: a listener told of a moment in a transaction
+    that is not a request's (`clinicrecords.publishing.Place`) reads who belongs where inside it."""
+    return MembershipService(db)

@@ -6,7 +6,7 @@ from clinicrecords.identity.accounts import email_problem, normal_email
 from clinicrecords.identity.interfaces import (IAccountService, IAuditTrail, IInvitationService, IKnownDevices,
                                                IMembershipService, IReauthentication, IReauthVerifier,
                                                IRecoveryService, ISessionService, ITeamService, ITermsService)
-from clinicrecords.identity.memberships import staff_roles_stored
+from clinicrecords.identity.memberships import memberships_in, staff_roles_stored
 from clinicrecords.identity.models import STAFF_ROLES, WORKSPACE_ROLES
 from clinicrecords.identity.passwords import password_problem
 from clinicrecords.identity.places import Place
@@ -32,7 +32,7 @@ __all__ = [
     "IRecoveryService", "ITeamService", "ITermsService", "Place", "ActiveSession", "prune_recovery",
     "IKnownDevices", "IReauthentication", "IReauthVerifier", "PASSWORD", "REAUTH_WINDOW", "add_reauth_method",
     "SESSION_RULES", "SessionRules", "SessionSummary", "STAFF_ROLES", "WORKSPACE_ROLES",
-    "staff_roles_stored",
+    "staff_roles_stored", "memberships_in",
     "email_problem", "normal_email", "password_problem", "prune_sessions", "new_token", "token_hash",
     "CURRENT_VERSION", "OPERATOR", "current_terms_version", "has_accepted_terms", "record_terms_acceptance",
     "terms_accepted",

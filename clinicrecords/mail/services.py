@@ -12,7 +12,7 @@ from clinicrecords.mail.interfaces import IMail, QueuedMail
 from clinicrecords.mail.settings import mail_settings
 from clinicrecords.mail.tasks import queue_sends
 
-__all__ = ["MailService", "mail_service_factory", "send_test_message"]
+__all__ = ["MailService", "mail_in", "mail_service_factory", "send_test_message"]
 
 # What the operator's test message says it is about: it concerns no workspace or clinic.
 TEST_REGARDING = "a test of this service's mail"
@@ -37,6 +37,12 @@ class MailService:
 
 def mail_service_factory(context, request):
     return MailService(request.db, mail_settings(request.registry), request.enqueue)
+
+
+def mail_in(registry, db, enqueue):
+    """The `IMail` writing to the outbox in `db`'s transaction, its sends queued by `enqueue` after that commit:
+    for a listener told of a moment outside a request (`clinicrecords.publishing.Place`)."""
+    return MailService(db, mail_settings(registry), enqueue)
 
 
 def send_test_message(request, to):

@@ -56,10 +56,13 @@ class IBusinessProfile(Interface):
 # rule).
 from clinicrecords.onboarding.domains import normalize_domain  # noqa: E402
 from clinicrecords.onboarding.profiles import ProfileInvalid, website_host, website_on_domain  # noqa: E402
+# The moments onboarding publishes (clinicrecords.publishing): the notifications listen.
+from clinicrecords.onboarding.published import DomainLapsed, ProfileReviewed  # noqa: E402
 from clinicrecords.onboarding.schedule import (  # noqa: E402
     DNS_ERROR, FOUND, LAPSE_AFTER_ABSENT_CHECKS, NO_TXT, NXDOMAIN, SERVFAIL, TIMEOUT, WRONG_VALUE)
 from clinicrecords.onboarding.verification import CheckRefused  # noqa: E402
 
-__all__ = ["CheckRefused", "DNS_ERROR", "FOUND", "IBusinessProfile", "IDomainVerification",
-           "LAPSE_AFTER_ABSENT_CHECKS", "NO_TXT", "NXDOMAIN", "ProfileInvalid", "SERVFAIL", "TIMEOUT", "WRONG_VALUE",
+__all__ = ["CheckRefused", "DNS_ERROR", "DomainLapsed", "FOUND", "IBusinessProfile", "IDomainVerification",
+           "LAPSE_AFTER_ABSENT_CHECKS", "NO_TXT", "NXDOMAIN", "ProfileInvalid", "ProfileReviewed",
+           "SERVFAIL", "TIMEOUT", "WRONG_VALUE",
            "normalize_domain", "website_host", "website_on_domain"]

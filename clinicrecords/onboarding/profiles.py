@@ -17,7 +17,9 @@ from clinicrecords.errors import InvalidInput
 from clinicrecords.onboarding.domains import InvalidDomain, normalize_domain
 from clinicrecords.onboarding.interfaces import IBusinessProfile
 from clinicrecords.onboarding.models import BusinessProfile
+from clinicrecords.onboarding.published import ProfileReviewed
 from clinicrecords.onboarding.snapshots import snapshot_json
+from clinicrecords.publishing import request_publisher
 
 NONE, SUBMITTED, APPROVED, REJECTED = "none", "submitted", "approved", "rejected"
 STATUSES = (NONE, SUBMITTED, APPROVED, REJECTED)
@@ -151,8 +153,9 @@ def validate_profile(legal_name, website, country, contact_email, intended_use):
 class BusinessProfileService:
     statuses = STATUSES
 
-    def __init__(self, db):
+    def __init__(self, db, publish):
         self.db = db
+        self.publish = publish  # tells of a review's end (clinicrecords.publishing)
 
     def status(self, workspace_id):
         row = self.db.get(BusinessProfile, workspace_id)
@@ -190,8 +193,9 @@ class BusinessProfileService:
         row.status = APPROVED if approve else REJECTED
         row.reviewed_at, row.review_reason = now or clock.now(), reason
         self.db.flush()
+        self.publish(ProfileReviewed(workspace_id, approve))
         return ProfileView.of(row)
 
 
 def business_profile_factory(context, request):
-    return BusinessProfileService(request.db)
+    return BusinessProfileService(request.db, request_publisher(request))

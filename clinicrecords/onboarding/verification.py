@@ -18,7 +18,9 @@ from clinicrecords.onboarding.dns_lookup import TXT_LOOKUP
 from clinicrecords.onboarding.domains import new_txt_value, normalize_domain, txt_host
 from clinicrecords.onboarding.interfaces import IDomainVerification
 from clinicrecords.onboarding.models import WorkspaceDomain
+from clinicrecords.onboarding.published import DomainLapsed
 from clinicrecords.onboarding.snapshots import snapshot_json
+from clinicrecords.publishing import request_publisher
 
 # How long past the lookup's timeout a claim stays its own (then its process is taken for dead).
 CLAIM_MARGIN = datetime.timedelta(minutes=1)
@@ -93,10 +95,11 @@ class DomainVerificationService:
     refused at once; then it records the result in a new transaction, if it still holds the claim and the
     domain is the one it looked up."""
 
-    def __init__(self, db, lookup, transaction):
+    def __init__(self, db, lookup, transaction, publish):
         self.db = db
         self.lookup = lookup
         self.transaction = transaction
+        self.publish = publish  # tells of a lapse (clinicrecords.publishing), in the transaction recording it
         # Past this a claim's process has surely died (the lookup gives up after its timeout).
         self.claim_expires = datetime.timedelta(seconds=lookup.timeout) + CLAIM_MARGIN
 
@@ -202,7 +205,8 @@ class DomainVerificationService:
                                 f"{row.absent_checks} daily checks in a row (last: {row.last_result}).")
             row.absent_checks = 0
             access.set_workspace(self.db, row.workspace_id, verified=False)
+            self.publish(DomainLapsed(row.workspace_id, row.domain))
 
 
 def domain_verification_factory(context, request):
-    return DomainVerificationService(request.db, request.registry[TXT_LOOKUP], request.tm)
+    return DomainVerificationService(request.db, request.registry[TXT_LOOKUP], request.tm, request_publisher(request))

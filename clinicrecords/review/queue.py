@@ -1,6 +1,8 @@
 """What the clinic console's queue reads of the review queue (the portal)."""
 
-from sqlalchemy import select
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
 
 from clinicrecords.review.models import Submission
 
@@ -25,6 +27,21 @@ def pending_senders(db):
     """(sender_owner_id, workspace_id) of everyone with a pending submission."""
     return db.execute(select(Submission.sender_owner_id, Submission.workspace_id).distinct()
                       .where(Submission.review_status == "pending")).all()
+
+
+@dataclass(frozen=True)
+class QueueSummary:
+    """How many submissions wait for a clinician's decision, and since when the oldest waits (None: none)."""
+
+    waiting: int
+    oldest_submitted_at: object
+
+
+def queue_summary(db):
+    """The clinic's (`db` bound to it) waiting submissions in numbers only: never a patient or an item."""
+    waiting, oldest = db.execute(select(func.count(), func.min(Submission.submitted_at))
+                                 .where(Submission.review_status == "pending")).one()
+    return QueueSummary(waiting, oldest)
 
 
 def find_submission(db, submission_id):

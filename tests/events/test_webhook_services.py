@@ -170,7 +170,7 @@ def test_a_test_event_is_bounded_in_time_and_refused_to_private_addresses(world,
     quiet = make_receiver()
     added, _ = call(world, IWebhookEndpoints, "add", owner, quiet.url, "test")
     production = dataclasses.replace(webhook_settings(registry), allow_private_addresses=False)
-    result = WebhookTester(registry["db.session_factory"], production).send_test(owner, added["endpoint_id"])
+    result = WebhookTester(registry["db.session_factory"], production, registry).send_test(owner, added["endpoint_id"])
     assert result["delivered"] is False and "private" in result["error"] and quiet.requests == []
 
 
@@ -181,7 +181,7 @@ def test_an_endpoint_whose_address_embeds_a_private_ipv4_address_is_not_sent_to(
     owner, _ = sandbox_owner(world)
     added, _ = call(world, IWebhookEndpoints, "add", owner, "https://[64:ff9b::7f00:1]:9/hook", "test")
     production = dataclasses.replace(webhook_settings(registry), allow_private_addresses=False)
-    result = WebhookTester(registry["db.session_factory"], production).send_test(owner, added["endpoint_id"])
+    result = WebhookTester(registry["db.session_factory"], production, registry).send_test(owner, added["endpoint_id"])
     assert result["delivered"] is False and result["status_code"] is None
     assert "private" in result["error"], result["error"]
 

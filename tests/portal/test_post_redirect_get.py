@@ -216,6 +216,14 @@ def _log_out(stage):
     return client.get("/portal/").forms["logout"].submit()
 
 
+@scenario("NotificationsPage")
+def _choose_notifications(stage):
+    client, _ = signed_up(stage.app)
+    form = client.get("/portal/account/notifications").forms["notifications"]
+    form.get("notify", index=0).checked = False
+    return form.submit()
+
+
 @scenario("PasswordPage")
 def _change_password(stage):
     client, _ = signed_up(stage.app)

@@ -1,5 +1,6 @@
 """Account pages: sign up and verify the address, log in, log out, forgotten password, password and email change,
-"Confirm it's you" before sensitive actions and one's sessions (the accounts are the identity context's)."""
+"Confirm it's you" before sensitive actions, one's sessions and the notifications one gets (the accounts are the
+identity context's; the settings the notifications')."""
 
 from clinicrecords.identity.services import PASSWORD
 from clinicrecords.portal.accounts.resources import (AccountPages, ConfirmPage, ForgotPassword, LogIn, LogOut,
@@ -17,3 +18,4 @@ def includeme(config):
     config.scan(".views")
     config.scan(".confirm")
     config.scan(".sessions")
+    config.scan(".notification_settings")

@@ -46,6 +46,11 @@ class EndSessionForm(Form):
     fields = ("session_id",)
 
 
+class NotificationsForm(Form):
+    fields = ("notify",)
+    lists = ("notify",)
+
+
 # A path and query as a browser sends them: RFC 3986's unreserved and sub-delims characters, ":", "@", "/",
 # "?" and percent-escapes. Nothing else goes into a Location header (no CR or LF, no space, no backslash,
 # nothing beyond ASCII).

@@ -55,7 +55,12 @@ class ConfirmPage(Node):
     """/confirm?next=…: "Confirm it's you" (re-authentication before a sensitive action)"""
 
 
+class NotificationsPage(Node):
+    """/account/notifications"""
+
+
 class AccountPages(Node):
     """/account"""
 
-    children = {"password": PasswordPage, "email": EmailPage, "sessions": SessionsPage}
+    children = {"password": PasswordPage, "email": EmailPage, "sessions": SessionsPage,
+                "notifications": NotificationsPage}

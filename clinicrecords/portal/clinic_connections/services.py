@@ -10,13 +10,14 @@ from sqlalchemy import select
 from zope.interface import implementer
 
 from clinicrecords.access import services as access
-from clinicrecords.access.interfaces import ALL_PERMISSIONS
+from clinicrecords.access.interfaces import ALL_PERMISSIONS, ConnectionRequested
 from clinicrecords.clock import now
 from clinicrecords.identity.services import IAccountService
 from clinicrecords.portal.clinic_connections.interfaces import IClinicConnections
 from clinicrecords.portal.clinic_connections.models import ConnectionRequest
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
+from clinicrecords.publishing import request_publisher
 
 
 def _expiry(text, now):
@@ -36,10 +37,11 @@ def _expiry(text, now):
 
 @implementer(IClinicConnections)
 class ClinicConnections:
-    def __init__(self, db, audit, accounts, clock=now):
+    def __init__(self, db, audit, accounts, publish, clock=now):
         self.db = db
         self.accounts = accounts
         self.audit = audit
+        self.publish = publish  # tells of each moment (clinicrecords.publishing): the notifications listen
         self.clock = clock
 
     # The organization's side
@@ -66,6 +68,7 @@ class ClinicConnections:
         self.audit.record("connection.requested", account_id=account_id, workspace_id=workspace_id,
                           target=str(clinic.id), scopes=scopes)
         self.db.flush()
+        self.publish(ConnectionRequested(workspace_id, clinic.id, tuple(scopes)))
         return request
 
     def requests_of_workspace(self, workspace_id):
@@ -103,7 +106,7 @@ class ClinicConnections:
         if access.get_workspace(self.db, connection_request.workspace_id).closed_at is not None:
             raise FormError("scopes", "This organization closed its workspace: decline the request")
         access.grant_connection(self.db, connection_request.workspace_id, clinic_id, granted,
-                                expires_at=expires_at)
+                                expires_at=expires_at, publish=self.publish)
         connection_request.status, connection_request.granted_scopes = "approved", granted
         connection_request.decided_by, connection_request.decided_at = account_id, self.clock()
         self.audit.record("connection.approved", account_id=account_id, clinic_id=clinic_id,
@@ -126,13 +129,14 @@ class ClinicConnections:
             raise FormError("scopes",
                             "A connection can only be narrowed here: the organization asks again for more")
         expires_at = _expiry(expires_on, self.clock())
-        access.grant_connection(self.db, connection.workspace_id, clinic_id, kept, expires_at=expires_at)
+        access.grant_connection(self.db, connection.workspace_id, clinic_id, kept, expires_at=expires_at,
+                                publish=self.publish)
         self.audit.record("connection.narrowed", account_id=account_id, clinic_id=clinic_id,
                           target=str(connection.workspace_id), scopes=kept,
                           expires_at=expires_at.isoformat() if expires_at else None)
 
     def revoke(self, clinic_id, connection, account_id):
-        access.revoke_connection(self.db, connection.workspace_id, clinic_id)
+        access.revoke_connection(self.db, connection.workspace_id, clinic_id, publish=self.publish)
         self.audit.record("connection.revoked", account_id=account_id, clinic_id=clinic_id,
                           target=str(connection.workspace_id))
 
@@ -153,4 +157,5 @@ class ClinicConnections:
 
 
 def clinic_connections_factory(context, request):
-    return ClinicConnections(request.db, request.find_service(IPortalAudit), request.find_service(IAccountService))
+    return ClinicConnections(request.db, request.find_service(IPortalAudit), request.find_service(IAccountService),
+                             request_publisher(request))
