@@ -3,9 +3,11 @@ interfaces and what they hand back, the rules the portal's forms share (emails, 
 record as the key's statement reads it, and the second factors' building blocks."""
 
 from clinicrecords.identity.accounts import email_problem, normal_email
-from clinicrecords.identity.interfaces import (IAccountService, IAuditTrail, IInvitationService,
+from clinicrecords.identity.factors import Factors, PasskeyShown, factor_service_factory
+from clinicrecords.identity.interfaces import (IAccountService, IAuditTrail, IFactorService, IInvitationService,
                                                IMembershipService, IRecoveryService, ISessionService,
-                                               ITermsService)
+                                               ISignInSteps, ITermsService)
+from clinicrecords.identity.second_step import LIFETIME as SECOND_STEP_LIFETIME, PendingStep, prune_pending_sign_ins
 from clinicrecords.identity.memberships import staff_roles_stored
 from clinicrecords.identity.models import STAFF_ROLES, WORKSPACE_ROLES
 from clinicrecords.identity.passwords import password_problem
@@ -27,7 +29,9 @@ from clinicrecords.identity.webauthn_ceremonies import (Ceremony, KnownPasskey, 
 
 __all__ = [
     "IAccountService", "IAuditTrail", "IInvitationService", "IMembershipService", "ISessionService",
-    "IRecoveryService", "ITermsService", "ActiveSession", "prune_recovery", "STAFF_ROLES", "WORKSPACE_ROLES",
+    "IRecoveryService", "ITermsService", "IFactorService", "ISignInSteps", "Factors", "PasskeyShown", "PendingStep",
+    "factor_service_factory", "prune_pending_sign_ins", "SECOND_STEP_LIFETIME",
+    "ActiveSession", "prune_recovery", "STAFF_ROLES", "WORKSPACE_ROLES",
     "staff_roles_stored",
     "email_problem", "normal_email", "password_problem", "prune_sessions", "new_token", "token_hash",
     "CURRENT_VERSION", "OPERATOR", "current_terms_version", "has_accepted_terms", "record_terms_acceptance",
