@@ -98,3 +98,31 @@ def mailed_to(mail, to, subject, timeout=30):
 def portal_path(link):
     """An emailed link's path and query, for a WebTest browser (the link is on the portal's public address)."""
     return link[link.index("/portal/"):]
+
+
+# Second factors (issue 34).
+
+
+def totp_code(secret, steps=0):
+    """The code an authenticator app shows for `secret`, `steps` 30 s steps from now (the server accepts one
+    step either side of its own, so a code of step +1 is good now and is a new code after one of step 0)."""
+    import pyotp
+
+    return pyotp.TOTP(secret).at(time.time() + 30 * steps)
+
+
+def enrol_app(client):
+    """Set up an authenticator app through the pages, confirmed with a code of the current step: (the secret as
+    typed from the page, the ten recovery codes shown once)."""
+    page = submit(client.get("/portal/account/two-factor"), "start-app", status=303).follow()
+    secret = page.html.find(id="secret-text").get_text().replace(" ", "")
+    codes_page = submit(page, "confirm-app", code=totp_code(secret), status=303).follow()
+    return secret, [item.get_text(strip=True) for item in codes_page.html.select("#recovery-codes li")]
+
+
+def log_in_to_second_step(app, email, password=PASSWORD, address=None):
+    """A new browser past the password of an account with a second factor, on the second step's page."""
+    client = browser(app, address or "127.0.0.1")
+    answer = submit(client.get("/portal/login"), "login", email=email, password=password, status=303)
+    assert "/portal/login/second-step" in answer.location
+    return client, answer.follow()

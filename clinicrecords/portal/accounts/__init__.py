@@ -12,3 +12,4 @@ def includeme(config):
                           ("verify-email", VerifyEmail)):
         add_portal_child(config, name, factory)
     config.scan(".views")
+    config.include(".factors")
