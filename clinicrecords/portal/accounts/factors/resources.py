@@ -3,6 +3,8 @@ templates), and the sign-in's second step and password-free passkey sign-in, und
 
 import uuid
 
+from pyramid.httpexceptions import HTTPForbidden
+
 from clinicrecords.identity.services import IFactorService
 from clinicrecords.portal.web.resources import Node
 
@@ -37,12 +39,14 @@ class PasskeysPage(Node):
 
     def __getitem__(self, name):
         identity = self.request.identity
+        if identity is None:
+            raise HTTPForbidden()  # to the login page, before anything about the id is looked up
         try:
             passkey_id = uuid.UUID(name)
         except ValueError:
             raise KeyError(name) from None
-        passkey = identity and self.request.find_service(self.service).passkey(identity.account_id, passkey_id)
-        if not passkey:
+        passkey = self.request.find_service(self.service).passkey(identity.account_id, passkey_id)
+        if passkey is None:
             raise KeyError(name)
         return self.item_resource(self, name, passkey)
 
