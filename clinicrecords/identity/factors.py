@@ -331,6 +331,7 @@ class FactorService:
                                             required_at=self.clock()))
         else:
             self.db.delete(rule)
+        self.db.flush()
         self.audit.record("workspace.second_factor_required" if required else "workspace.second_factor_optional",
                           account_id=account_id, workspace_id=workspace_id)
 

@@ -126,3 +126,18 @@ def log_in_to_second_step(app, email, password=PASSWORD, address=None):
     answer = submit(client.get("/portal/login"), "login", email=email, password=password, status=303)
     assert "/portal/login/second-step" in answer.location
     return client, answer.follow()
+
+
+# WebTest's host: the passkeys' relying party is `localhost`, as on a developer's machine.
+PASSKEY_ORIGIN = "http://localhost"
+
+
+def add_passkey(client, authenticator, name="Work laptop", status=303):
+    """Add a passkey through its page, `authenticator` (tests/identity/software_authenticator.py) answering the
+    page's own options as a browser would: the POST's answer."""
+    page = client.get("/portal/account/two-factor/passkeys")
+    form = page.forms["add-passkey"]
+    form["name"] = name
+    form["credential"] = authenticator.create(page.html.find(id="add-passkey")["data-passkey-options"],
+                                              PASSKEY_ORIGIN)
+    return form.submit(status=status)

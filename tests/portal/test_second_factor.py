@@ -12,10 +12,10 @@ from sqlalchemy import func, select
 from clinicrecords.identity.models import Account, AuthenticatorApp, Passkey, PendingSignIn, RecoveryCode, Session
 from clinicrecords.portal.web.headers import PORTAL_HEADERS
 from tests.identity.software_authenticator import SoftwareAuthenticator
-from tests.portal.helpers import (PASSWORD, browser, enrol_app, error_summary, log_in_to_second_step, mailed_to,
-                                  signed_up, submit, totp_code)
+from tests.portal.helpers import (PASSKEY_ORIGIN, PASSWORD, add_passkey, browser, enrol_app, error_summary,
+                                  log_in_to_second_step, mailed_to, signed_up, submit, totp_code)
 
-ORIGIN = "http://localhost"  # WebTest's host: the relying party is `localhost`, as on a developer's machine
+ORIGIN = PASSKEY_ORIGIN
 
 
 def _count(engine, model, **where):
@@ -172,22 +172,13 @@ def test_a_second_step_left_too_long_or_never_begun_leads_to_log_in(app, engine)
     assert gone.location.startswith("http://localhost/portal/login")
 
 
-def _add_passkey(client, authenticator, name="Work laptop", status=303):
-    page = client.get("/portal/account/two-factor/passkeys")
-    form = page.forms["add-passkey"]
-    options = page.html.find(id="add-passkey")["data-passkey-options"]
-    form["name"] = name
-    form["credential"] = authenticator.create(options, ORIGIN)
-    return form.submit(status=status)
-
-
 def test_a_passkey_is_added_named_renamed_and_removed_with_notices(app, engine, mail):
     client, email = signed_up(app)
     key = SoftwareAuthenticator()
     page = client.get("/portal/account/two-factor/passkeys")
     assert "script-src 'self'" in page.headers["Content-Security-Policy"]
     assert page.html.find("script")["src"] == "/portal/static/passkeys.js"
-    added = _add_passkey(client, key)
+    added = add_passkey(client, key)
     assert "recovery-codes?once=" in added.location  # the first factor brings the codes
     assert len(added.follow().html.select("#recovery-codes li")) == 10
     assert mailed_to(mail, email, "A second factor was added to your Clinic Records account").text.count(
@@ -198,7 +189,7 @@ def test_a_passkey_is_added_named_renamed_and_removed_with_notices(app, engine, 
     assert email.encode() not in row.user_handle
 
     second = SoftwareAuthenticator()
-    assert _add_passkey(client, second, name="YubiKey").location.endswith("done=passkey-added")
+    assert add_passkey(client, second, name="YubiKey").location.endswith("done=passkey-added")
     overview = client.get("/portal/account/two-factor")
     assert [td.get_text() for td in overview.html.select("#passkeys tbody tr td:first-child")] == [
         "Work laptop", "YubiKey"]
@@ -222,7 +213,7 @@ def test_a_passkey_is_added_named_renamed_and_removed_with_notices(app, engine, 
 
 def test_another_person_s_passkey_is_not_found(app):
     client, _ = signed_up(app)
-    _add_passkey(client, SoftwareAuthenticator())
+    add_passkey(client, SoftwareAuthenticator())
     passkey_id = client.get("/portal/account/two-factor").html.select_one("#passkeys tbody a")["href"].rsplit(
         "/", 1)[1]
     other, _ = signed_up(app)
@@ -254,7 +245,7 @@ def test_a_passkey_answer_that_does_not_verify_adds_nothing(app, engine):
 def test_a_passkey_serves_as_the_second_step(app, engine):
     client, email = signed_up(app)
     key = SoftwareAuthenticator()
-    _add_passkey(client, key)
+    add_passkey(client, key)
     half, step = log_in_to_second_step(app, email)
     assert "script-src 'self'" in step.headers["Content-Security-Policy"]
     form = step.forms["second-step-passkey"]
@@ -278,7 +269,7 @@ def test_a_passkey_serves_as_the_second_step(app, engine):
 def test_a_passkey_alone_signs_in_from_the_log_in_page(app, engine):
     client, email = signed_up(app)
     key = SoftwareAuthenticator()
-    _add_passkey(client, key)
+    add_passkey(client, key)
     visitor = browser(app)
     login = visitor.get("/portal/login")
     csp = login.headers["Content-Security-Policy"]
@@ -308,7 +299,7 @@ def test_a_passkey_alone_signs_in_from_the_log_in_page(app, engine):
 def test_a_passkey_without_user_verification_does_not_sign_in_alone(app):
     client, _ = signed_up(app)
     key = SoftwareAuthenticator()
-    _add_passkey(client, key)
+    add_passkey(client, key)
     key.verifies_user = False
     visitor = browser(app)
     login = visitor.get("/portal/login")

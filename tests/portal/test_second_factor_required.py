@@ -12,14 +12,14 @@ from sqlalchemy import select
 
 from clinicrecords.api.route_table import route_table
 from clinicrecords.identity.models import Account, AuthenticatorApp, Passkey, RecoveryCode, Session
+from clinicrecords.portal.web.headers import PORTAL_HEADERS
 from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.common.cli import ok, refused
 from tests.identity.software_authenticator import SoftwareAuthenticator
 from tests.portal.console_helpers import staff_browser
-from tests.portal.helpers import (PASSWORD, browser, enrol_app, error_summary, joined_as_developer,
+from tests.portal.helpers import (PASSWORD, add_passkey, browser, enrol_app, error_summary, joined_as_developer,
                                   log_in_to_second_step, mailed_to, signed_up, submit, totp_code,
                                   with_workspace)
-from tests.portal.test_second_factor import _add_passkey
 
 
 def _led_to_enrol(answer, reason, back=None):
@@ -62,7 +62,7 @@ def test_an_admin_is_led_to_enrol_before_the_access_report_in_every_clinic(app, 
     assert admin.get(f"/portal/clinics/{first}/keys").status_int == 200  # no patient data
     other, _ = staff_browser(app, second, "admin")  # has a factor: opens
     assert other.get(f"/portal/clinics/{second}/access").status_int == 200
-    _add_passkey(admin, SoftwareAuthenticator())  # a passkey counts as well as an app
+    add_passkey(admin, SoftwareAuthenticator())  # a passkey counts as well as an app
     assert admin.get(f"/portal/clinics/{first}/access").status_int == 200
 
 
@@ -101,7 +101,7 @@ def test_a_workspace_owner_requires_a_second_factor_of_every_member(app, engine)
 def test_account_reset_factors_removes_them_ends_the_sessions_and_mails(app, engine, mail):
     client, email = signed_up(app)
     enrol_app(client)
-    _add_passkey(client, SoftwareAuthenticator())
+    add_passkey(client, SoftwareAuthenticator())
     result = ok("account", "reset-factors", "--email", email.upper())
     assert result == {"email": email, "factors_removed": 2, "sessions_ended": 1}
     client.get("/portal/", status=302)
@@ -146,3 +146,25 @@ def test_a_browser_half_way_through_signing_in_opens_nothing_else(app):
         assert answer.location.startswith("http://localhost/portal/login?next="), route
     assert walked > 60
     assert "portal_session" not in half.cookies
+
+
+SCRIPT_PAGES = {"/portal/login", "/portal/login/second-step", "/portal/account/two-factor/passkeys"}
+
+
+def test_every_other_page_keeps_the_policy_without_script(app):
+    """Walks every portal GET a signed-in member (and a visitor) can reach: only the pages that load the passkey
+    script allow it."""
+    owner, workspace_id = with_workspace(app)
+    ids = {"workspace_id": workspace_id}
+    default = PORTAL_HEADERS["Content-Security-Policy"]
+    seen = set()
+    for client in (owner, browser(app)):
+        for route in route_table(app.registry):
+            if route.method != "GET" or not route.path.startswith("/portal") or route.path in SCRIPT_PAGES:
+                continue
+            answer = client.get(_fill(route.path, ids), expect_errors=True)
+            assert answer.headers["Content-Security-Policy"] == default, route
+            assert "<script" not in answer.text, route
+            seen.add(route.path)
+    assert len(seen) > 60
+    assert "script-src 'self'" in owner.get("/portal/account/two-factor/passkeys").headers["Content-Security-Policy"]

@@ -3,13 +3,12 @@ from pyramid.security import NO_PERMISSION_REQUIRED, forget, remember
 from pyramid.view import view_config
 
 from clinicrecords.identity.services import IAccountService, IFactorService, IRecoveryService, ISessionService
-from clinicrecords.portal.accounts.factors.signin import to_second_step
+from clinicrecords.portal.accounts.factors.signin import log_in_page_values, to_second_step
 from clinicrecords.portal.accounts.forms import (EmailForm, ForgotPasswordForm, LogInForm, PasswordForm,
                                                  ResetPasswordForm, SignUpForm, VerifyEmailForm, kept_next, safe_next)
 from clinicrecords.portal.accounts.resources import (EmailPage, ForgotPassword, LogIn, LogOut, PasswordPage,
                                                      ResetPassword, SignUp, VerifyEmail)
 from clinicrecords.portal.web.forms import FormError, readable, rerender
-from clinicrecords.portal.web.headers import loads_passkey_script
 from clinicrecords.portal.web.resources import SIGNED_IN
 
 T = "clinicrecords.portal.accounts:templates/"
@@ -131,8 +130,7 @@ def change_email(context, request):
 @view_config(route_name="portal", context=LogIn, request_method="GET", renderer=T + "login.jinja2",
              permission=NO_PERMISSION_REQUIRED)
 def log_in_page(context, request):
-    loads_passkey_script(request, fetches=True)  # "Sign in with a passkey" fetches its options
-    return {"form": LogInForm(), "next": kept_next(request)}
+    return log_in_page_values(request, LogInForm())
 
 
 @view_config(route_name="portal", context=LogIn, request_method="POST", renderer=T + "login.jinja2",
@@ -144,8 +142,7 @@ def log_in(context, request):
                                                                 request.remote_addr or "")
     except FormError as exc:
         form.refused(exc)
-        loads_passkey_script(request, fetches=True)
-        return rerender(request, form=form, next=kept_next(request))
+        return rerender(request, **log_in_page_values(request, form))
     if request.find_service(IFactorService).has_second_factor(account.id):
         return to_second_step(request, account.id, request.POST.get("next"))
     return _signed_in(request, account, request.POST.get("next"))

@@ -16,7 +16,8 @@ from clinicrecords.portal.accounts.factors.forms import (AddPasskeyForm, CodeFor
 from clinicrecords.portal.accounts.factors.resources import (AppPage, AppRemoval, PasskeyItem, PasskeySignIn,
                                                              PasskeysPage, RecoveryCodesPage, SecondStep,
                                                              TwoFactorPage)
-from clinicrecords.portal.accounts.factors.signin import pending_token, portal_rp, sign_in_cookie, signed_in
+from clinicrecords.portal.accounts.factors.signin import (log_in_page_values, pending_token, portal_rp,
+                                                          rp_or_not_found, sign_in_cookie, signed_in)
 from clinicrecords.portal.accounts.forms import LogInForm, kept_next
 from clinicrecords.portal.web.forms import FormError, rerender, see_other
 from clinicrecords.portal.web.headers import loads_passkey_script
@@ -156,7 +157,10 @@ def _b64(data):
 def _passkey_page(request, form, next_):
     """The add-a-passkey page with a new ceremony: its challenge and user handle are stashed for this session,
     read once by the POST (`IOneTimeReads`)."""
-    ceremony, user_handle = _factors(request).passkey_registration(_account(request), portal_rp(request))
+    rp = portal_rp(request)
+    if rp is None:
+        return {"form": form, "ceremony": None, "ceremony_id": "", "next": next_}
+    ceremony, user_handle = _factors(request).passkey_registration(_account(request), rp)
     read_id = request.find_service(IOneTimeReads).put(REGISTRATION, {"challenge": _b64(ceremony.challenge),
                                                                      "user_handle": _b64(user_handle)})
     loads_passkey_script(request)
@@ -186,7 +190,7 @@ def add_passkey(context, request):
     form = AddPasskeyForm(request.POST)
     try:
         challenge, user_handle = _stashed_ceremony(request, form)
-        codes = _factors(request).add_passkey(_account(request), portal_rp(request), form["name"],
+        codes = _factors(request).add_passkey(_account(request), rp_or_not_found(request), form["name"],
                                               form["credential"], challenge, user_handle)
     except FormError as exc:
         form.refused(exc)
@@ -226,7 +230,8 @@ def remove_passkey(context, request):
 
 
 def _second_step_page(request, form, pending):
-    ceremony = request.find_service(ISignInSteps).passkey_options(pending_token(request), portal_rp(request))
+    rp = portal_rp(request)
+    ceremony = rp and request.find_service(ISignInSteps).passkey_options(pending_token(request), rp)
     if ceremony is not None:
         loads_passkey_script(request)
     return {"form": form, "pending": pending, "ceremony": ceremony, "next": kept_next(request)}
@@ -267,7 +272,7 @@ def second_step_with_passkey(context, request):
     form = PasskeyForm(request.POST)
     try:
         account_id = request.find_service(ISignInSteps).with_passkey(
-            pending_token(request), form["credential"], portal_rp(request), request.remote_addr or "")
+            pending_token(request), form["credential"], rp_or_not_found(request), request.remote_addr or "")
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **_second_step_page(request, CodeForm().refused(exc), pending))
@@ -282,7 +287,7 @@ def second_step_with_passkey(context, request):
 def password_free_options(context, request):
     """The ceremony's options as JSON for the log-in page's script; the challenge waits on the server, named by
     the pending sign-in's cookie this answer sets."""
-    token, ceremony = request.find_service(ISignInSteps).password_free_options(portal_rp(request))
+    token, ceremony = request.find_service(ISignInSteps).password_free_options(rp_or_not_found(request))
     response = Response(ceremony.options_json, content_type="application/json", charset="utf-8")
     for name, value in sign_in_cookie(request).set_headers(request, token):
         response.headers.add(name, value)
@@ -295,8 +300,7 @@ def password_free(context, request):
     form = PasskeyForm(request.POST)
     try:
         account_id = request.find_service(ISignInSteps).password_free(
-            pending_token(request), form["credential"], portal_rp(request), request.remote_addr or "")
+            pending_token(request), form["credential"], rp_or_not_found(request), request.remote_addr or "")
     except FormError as exc:
-        loads_passkey_script(request, fetches=True)
-        return rerender(request, form=LogInForm().refused(exc), next=kept_next(request))
+        return rerender(request, **log_in_page_values(request, LogInForm().refused(exc)))
     return signed_in(request, account_id, form.shown("next"))
