@@ -5,10 +5,10 @@ password-free sign-in with a passkey. Thin: parse, call identity's `IFactorServi
 import base64
 import uuid
 
-from pyramid.httpexceptions import HTTPNotFound, HTTPSeeOther
+from pyramid.httpexceptions import HTTPNotFound
 from pyramid.response import Response
 from pyramid.security import NO_PERMISSION_REQUIRED
-from pyramid.view import view_config
+from pyramid.view import exception_view_config, view_config
 
 from clinicrecords.identity.services import IFactorService, ISignInSteps
 from clinicrecords.portal.accounts.factors.forms import (AddPasskeyForm, CodeForm, NextForm, PasskeyForm,
@@ -237,24 +237,36 @@ def _second_step_page(request, form, pending):
     return {"form": form, "pending": pending, "ceremony": ceremony, "next": kept_next(request)}
 
 
-def _pending_or_log_in(request):
+class NoPendingSignIn(Exception):
+    """The browser has no sign-in waiting for its second step (never begun, left too long, or done)."""
+
+
+def _pending(request):
     pending = request.find_service(ISignInSteps).pending(pending_token(request))
     if pending is None:
-        raise HTTPSeeOther(request.portal_url("login", next=kept_next(request) or None),
-                           headers=sign_in_cookie(request).clear_headers(request))
+        raise NoPendingSignIn()
     return pending
+
+
+@exception_view_config(NoPendingSignIn, route_name="portal", renderer=T + "second_step.jinja2")
+def no_pending_sign_in(exc, request):
+    """The second step's page without a sign-in waiting: it says so and leads to log in (nothing to submit)."""
+    if request.method != "GET":
+        request.response.status = 400
+    request.response.headers.extend(sign_in_cookie(request).clear_headers(request))
+    return {"form": CodeForm(), "pending": None, "ceremony": None, "next": kept_next(request)}
 
 
 @view_config(route_name="portal", context=SecondStep, request_method="GET", renderer=T + "second_step.jinja2",
              permission=NO_PERMISSION_REQUIRED)
 def second_step_page(context, request):
-    return _second_step_page(request, CodeForm(), _pending_or_log_in(request))
+    return _second_step_page(request, CodeForm(), _pending(request))
 
 
 @view_config(route_name="portal", context=SecondStep, request_method="POST", renderer=T + "second_step.jinja2",
              permission=NO_PERMISSION_REQUIRED)
 def second_step_with_code(context, request):
-    pending = _pending_or_log_in(request)
+    pending = _pending(request)
     form = CodeForm(request.POST)
     try:
         account_id = request.find_service(ISignInSteps).with_code(pending_token(request), form["code"],
@@ -268,7 +280,7 @@ def second_step_with_code(context, request):
 @view_config(route_name="portal", context=SecondStep, name="passkey", request_method="POST",
              renderer=T + "second_step.jinja2", permission=NO_PERMISSION_REQUIRED)
 def second_step_with_passkey(context, request):
-    pending = _pending_or_log_in(request)
+    pending = _pending(request)
     form = PasskeyForm(request.POST)
     try:
         account_id = request.find_service(ISignInSteps).with_passkey(
