@@ -354,3 +354,45 @@ def test_only_the_passkey_pages_load_the_script(app):
         assert page.headers["Content-Security-Policy"] == PORTAL_HEADERS["Content-Security-Policy"], path
         assert "<script" not in page.text, path
     assert "<script" not in browser(app).get("/portal/signup").text
+
+
+FACTOR_TABLES = ("authenticator_apps", "passkeys", "recovery_codes", "pending_sign_ins", "sessions",
+                 "workspace_factor_rules", "portal_audit")
+
+
+def _snapshot(engine):
+    from sqlalchemy import text
+
+    with engine.connect() as connection:
+        return {table: sorted(map(repr, connection.execute(text(f"SELECT * FROM control.{table}")).all()))
+                for table in FACTOR_TABLES}
+
+
+def test_every_second_factor_form_forged_two_ways_changes_nothing(app, engine):
+    from tests.portal.helpers import with_workspace
+
+    client, workspace_id = with_workspace(app)
+    email = client.get("/portal/").html.find(class_="who").get_text()
+    enrol_app(client)
+    add_passkey(client, SoftwareAuthenticator())
+    passkey = client.get("/portal/account/two-factor").html.select_one("#passkeys tbody a")["href"]
+    half, _ = log_in_to_second_step(app, email)
+    pages = [(client, "/portal/account/two-factor/app/remove", "remove-app"),
+             (client, "/portal/account/two-factor/recovery-codes", "regenerate-codes"),
+             (client, "/portal/account/two-factor/passkeys", "add-passkey"),
+             (client, passkey, "rename-passkey"), (client, passkey, "remove-passkey"),
+             (client, f"/portal/workspaces/{workspace_id}/security", "factor-rule"),
+             (half, "/portal/login/second-step", "second-step"),
+             (browser(app), "/portal/login", "passkey-sign-in")]
+    other, _ = signed_up(app)
+    pages += [(other, "/portal/account/two-factor", "start-app")]
+    forms = [(client_, client_.get(path).forms[form_id], form_id) for client_, path, form_id in pages]
+    before = _snapshot(engine)  # the pages' GETs made their ceremonies' challenges: none of that is forged
+    for client_, form, form_id in forms:
+        fields = {name: field.value for name, field in form.field_order if name and name != "csrf_token"}
+        refused = client_.post(form.action, fields, status=403)
+        assert "Please try again" in refused.text, form_id
+        forged = client_.post(form.action, {**fields, "csrf_token": form["csrf_token"].value},
+                              headers={"Origin": "https://evil.example"}, status=403)
+        assert "Please try again" in forged.text, form_id
+    assert _snapshot(engine) == before
