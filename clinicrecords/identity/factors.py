@@ -9,6 +9,7 @@ removes a factor, and each recovery code used, mails the person a notice in the 
 
 import datetime
 import re
+import uuid
 from dataclasses import dataclass
 
 from sqlalchemy import delete, exists, func, select, update
@@ -128,11 +129,12 @@ class FactorService:
         if app is not None and app.confirmed_at is not None:
             raise FieldErrors("app", "You have an authenticator app already: remove it before setting up another")
         if app is None:
-            app = AuthenticatorApp(account_id=account_id, sealed_secret="", created_at=self.clock())
+            app = AuthenticatorApp(id=uuid.uuid4(), account_id=account_id)
             self.db.add(app)
-            self.db.flush()
+        # Sealed for this row alone (its id is the subject): a new secret each time the set-up begins.
         app.sealed_secret = self.sealer.seal(self.apps.new_secret(), app.id)
         app.created_at = self.clock()
+        self.db.flush()
 
     def app_enrolment(self, account_id):
         app = self._app(account_id)

@@ -25,12 +25,12 @@ def second_factor_deriver(view, info):
         return view
 
     def guarded_view(context, request):
-        identity = request.identity
-        if identity is not None:
-            reason = required_reason(context)
-            if reason and not request.find_service(IFactorService).has_second_factor(identity.account_id):
-                back = request.path_qs if request.method in ("GET", "HEAD") else None
-                return HTTPSeeOther(request.portal_url("account", "two-factor", required=reason, next=back))
+        # The page's reason first: a page without one (the stylesheet, the log-in page) reads no session for it.
+        reason = required_reason(context)
+        identity = request.identity if reason else None
+        if identity is not None and not request.find_service(IFactorService).has_second_factor(identity.account_id):
+            back = request.path_qs if request.method in ("GET", "HEAD") else None
+            return HTTPSeeOther(request.portal_url("account", "two-factor", required=reason, next=back))
         return view(context, request)
 
     return guarded_view
