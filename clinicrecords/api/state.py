@@ -39,6 +39,9 @@ class RequestState:
     # The pre-sign-in CSRF token this answer sets as a cookie (portal.web.csrf): one per request, however
     # many forms the page shows.
     portal_csrf_cookie: str | None = None
+    # The portal page loads the passkey script (portal.web.headers.loads_passkey_script, called by the view):
+    # "inline" (its options in the page) or "fetches" (it fetches them); the headers allow it on this page only.
+    portal_passkey_script: str | None = None
 
 
 class StatefulRequest:

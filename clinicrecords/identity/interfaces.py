@@ -386,3 +386,119 @@ class ITermsService(Interface):
     def record(workspace_id, version, accepted_by, reference):
         """Record an acceptance made outside the portal (a signed agreement): by a named person, with where it
         is kept; audited as an operator's (`workspace terms record`)."""
+
+
+class IFactorService(Interface):
+    """A person's second factors (issue 34): an authenticator app, passkeys, and ten recovery codes that come
+    with the first factor; the workspace rule that requires one; the operator's reset. Adding or removing a
+    factor, and using a recovery code, mails the person a notice. `rp` is the portal's `RelyingParty`
+    (`identity.services.relying_party`), which the caller builds from its address."""
+
+    def factors(account_id):
+        """The person's `Factors`: the app (confirmed when, last used, or pending), passkeys (`PasskeyShown`s,
+        oldest first) and the number of unused recovery codes; `.has_second_factor`."""
+
+    def has_second_factor(account_id):
+        """Whether the account has a confirmed authenticator app or a passkey (recovery codes never count
+        alone)."""
+
+    def accounts_with_second_factor(account_ids):
+        """The set of those accounts that have a second factor, in one statement."""
+
+    def passkey(account_id, passkey_id):
+        """The account's own passkey (`PasskeyShown`), or None (absent, or another account's)."""
+
+    def start_app(account_id):
+        """Begin (or begin again) enrolling an authenticator app: a new secret, sealed, waiting to be confirmed.
+        FieldErrors "app" when a confirmed app exists (remove it first)."""
+
+    def app_enrolment(account_id):
+        """The waiting app's `Enrolment` (QR code as inline SVG, the secret as text), or None."""
+
+    def confirm_app(account_id, code):
+        """Confirm the waiting app with a code it shows: it counts from now. The ten new recovery codes to show
+        once when the person had none (their first factor), else None. FieldErrors "code"."""
+
+    def remove_app(account_id):
+        """Remove the app (recovery codes go with the last factor). FieldErrors "app" when there is none."""
+
+    def passkey_registration(account_id, rp):
+        """(Ceremony, user handle) to register a passkey, the account's own excluded; keep both for
+        `add_passkey`."""
+
+    def add_passkey(account_id, rp, name, response, challenge, user_handle):
+        """Verify the browser's answer to `challenge` and keep the passkey under `name`: the ten new recovery
+        codes when it is the first factor, else None. FieldErrors "name" or "credential"."""
+
+    def rename_passkey(account_id, passkey_id, name):
+        """Rename the account's own passkey. FieldErrors "name"; KeyError for another's or an absent one."""
+
+    def remove_passkey(account_id, passkey_id):
+        """Remove the account's own passkey. KeyError for another's or an absent one."""
+
+    def regenerate_recovery_codes(account_id):
+        """Ten new recovery codes (the old ones stop working), to show once. FieldErrors "codes" without a
+        factor."""
+
+    def verify_code(account_id, code):
+        """Re-authentication's and the second step's check of a typed code: "app" (a code of the confirmed app,
+        accepted once: a replayed or older code is refused), "recovery_code" (an unused one, now used; the
+        person is mailed), or None."""
+
+    def second_step_options(account_id, rp):
+        """A `Ceremony` for the account's passkeys (the second step, or re-authentication), or None when it has
+        none. Keep its challenge for `verify_passkey`."""
+
+    def verify_passkey(account_id, rp, response, challenge):
+        """Whether the browser's answer is the account's own passkey answering `challenge` (its sign count
+        kept)."""
+
+    def password_free_options(rp):
+        """A `Ceremony` for signing in with a passkey alone (user verification required)."""
+
+    def passkey_sign_in(rp, response, challenge):
+        """The account whose passkey (discoverable, user verified) answered `challenge`, or None."""
+
+    def workspace_requires(workspace_id):
+        """Whether the workspace's owner requires a second factor of every member."""
+
+    def set_workspace_rule(workspace_id, account_id, required):
+        """Require (or stop requiring) a second factor of the workspace's members; audited. FieldErrors
+        "required" when the owner requiring it has none (the rule applies to them too)."""
+
+    def reset(email):
+        """The operator's `account reset-factors`: remove every factor and recovery code of the account, end
+        its sessions, audit and mail it: {"email", "factors_removed", "sessions_ended"}. FieldErrors "email"."""
+
+
+class ISignInSteps(Interface):
+    """The second step of signing in (issue 34): a pending sign-in, carried by a cookie of its own and no
+    session, which a code, a recovery code or a passkey completes; and password-free sign-in with a passkey.
+    Failures count against the log-in throttle. Each returns the account id on success."""
+
+    def begin(account_id):
+        """A pending sign-in's token (for its cookie) after the password of an account with a second factor."""
+
+    def pending(token):
+        """The `PendingStep` (account id, email, expires_at) this cookie names, or None."""
+
+    def passkey_options(token, rp):
+        """A `Ceremony` for the account's passkeys, its challenge kept on the pending sign-in; None without
+        passkeys (or without a pending sign-in)."""
+
+    def with_code(token, code, address):
+        """Complete it with a code of the app or a recovery code. FieldErrors "code" (wrong, used, throttled,
+        or the sign-in expired)."""
+
+    def with_passkey(token, response, rp, address):
+        """Complete it with a passkey's answer to the kept challenge (used once). FieldErrors "credential"."""
+
+    def password_free_options(rp):
+        """(token, Ceremony) of a password-free ceremony: the token goes in the pending sign-in's cookie."""
+
+    def password_free(token, response, rp, address):
+        """Sign in with a passkey alone, answering the ceremony this cookie names (used once). FieldErrors
+        "credential"."""
+
+    def end(token):
+        """Forget the pending sign-in (logged out, or completed)."""

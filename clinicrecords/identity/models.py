@@ -1,11 +1,11 @@
 """The identity context's tables (control schema): accounts and log-in failures, sessions and the devices
-accounts signed in from, memberships of workspaces and of clinics' staff, invitations to either, and the record
-of API Terms acceptance."""
+accounts signed in from, memberships of workspaces and of clinics' staff, invitations to either, the record of
+API Terms acceptance, and second factors."""
 
 import datetime
 import uuid
 
-from sqlalchemy import ARRAY, CheckConstraint, ForeignKey, LargeBinary, String, UniqueConstraint, func
+from sqlalchemy import ARRAY, BigInteger, CheckConstraint, ForeignKey, LargeBinary, String, UniqueConstraint, func
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import ControlBase
@@ -193,3 +193,82 @@ class TermsAcceptance(ControlBase):
     accepted_by_name: Mapped[str | None] = mapped_column(String(200))
     reference: Mapped[str | None] = mapped_column(String(500))
     accepted_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+
+
+# Second factors (issue 34). A person has a second factor once an authenticator app is confirmed or a passkey is
+# registered; recovery codes come with the first and never count alone.
+
+
+class AuthenticatorApp(ControlBase):
+    """A person's authenticator app (TOTP): the secret sealed with the application's webhook keys under the
+    purpose `identity.totp_secret` and this row's id (identity/sealing.py). It counts once `confirmed_at` is set
+    (a valid code typed at enrolment); `last_used_step` is the time step of the last code accepted, so each code
+    is accepted once. One per account, pending or confirmed."""
+
+    __tablename__ = "authenticator_apps"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("accounts.id"), unique=True)
+    sealed_secret: Mapped[str] = mapped_column(String(500))
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    confirmed_at: Mapped[datetime.datetime | None] = mapped_column()
+    last_used_step: Mapped[int | None] = mapped_column(BigInteger)
+    last_used_at: Mapped[datetime.datetime | None] = mapped_column()
+
+
+class Passkey(ControlBase):
+    """A passkey (WebAuthn credential) of a person, named by them: the credential id and public key the
+    authenticator made, its sign count, and the random user handle the account's passkeys share (never the
+    email). Several per account."""
+
+    __tablename__ = "passkeys"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("accounts.id"), index=True)
+    credential_id: Mapped[bytes] = mapped_column(LargeBinary(1023), unique=True)
+    public_key: Mapped[bytes] = mapped_column(LargeBinary(2048))
+    sign_count: Mapped[int] = mapped_column(BigInteger)
+    transports: Mapped[list[str]] = mapped_column(ARRAY(String(32)))
+    user_handle: Mapped[bytes] = mapped_column(LargeBinary(64))
+    name: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    last_used_at: Mapped[datetime.datetime | None] = mapped_column()
+
+
+class RecoveryCode(ControlBase):
+    """One of a person's ten recovery codes, stored as a keyed salted hash (identity/recovery_codes.py); used
+    once (`used_at`). A new set replaces the old rows."""
+
+    __tablename__ = "recovery_codes"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("accounts.id"), index=True)
+    code_hash: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    used_at: Mapped[datetime.datetime | None] = mapped_column()
+
+
+class WorkspaceFactorRule(ControlBase):
+    """A workspace whose owner requires a second factor of every member: members without one are led to enrol
+    before its pages open. No row: not required."""
+
+    __tablename__ = "workspace_factor_rules"
+
+    workspace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("workspaces.id"), primary_key=True)
+    required_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("accounts.id"))
+    required_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+
+
+class PendingSignIn(ControlBase):
+    """A browser past the password step whose second step is due (`account_id`), or one that asked for a
+    password-free passkey ceremony (`account_id` None). It is no session: its cookie's token (only the hash is
+    kept) opens the second step's page and nothing else. `challenge` is the passkey ceremony's, used once."""
+
+    __tablename__ = "pending_sign_ins"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    token_hash: Mapped[bytes] = mapped_column(LargeBinary(32), unique=True)
+    account_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("accounts.id"), index=True)
+    challenge: Mapped[bytes | None] = mapped_column(LargeBinary(64))
+    created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    expires_at: Mapped[datetime.datetime] = mapped_column(index=True)

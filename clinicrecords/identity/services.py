@@ -3,10 +3,13 @@ interfaces and what they hand back, the rules the portal's forms share (emails, 
 record as the key's statement reads it, and the second factors' building blocks."""
 
 from clinicrecords.identity.accounts import email_problem, normal_email
-from clinicrecords.identity.interfaces import (IAccountService, IAuditTrail, IInvitationService, IKnownDevices,
-                                               IMembershipService, IReauthentication, IReauthVerifier,
-                                               IRecoveryService, ISessionService, ITeamService, ITermsService)
+from clinicrecords.identity.factors import Factors, PasskeyShown, factor_service_factory
+from clinicrecords.identity.interfaces import (IAccountService, IAuditTrail, IFactorService, IInvitationService,
+                                               IKnownDevices, IMembershipService, IReauthentication, IReauthVerifier,
+                                               IRecoveryService, ISessionService, ISignInSteps, ITeamService,
+                                               ITermsService)
 from clinicrecords.identity.memberships import memberships_in, staff_roles_stored
+from clinicrecords.identity.second_step import LIFETIME as SECOND_STEP_LIFETIME, PendingStep, prune_pending_sign_ins
 from clinicrecords.identity.models import STAFF_ROLES, WORKSPACE_ROLES
 from clinicrecords.identity.passwords import password_problem
 from clinicrecords.identity.places import Place
@@ -32,6 +35,8 @@ __all__ = [
     "IRecoveryService", "ITeamService", "ITermsService", "Place", "ActiveSession", "prune_recovery",
     "IKnownDevices", "IReauthentication", "IReauthVerifier", "PASSWORD", "REAUTH_WINDOW", "add_reauth_method",
     "SESSION_RULES", "SessionRules", "SessionSummary", "STAFF_ROLES", "WORKSPACE_ROLES",
+    "IFactorService", "ISignInSteps", "Factors", "PasskeyShown", "PendingStep",
+    "factor_service_factory", "prune_pending_sign_ins", "SECOND_STEP_LIFETIME",
     "staff_roles_stored", "memberships_in",
     "email_problem", "normal_email", "password_problem", "prune_sessions", "new_token", "token_hash",
     "CURRENT_VERSION", "OPERATOR", "current_terms_version", "has_accepted_terms", "record_terms_acceptance",

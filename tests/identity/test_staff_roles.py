@@ -8,7 +8,7 @@ from sqlalchemy import select
 from clinicrecords.identity.models import ClinicStaff, Invitation
 from tests.common.cli import ok, refused, row_counts
 from tests.portal.console_helpers import path_of, staff_browser
-from tests.portal.helpers import PASSWORD, browser, error_summary, submit, unique_email
+from tests.portal.helpers import PASSWORD, browser, enrol_app, error_summary, submit, unique_email
 
 
 def _roles_of(engine, clinic_id, email_like):
@@ -58,6 +58,7 @@ def test_an_admin_who_is_also_a_clinician_manages_staff_and_opens_the_queue(app,
     assert "As an admin you manage" in overview.text and "Open the review queue" in overview.text
     tabs = [a.get_text(strip=True) for a in overview.html.select("nav.subnav a")]
     assert {"Review queue", "API keys", "Staff"} <= set(tabs)
+    enrol_app(client)  # staff open the queue with a second factor (issue 34)
     assert client.get(f"/portal/clinics/{clinic_id}/queue").status_int == 200
     assert client.get(f"/portal/clinics/{clinic_id}/keys").status_int == 200
     assert "Invite someone" in client.get(f"/portal/clinics/{clinic_id}/staff").text

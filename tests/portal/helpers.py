@@ -105,3 +105,46 @@ def confirm_its_you(refused, password=PASSWORD, status=303):
     default the 303 back to where the person was going)."""
     assert "/portal/confirm?next=" in refused.location, refused.location
     return submit(refused.follow(), "confirm-password", password=password, status=status)
+
+
+# Second factors (issue 34).
+
+
+def totp_code(secret, steps=0):
+    """The code an authenticator app shows for `secret`, `steps` 30 s steps from now (the server accepts one
+    step either side of its own, so a code of step +1 is good now and is a new code after one of step 0)."""
+    import pyotp
+
+    return pyotp.TOTP(secret).at(time.time() + 30 * steps)
+
+
+def enrol_app(client):
+    """Set up an authenticator app through the pages, confirmed with a code of the current step: (the secret as
+    typed from the page, the ten recovery codes shown once)."""
+    page = submit(client.get("/portal/account/two-factor"), "start-app", status=303).follow()
+    secret = page.html.find(id="secret-text").get_text().replace(" ", "")
+    codes_page = submit(page, "confirm-app", code=totp_code(secret), status=303).follow()
+    return secret, [item.get_text(strip=True) for item in codes_page.html.select("#recovery-codes li")]
+
+
+def log_in_to_second_step(app, email, password=PASSWORD, address=None):
+    """A new browser past the password of an account with a second factor, on the second step's page."""
+    client = browser(app, address or "127.0.0.1")
+    answer = submit(client.get("/portal/login"), "login", email=email, password=password, status=303)
+    assert "/portal/login/second-step" in answer.location
+    return client, answer.follow()
+
+
+# WebTest's host: the passkeys' relying party is `localhost`, as on a developer's machine.
+PASSKEY_ORIGIN = "http://localhost"
+
+
+def add_passkey(client, authenticator, name="Work laptop", status=303):
+    """Add a passkey through its page, `authenticator` (tests/identity/software_authenticator.py) answering the
+    page's own options as a browser would: the POST's answer."""
+    page = client.get("/portal/account/two-factor/passkeys")
+    form = page.forms["add-passkey"]
+    form["name"] = name
+    form["credential"] = authenticator.create(page.html.find(id="add-passkey")["data-passkey-options"],
+                                              PASSKEY_ORIGIN)
+    return form.submit(status=status)

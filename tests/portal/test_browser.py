@@ -147,6 +147,23 @@ class Visit:
         self.fill(email=email, password=password)
         self.press("Log in")
 
+    def set_up_app(self, shots=()):
+        """On the two-factor page (where a page that needs a second factor leads): set up an authenticator app
+        from the secret as text, with the code it shows, and go on past the recovery codes. Pages named in
+        `shots` ("enrol", "codes") are saved. Returns the secret."""
+        from tests.portal.helpers import totp_code
+
+        self.press("Set up an authenticator app")
+        secret = self.driver.find_element(By.ID, "secret-text").text.replace(" ", "")
+        if "enrol" in shots:
+            self.shot("two-factor-app")
+        self.fill(code=totp_code(secret))
+        self.press("Confirm the app")
+        if "codes" in shots:
+            self.shot("recovery-codes")
+        self._navigating(self.driver.find_element(By.ID, "saved"))
+        return secret
+
     def back(self):
         page = self.driver.find_element(By.TAG_NAME, "html")
         self.driver.back()

@@ -37,6 +37,8 @@ def test_check_now_pressed_twice_and_a_refused_filter(served, chrome, tmp_path, 
     chrome.get(served + re.sub(r"^https?://[^/]+", "", link))
     visit.fill(password=PASSWORD)
     visit.press("Set password and join")
+    chrome.get(f"{served}/portal/account/two-factor")
+    visit.set_up_app()  # staff open the queue with a second factor (issue 34)
     chrome.get(f"{served}/portal/clinics/{connected.clinic_id}/queue?patient=Ada%00Quill")
     assert chrome.find_element(By.ID, "patient").get_attribute("value") == "AdaQuill"
     assert "NUL character" in chrome.find_element(By.ID, "patient-error").text

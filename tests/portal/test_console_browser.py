@@ -106,6 +106,7 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chro
     invitation = chrome.find_element(By.ID, "invitation-link").text.strip()
     visit.shot("console-staff-invited")
     visit.follow("Who read what")
+    visit.set_up_app()  # patient data: staff set up a second factor first, then go on (issue 34)
     visit.fill(patient="Quill")
     visit.press("Find the patient")
     visit.follow("Ada Quill")
@@ -122,6 +123,7 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chro
     sent = _api(served, connected, "POST", "allergies",
                 {"patient_id": patient["id"], "substance": {"text": "Peanut"}, "criticality": "high"})
     visit.follow("Review queue")
+    visit.set_up_app()
     assert f"submission-{sent['submission_id']}" in chrome.page_source and "Ada Quill" in chrome.page_source
     visit.shot("console-queue")
     visit.follow("Decline…")

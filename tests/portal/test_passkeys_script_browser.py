@@ -1,7 +1,7 @@
 """The portal's passkey script (`/static/passkeys.js`) in a real browser with Chrome's virtual authenticator
 (selenium's add_virtual_authenticator), before any portal page uses it (issue 34's pages come with the identity
 context). The pages here stand in for those pages, and only for the script's contract (docs/portal.md, "Passkeys
-(issue 34, coming)"): served by a small WSGI application on 127.0.0.1 and browsed as `localhost` (WebAuthn refuses
+(issue 34)"): served by a small WSGI application on 127.0.0.1 and browsed as `localhost` (WebAuthn refuses
 IP addresses), under the Content-Security-Policy such pages will send (script-src 'self', connect-src 'self', no
 inline script, no eval). They serve the very bytes the portal serves, and verify what the script posts with the
 identity context's own ceremonies: registration from inline options, password-free sign-in from fetched
@@ -46,9 +46,15 @@ def test_the_portal_serves_the_script_as_it_serves_its_stylesheet(app):
         assert forbidden not in text
 
 
-def test_no_portal_page_loads_a_script_yet(app):
-    page = webtest.TestApp(app).get("/portal/login")
-    assert "<script" not in page.text and "script-src" not in page.headers["Content-Security-Policy"]
+def test_a_page_that_loads_the_script_allows_it_and_a_page_that_does_not_keeps_no_script(app):
+    """The log-in page loads it (a passkey alone signs in) and fetches its options; the sign-up page does not
+    (tests/portal/test_second_factor.py walks the rest)."""
+    client = webtest.TestApp(app)
+    login = client.get("/portal/login")
+    assert '<script src="/portal/static/passkeys.js" defer></script>' in login.text
+    assert login.headers["Content-Security-Policy"].endswith("; script-src 'self'; connect-src 'self'")
+    signup = client.get("/portal/signup")
+    assert "<script" not in signup.text and "script-src" not in signup.headers["Content-Security-Policy"]
 
 
 class PasskeyPages:

@@ -14,8 +14,9 @@ import webtest
 
 from tests.common.cli import ok
 from tests.portal.console_helpers import path_of, set_password_link, staff_browser
-from tests.portal.helpers import (PASSWORD, browser, mailed_to, portal_path, signed_up, submit, unique_email,
-                                  with_workspace)
+from tests.identity.software_authenticator import SoftwareAuthenticator
+from tests.portal.helpers import (PASSKEY_ORIGIN, PASSWORD, add_passkey, browser, enrol_app, log_in_to_second_step,
+                                  mailed_to, portal_path, signed_up, submit, totp_code, unique_email, with_workspace)
 from tests.review.conftest import Clinic
 
 SCENARIOS = {}
@@ -536,6 +537,103 @@ def _mark_reviewed(stage):
     stage.paused  # noqa: B018  (items accepted automatically)
     page = stage.clinician.get(f"{stage.c}/queue/reviews")
     return page.forms[next(name for name in page.forms if str(name).startswith("review-"))].submit()
+
+
+# Second factors (issue 34)
+
+
+def _factored(stage):
+    """A new account with an authenticator app (its secret, its recovery codes, its browser)."""
+    client, email = signed_up(stage.app)
+    secret, codes = enrol_app(client)
+    return client, email, secret, codes
+
+
+@scenario("AppPage")
+def _start_app(stage):
+    client, _ = signed_up(stage.app)
+    return submit(client.get("/portal/account/two-factor"), "start-app")
+
+
+@scenario("AppPage", "confirm")
+def _confirm_app(stage):
+    client, _ = signed_up(stage.app)
+    page = submit(client.get("/portal/account/two-factor"), "start-app", status=303).follow()
+    secret = page.html.find(id="secret-text").get_text().replace(" ", "")
+    return submit(page, "confirm-app", code=totp_code(secret))
+
+
+@scenario("AppRemoval")
+def _remove_app(stage):
+    client = _factored(stage)[0]
+    return submit(client.get("/portal/account/two-factor/app/remove"), "remove-app")
+
+
+@scenario("RecoveryCodesPage")
+def _new_recovery_codes(stage):
+    client = _factored(stage)[0]
+    return submit(client.get("/portal/account/two-factor/recovery-codes"), "regenerate-codes")
+
+
+@scenario("PasskeysPage")
+def _add_a_passkey(stage):
+    client, _ = signed_up(stage.app)
+    return add_passkey(client, SoftwareAuthenticator(), status=None)
+
+
+def _passkey_page(stage):
+    client, _ = signed_up(stage.app)
+    add_passkey(client, SoftwareAuthenticator())
+    href = client.get("/portal/account/two-factor").html.select_one("#passkeys tbody a")["href"]
+    return client, client.get(href)
+
+
+@scenario("PasskeyItem", "rename")
+def _rename_passkey(stage):
+    client, page = _passkey_page(stage)
+    return submit(page, "rename-passkey", name="Renamed")
+
+
+@scenario("PasskeyItem", "remove")
+def _remove_passkey(stage):
+    client, page = _passkey_page(stage)
+    return submit(page, "remove-passkey")
+
+
+@scenario("SecondStep")
+def _second_step_code(stage):
+    _, email, _, codes = _factored(stage)
+    _, step = log_in_to_second_step(stage.app, email)
+    return submit(step, "second-step", code=codes[0])
+
+
+@scenario("SecondStep", "passkey")
+def _second_step_passkey(stage):
+    client, email = signed_up(stage.app)
+    key = SoftwareAuthenticator()
+    add_passkey(client, key)
+    _, step = log_in_to_second_step(stage.app, email)
+    form = step.forms["second-step-passkey"]
+    form["credential"] = key.get(step.html.find(id="second-step-passkey")["data-passkey-options"], PASSKEY_ORIGIN)
+    return form.submit()
+
+
+@scenario("PasskeySignIn")
+def _passkey_alone(stage):
+    client, _ = signed_up(stage.app)
+    key = SoftwareAuthenticator()
+    add_passkey(client, key)
+    visitor = browser(stage.app)
+    form = visitor.get("/portal/login").forms["passkey-sign-in"]
+    form["credential"] = key.get(visitor.get("/portal/login/passkey/options").text, PASSKEY_ORIGIN)
+    return form.submit()
+
+
+@scenario("SecurityPage")
+def _require_second_factor(stage):
+    client, workspace_id = with_workspace(stage.app)
+    enrol_app(client)
+    return submit(client.get(f"/portal/workspaces/{workspace_id}/security"), "factor-rule", required=True)
 
 
 def test_every_registered_portal_post_has_a_scenario(app):

@@ -19,3 +19,4 @@ def includeme(config):
     config.scan(".confirm")
     config.scan(".sessions")
     config.scan(".notification_settings")
+    config.include(".factors")

@@ -1,3 +1,4 @@
+from clinicrecords.portal.accounts.factors.resources import PasskeySignIn, SecondStep, TwoFactorPage
 from clinicrecords.portal.web.resources import Node
 
 # `public`: open without a session (the allow-list of tests/access/test_permission_registry.py).
@@ -10,9 +11,10 @@ class SignUp(Node):
 
 
 class LogIn(Node):
-    """/login"""
+    """/login (its second step and password-free passkey sign-in: `portal.accounts.factors`)"""
 
     public = True
+    children = {"second-step": SecondStep, "passkey": PasskeySignIn}
 
 
 class LogOut(Node):
@@ -62,5 +64,5 @@ class NotificationsPage(Node):
 class AccountPages(Node):
     """/account"""
 
-    children = {"password": PasswordPage, "email": EmailPage, "sessions": SessionsPage,
+    children = {"password": PasswordPage, "email": EmailPage, "two-factor": TwoFactorPage, "sessions": SessionsPage,
                 "notifications": NotificationsPage}

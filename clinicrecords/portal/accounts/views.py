@@ -4,8 +4,9 @@ from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.security import NO_PERMISSION_REQUIRED, forget, remember
 from pyramid.view import view_config
 
-from clinicrecords.identity.services import (IAccountService, IMembershipService, IReauthentication, IRecoveryService,
-                                             ISessionService)
+from clinicrecords.identity.services import (IAccountService, IFactorService, IMembershipService, IReauthentication,
+                                             IRecoveryService, ISessionService)
+from clinicrecords.portal.accounts.factors.signin import log_in_page_values, to_second_step
 from clinicrecords.portal.accounts.forms import (EmailForm, ForgotPasswordForm, LogInForm, PasswordForm,
                                                  ResetPasswordForm, SignUpForm, VerifyEmailForm, kept_next, safe_next)
 from clinicrecords.portal.accounts.resources import (EmailPage, ForgotPassword, LogIn, LogOut, PasswordPage,
@@ -148,7 +149,7 @@ def change_email(context, request):
 @view_config(route_name="portal", context=LogIn, request_method="GET", renderer=T + "login.jinja2",
              permission=NO_PERMISSION_REQUIRED)
 def log_in_page(context, request):
-    return {"form": LogInForm(), "next": kept_next(request)}
+    return log_in_page_values(request, LogInForm())
 
 
 @view_config(route_name="portal", context=LogIn, request_method="POST", renderer=T + "login.jinja2",
@@ -160,7 +161,9 @@ def log_in(context, request):
                                                                 request.remote_addr or "")
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, form=form, next=kept_next(request))
+        return rerender(request, **log_in_page_values(request, form))
+    if request.find_service(IFactorService).has_second_factor(account.id):
+        return to_second_step(request, account.id, request.POST.get("next"))
     return _signed_in(request, account, request.POST.get("next"))
 
 

@@ -1,6 +1,6 @@
 """The developer portal's face: a workspace's pages, rooted at `/workspaces` (`workspaces`: the member's list,
 creation, overview, members, activity) with its areas (`add_workspace_child`): keys, terms, plan,
-connections, domain, profile, requests. Staff accounts hold nothing here (the permission map)."""
+connections, domain, profile, requests, security. Staff accounts hold nothing here (the permission map)."""
 
 AREAS = (
     ".workspaces",
@@ -11,6 +11,7 @@ AREAS = (
     ".domain",
     ".profile",
     ".requests",
+    ".security",
 )
 
 

@@ -1,6 +1,7 @@
-"""Security headers on every portal answer. Pages load only the portal's own stylesheet: no script (the
-passkeys script is served for the pages of issue 34 to come, which will allow it on themselves alone), no
-inline style, nothing framed, no referrer leaving the portal."""
+"""Security headers on every portal answer. Pages load only the portal's own stylesheet: no script, no inline
+style, nothing framed, no referrer leaving the portal. The passkey pages (issue 34) alone load the portal's one
+script, `/static/passkeys.js`: the view says so (`loads_passkey_script`) and that answer's policy adds
+`script-src 'self'`, and `connect-src 'self'` when the script fetches its options."""
 
 from pyramid.events import NewResponse
 
@@ -14,12 +15,23 @@ PORTAL_HEADERS = {
 }
 
 
+SCRIPT_SOURCES = {"inline": "; script-src 'self'", "fetches": "; script-src 'self'; connect-src 'self'"}
+
+
+def loads_passkey_script(request, fetches=False):
+    """The page this view answers loads `/static/passkeys.js` (with its options inline, or fetching them)."""
+    request.state.portal_passkey_script = "fetches" if fetches else "inline"
+
+
 def add_portal_headers(event):
     if getattr(event.request, "surface", None) != "portal":
         return
     headers = event.response.headers
     for name, value in PORTAL_HEADERS.items():
         headers[name] = value
+    script = event.request.state.portal_passkey_script
+    if script is not None and event.response.content_type == "text/html":
+        headers["Content-Security-Policy"] += SCRIPT_SOURCES[script]
     headers.setdefault("Cache-Control", "no-store")
 
 

@@ -25,6 +25,9 @@ class ReviewsPage(ClinicPart):
 class QueuePage(ClinicPart):
     """/clinics/{id}/queue/{submission_id}: submissions of this clinic only, pending or already decided."""
 
+    # Patient data: opens only for staff with a second factor (portal.accounts.factors.required).
+    second_factor_required = "patient_data"
+
     children = {"reviews": ReviewsPage}
     service, item_resource, item_parameter = IReviewQueue, (PendingSubmission, DecidedSubmission), "submission_id"
 

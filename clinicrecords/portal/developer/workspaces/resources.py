@@ -5,7 +5,7 @@ from pyramid.traversal import find_interface
 from zope.interface import implementer
 
 from clinicrecords.access.interfaces import IWorkspaceMembership
-from clinicrecords.identity.services import Place
+from clinicrecords.identity.services import IFactorService, Place
 from clinicrecords.portal.developer.workspaces.interfaces import IWorkspaceService
 from clinicrecords.portal.invitations.resources import InvitationLink
 from clinicrecords.portal.team.resources import TeamArea, TeamMemberPage, TeamWords
@@ -53,6 +53,11 @@ class WorkspaceResource(Node):
     @property
     def is_owner(self):
         return self.membership.is_owner
+
+    @property
+    def second_factor_required(self):
+        """"workspace" when its owner requires a second factor of every member (portal.accounts.factors.required)."""
+        return "workspace" if self.request.find_service(IFactorService).workspace_requires(self.workspace.id) else None
 
     @property
     def workspace_resource(self):

@@ -2,7 +2,7 @@
  * passkeys.js: the portal's one script (issue 34). It runs the browser's side of a passkey ceremony for a
  * form that asks for one, and nothing else: no dependency, nothing inline, no eval, only its own origin.
  * Served at /static/passkeys.js (portal.web); a page that loads it allows `script-src 'self'` (and
- * `connect-src 'self'` when its options are fetched). docs/portal.md, "Passkeys (issue 34, coming)".
+ * `connect-src 'self'` when its options are fetched). docs/portal.md, "Passkeys (issue 34)".
  *
  * The contract with a page:
  *

@@ -1,0 +1,23 @@
+"""Second factors in the portal (issue 34): the person's two-factor pages under `/account/two-factor` (both
+faces), the second step of signing in and password-free passkey sign-in under `/login`, and the guard that
+leads a person who must have a second factor to enrol (`required.py`)."""
+
+from clinicrecords.events.services import secret_sealer
+from clinicrecords.identity.services import TOTP_SECRET, IFactorService, factor_service_factory
+from clinicrecords.portal.accounts.factors.required import second_factor_deriver
+from clinicrecords.portal.accounts.factors.signin import SIGN_IN_COOKIE, SignInCookie
+from clinicrecords.portal.surface import PORTAL_PREFIX
+from clinicrecords.settings import app_settings
+
+
+def totp_sealer(registry):
+    """TOTP secrets are sealed with the webhook secrets' keys, under a purpose of their own (identity/sealing.py)."""
+    return secret_sealer(registry, TOTP_SECRET)
+
+
+def includeme(config):
+    settings = app_settings(config.registry)
+    config.register_service_factory(factor_service_factory(settings, totp_sealer), iface=IFactorService)
+    config.registry[SIGN_IN_COOKIE] = SignInCookie(settings.portal, config.registry[PORTAL_PREFIX])
+    config.add_view_deriver(second_factor_deriver, name="portal_second_factor", under="portal_csrf")
+    config.scan(".views")
