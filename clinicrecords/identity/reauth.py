@@ -13,7 +13,8 @@ from sqlalchemy import select, update
 from zope.interface import implementer
 
 from clinicrecords.errors import FieldErrors
-from clinicrecords.identity.interfaces import IReauthentication, IReauthVerifier
+from clinicrecords.identity.factors import NO_SUCH_CODE
+from clinicrecords.identity.interfaces import IFactorService, IReauthentication, IReauthVerifier
 from clinicrecords.identity.models import Account, Session
 from clinicrecords.identity.passwords import Passwords
 from clinicrecords.identity.sessions import SESSION_RULES
@@ -25,6 +26,7 @@ REAUTH_METHODS = "identity.reauth_methods"
 NO_METHOD = "Choose a way to confirm it's you"
 PASSWORD = "password"
 WRONG_PASSWORD = "Your password is not right"
+CODE = "code"
 
 
 def add_reauth_method(config, name, factory):
@@ -84,15 +86,40 @@ class PasswordVerifier:
     def verify(self, account_id, proof, address):
         email, password_hash = self.db.execute(
             select(Account.email, Account.password_hash).where(Account.id == account_id)).one()
-        wait = self.throttle.wait(email, address)
-        if wait is not None:
-            minutes = whole_minutes(wait)
-            raise FieldErrors("password", f"Too many wrong passwords. Try again in {minutes} minute"
-                                          f"{'s' if minutes != 1 else ''}")
-        if not self.passwords.verify(password_hash, proof.get("password") or ""):
-            self.throttle.fail(email, address)
-            raise FieldErrors("password", WRONG_PASSWORD)
-        self.throttle.succeed(email, address)
+        _throttled_proof(self.throttle, email, address, "password", "passwords", WRONG_PASSWORD,
+                         lambda: self.passwords.verify(password_hash, proof.get("password") or ""))
+
+
+@implementer(IReauthVerifier)
+class FactorCodeVerifier:
+    """A code of the person's authenticator app (accepted once) or one of their recovery codes (used up, and the
+    person mailed, as at sign-in), throttled with log-in."""
+
+    fields = ("code",)
+
+    def __init__(self, db, factors, throttle):
+        self.db = db
+        self.factors = factors
+        self.throttle = throttle
+
+    def available(self, account_id):
+        return self.factors.has_second_factor(account_id)
+
+    def verify(self, account_id, proof, address):
+        email = self.db.scalar(select(Account.email).where(Account.id == account_id))
+        _throttled_proof(self.throttle, email, address, "code", "codes", NO_SUCH_CODE,
+                         lambda: self.factors.verify_code(account_id, proof.get("code") or "") is not None)
+
+
+def _throttled_proof(throttle, email, address, field, plural, wrong, proves):
+    wait = throttle.wait(email, address)
+    if wait is not None:
+        minutes = whole_minutes(wait)
+        raise FieldErrors(field, f"Too many wrong {plural}. Try again in {minutes} minute{'s' if minutes != 1 else ''}")
+    if not proves():
+        throttle.fail(email, address)
+        raise FieldErrors(field, wrong)
+    throttle.succeed(email, address)
 
 
 def password_verifier_factory(settings):
@@ -103,6 +130,17 @@ def password_verifier_factory(settings):
     def factory(context, request):
         clock = request.registry[SESSION_RULES].clock
         return PasswordVerifier(request.db, passwords, LoginThrottle(request.db, rules, clock))
+
+    return factory
+
+
+def code_verifier_factory(settings):
+    rules = ThrottleRules.from_settings(settings.portal)
+
+    def factory(context, request):
+        clock = request.registry[SESSION_RULES].clock
+        return FactorCodeVerifier(request.db, request.find_service(IFactorService),
+                                  LoginThrottle(request.db, rules, clock))
 
     return factory
 

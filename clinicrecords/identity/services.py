@@ -14,7 +14,7 @@ from clinicrecords.identity.models import STAFF_ROLES, WORKSPACE_ROLES
 from clinicrecords.identity.passwords import password_problem
 from clinicrecords.identity.places import Place
 from clinicrecords.identity.recovery import prune_recovery
-from clinicrecords.identity.reauth import PASSWORD, REAUTH_WINDOW, add_reauth_method
+from clinicrecords.identity.reauth import CODE, PASSWORD, REAUTH_WINDOW, add_reauth_method, code_verifier_factory
 from clinicrecords.identity.sessions import SESSION_RULES, ActiveSession, SessionRules, SessionSummary, prune_sessions
 from clinicrecords.identity.terms import (CURRENT_VERSION, OPERATOR, current_terms_version, has_accepted_terms,
                                           record_terms_acceptance, terms_accepted)
@@ -33,7 +33,8 @@ from clinicrecords.identity.webauthn_ceremonies import (Ceremony, KnownPasskey, 
 __all__ = [
     "IAccountService", "IAuditTrail", "IInvitationService", "IMembershipService", "ISessionService",
     "IRecoveryService", "ITeamService", "ITermsService", "Place", "ActiveSession", "prune_recovery",
-    "IKnownDevices", "IReauthentication", "IReauthVerifier", "PASSWORD", "REAUTH_WINDOW", "add_reauth_method",
+    "IKnownDevices", "IReauthentication", "IReauthVerifier", "CODE", "PASSWORD", "REAUTH_WINDOW", "add_reauth_method",
+    "code_verifier_factory",
     "SESSION_RULES", "SessionRules", "SessionSummary", "STAFF_ROLES", "WORKSPACE_ROLES",
     "IFactorService", "ISignInSteps", "Factors", "PasskeyShown", "PendingStep",
     "factor_service_factory", "prune_pending_sign_ins", "SECOND_STEP_LIFETIME",

@@ -10,11 +10,12 @@ import pytest
 from sqlalchemy import func, select
 
 from clinicrecords.access.models import ApiKey
+from clinicrecords.identity.factors import NO_SUCH_CODE
 from clinicrecords.identity.models import Invitation
 from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.portal.console_helpers import staff_browser
-from tests.portal.helpers import (PASSWORD, confirm_its_you, create_key, error_summary, secret_of, submit,
-                                  with_workspace)
+from tests.portal.helpers import (PASSWORD, confirm_its_you, create_key, enrol_app, error_summary, secret_of, submit,
+                                  totp_code, with_workspace)
 from tests.portal.test_keys import _make_ready
 from tests.portal.test_webhooks import with_endpoint
 
@@ -223,3 +224,34 @@ def test_the_confirm_page_needs_a_session(app):
     from tests.portal.helpers import browser
 
     assert "/portal/login" in browser(app).get("/portal/confirm?next=/portal/", status=302).location
+
+
+def test_a_second_factor_confirms_too_and_changing_ones_factors_asks(app, session_clock):
+    """Adding or removing a factor (or new recovery codes) is sensitive; once the person has an authenticator app,
+    "Confirm it's you" also takes its code (each code once) or a recovery code, not only the password."""
+    client, _ = with_workspace(app)
+    assert "confirm-code" not in client.get("/portal/confirm?next=/portal/").forms  # no factor: the password only
+    secret, codes = enrol_app(client)  # just signed in: no question
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    codes_page = "/portal/account/two-factor/recovery-codes"
+    refused = submit(client.get(codes_page), "regenerate-codes", status=303)
+    assert _next_of(refused) == codes_page
+    page = refused.follow()
+    assert {"confirm-password", "confirm-code"} <= set(page.forms)
+    wrong = submit(page, "confirm-code", code="000000", status=400)
+    assert error_summary(wrong) == [NO_SUCH_CODE] and wrong.html.find(id="code-error") is not None
+    back = submit(wrong, "confirm-code", code=totp_code(secret, steps=1), status=303)
+    assert back.location == "http://localhost" + codes_page
+    renewed = submit(back.follow(), "regenerate-codes", status=303).follow()
+    assert not set(codes) & {item.get_text(strip=True) for item in renewed.html.select("#recovery-codes li")}
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    refused = submit(client.get("/portal/account/two-factor/app/remove"), "remove-app", status=303)
+    replayed = submit(refused.follow(), "confirm-code", code=totp_code(secret, steps=1), status=400)
+    assert error_summary(replayed) == [NO_SUCH_CODE]  # that code was used to confirm once already
+    voided = submit(replayed, "confirm-code", code=codes[0], status=400)  # of the first set: void since renewed
+    assert error_summary(voided) == [NO_SUCH_CODE]
+    fresh = [item.get_text(strip=True) for item in renewed.html.select("#recovery-codes li")]
+    back = submit(voided, "confirm-code", code=fresh[0], status=303)
+    assert back.location == "http://localhost/portal/account/two-factor/app/remove"
+    submit(back.follow(), "remove-app", status=303)
+    assert "confirm-code" not in client.get("/portal/confirm?next=/portal/").forms  # no factor left

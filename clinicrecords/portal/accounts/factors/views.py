@@ -80,7 +80,7 @@ def app_page(context, request):
 
 
 @view_config(route_name="portal", context=AppPage, request_method="POST", renderer=T + "app.jinja2",
-             permission=SIGNED_IN)
+             permission=SIGNED_IN, reauth=True)
 def start_app(context, request):
     form = NextForm(request.POST)
     try:
@@ -92,7 +92,7 @@ def start_app(context, request):
 
 
 @view_config(route_name="portal", context=AppPage, name="confirm", request_method="POST",
-             renderer=T + "app.jinja2", permission=SIGNED_IN)
+             renderer=T + "app.jinja2", permission=SIGNED_IN, reauth=True)
 def confirm_app(context, request):
     form = CodeForm(request.POST)
     try:
@@ -110,7 +110,7 @@ def app_removal_page(context, request):
 
 
 @view_config(route_name="portal", context=AppRemoval, request_method="POST", renderer=T + "app_remove.jinja2",
-             permission=SIGNED_IN)
+             permission=SIGNED_IN, reauth=True)
 def remove_app(context, request):
     form = NextForm(request.POST)
     try:
@@ -133,7 +133,7 @@ def recovery_codes_page(context, request):
 
 
 @view_config(route_name="portal", context=RecoveryCodesPage, request_method="POST", renderer=T + "codes.jinja2",
-             permission=SIGNED_IN)
+             permission=SIGNED_IN, reauth=True)
 def regenerate_codes(context, request):
     form = NextForm(request.POST)
     try:
@@ -185,7 +185,7 @@ def _stashed_ceremony(request, form):
 
 
 @view_config(route_name="portal", context=PasskeysPage, request_method="POST", renderer=T + "passkey_new.jinja2",
-             permission=SIGNED_IN)
+             permission=SIGNED_IN, reauth=True)
 def add_passkey(context, request):
     form = AddPasskeyForm(request.POST)
     try:
@@ -217,7 +217,7 @@ def rename_passkey(context, request):
 
 
 @view_config(route_name="portal", context=PasskeyItem, name="remove", request_method="POST",
-             permission=SIGNED_IN)
+             permission=SIGNED_IN, reauth=True)
 def remove_passkey(context, request):
     try:
         _factors(request).remove_passkey(_account(request), context.passkey.id)
