@@ -16,7 +16,8 @@ from clinicrecords.patients.services import PatientService
 from clinicrecords.settings import read, var_dir
 from tests.conftest import TESTING_INI
 
-DATABASE = "clinicrecords_test_tenant_bench"
+# One per test process: pytest-xdist may run this module's tests in two processes at once.
+DATABASE = f"clinicrecords_test_tenant_bench_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
 
 
 @pytest.fixture(scope="module")
