@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 
 from clinicrecords.api.route_table import route_table
+from tests.portal.console_helpers import staff_browser
+from tests.portal.helpers import with_workspace
 
 PORTAL = Path(__file__).resolve().parents[2] / "clinicrecords" / "portal"
 SHARED = ("web", "accounts")
@@ -97,3 +99,18 @@ def test_a_team_page_is_one_view_for_both_faces(portal_routes, page):
     for faces in views.values():
         assert faces["developer"] == faces["console"]
         assert faces["developer"].startswith("clinicrecords.portal.team.pages.")
+
+
+@pytest.mark.parametrize("page", ["/portal/account/password", "/portal/account/two-factor",
+                                  "/portal/account/sessions", "/portal/account/notifications"])
+def test_the_account_s_own_pages_wear_the_face_of_the_signed_in_person(app, world, page):
+    """Pages every signed-in person has (their password, factors, sessions, notifications) belong to no face's
+    area: the masthead names the person's own, the clinic console for staff, the developer portal for partners."""
+    staff, _ = staff_browser(app, world.clinic(), second_factor=False)
+    partner, _ = with_workspace(app)
+    assert _brand(staff.get(page)) == "clinic console"
+    assert _brand(partner.get(page)) == "developer portal"
+
+
+def _brand(page):
+    return page.html.select_one("a.brand span").get_text(strip=True)

@@ -8,6 +8,7 @@ from pyramid_jinja2 import EXTRAS_CONFIG_PHASE
 from clinicrecords.portal.surface import PORTAL_PREFIX, SurfacePredicate, portal_prefix, request_surface
 from clinicrecords.portal.web.audit import portal_audit_factory
 from clinicrecords.portal.web.csrf import CSRF_GUARD, CSRFGuard, csrf_deriver
+from clinicrecords.portal.web.faces import portal_face
 from clinicrecords.identity.services import IAuditTrail
 from clinicrecords.portal.web.interfaces import IOneTimeReads, IPortalAudit
 from clinicrecords.portal.web.once import one_time_reads_factory
@@ -54,6 +55,7 @@ def includeme(config):
     config.add_request_method(portal_url, "portal_url")
     config.add_request_method(api_reference_url, "api_reference_url", reify=True)
     config.add_request_method(csrf_token, "csrf_token", reify=True)
+    config.add_request_method(portal_face, "portal_face", reify=True)
 
     cookie = SessionCookie(settings.portal, prefix)
     config.registry[CSRF_GUARD] = CSRFGuard(

@@ -44,6 +44,12 @@ def _by_account(request):
     return CLINIC_CONSOLE if is_staff(request, identity) else DEVELOPER_PORTAL
 
 
+def portal_face(request):
+    """The face whose brand the masthead wears when a page names none (pages both faces show: the account's
+    own pages, the team and webhook pages); `request.portal_face`."""
+    return face_of(request)[0]
+
+
 def face_of(request):
     """(the face, its home's URL) for the page answering `request`. Never raises: an error page asks it while
     the request is failing (a broken transaction, say), and then the page's place alone decides."""
