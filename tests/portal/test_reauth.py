@@ -2,6 +2,7 @@
 window on the session; past it, each sensitive action sends the person to "Confirm it's you", which comes back
 to where they were going (a POST: to its form), and each sensitive action done in the window renews it."""
 
+import json
 import re
 import uuid
 from urllib.parse import parse_qs, urlsplit
@@ -12,10 +13,12 @@ from sqlalchemy import func, select
 from clinicrecords.access.models import ApiKey
 from clinicrecords.identity.factors import NO_SUCH_CODE
 from clinicrecords.identity.models import Invitation
+from clinicrecords.portal.accounts.factors.confirm_passkey import REFUSED as PASSKEY_CONFIRM_REFUSED
 from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.portal.console_helpers import staff_browser
-from tests.portal.helpers import (PASSWORD, confirm_its_you, create_key, enrol_app, error_summary, secret_of, submit,
-                                  totp_code, with_workspace)
+from tests.identity.software_authenticator import SoftwareAuthenticator
+from tests.portal.helpers import (PASSKEY_ORIGIN, PASSWORD, add_passkey, confirm_its_you, create_key, enrol_app,
+                                  error_summary, secret_of, submit, totp_code, with_workspace)
 from tests.portal.test_keys import _make_ready
 from tests.portal.test_webhooks import with_endpoint
 
@@ -255,3 +258,42 @@ def test_a_second_factor_confirms_too_and_changing_ones_factors_asks(app, sessio
     assert back.location == "http://localhost/portal/account/two-factor/app/remove"
     submit(back.follow(), "remove-app", status=303)
     assert "confirm-code" not in client.get("/portal/confirm?next=/portal/").forms  # no factor left
+
+
+def test_a_passkey_confirms_it_is_you_once_for_its_own_ceremony(app, session_clock):
+    """A person with a passkey is offered it on "Confirm it's you" (the page then loads the portal's script): the
+    page's own options answered by their authenticator confirm; the same answer again, another person's passkey
+    or no answer at all (no JavaScript) does not."""
+    client, _ = with_workspace(app)
+    key = SoftwareAuthenticator()
+    add_passkey(client, key)  # just signed in: no question
+    assert "confirm-passkey" in client.get("/portal/confirm?next=/portal/").forms
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    refused = client.get("/portal/account/two-factor/recovery-codes")
+    refused = submit(refused, "regenerate-codes", status=303)
+    page = refused.follow()
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+    options = page.html.find(id="confirm-passkey")["data-passkey-options"]
+    assert json.loads(options)["allowCredentials"], "the person's own passkeys only"
+    form = page.forms["confirm-passkey"]
+    form["credential"] = answer = key.get(options, PASSKEY_ORIGIN)
+    back = form.submit(status=303)
+    assert back.location == "http://localhost/portal/account/two-factor/recovery-codes"
+
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    page = client.get("/portal/confirm?next=/portal/")
+    form = page.forms["confirm-passkey"]
+    form["credential"] = answer  # its challenge was used
+    replayed = form.submit(status=400)
+    assert error_summary(replayed) == [PASSKEY_CONFIRM_REFUSED]
+    stranger_client, _ = with_workspace(app)
+    stranger = SoftwareAuthenticator()
+    add_passkey(stranger_client, stranger)
+    form = replayed.forms["confirm-passkey"]
+    form["credential"] = stranger.get(replayed.html.find(id="confirm-passkey")["data-passkey-options"],
+                                      PASSKEY_ORIGIN)
+    assert error_summary(form.submit(status=400)) == [PASSKEY_CONFIRM_REFUSED]
+    empty = submit(client.get("/portal/confirm?next=/portal/"), "confirm-passkey", status=400)
+    assert error_summary(empty) == [PASSKEY_CONFIRM_REFUSED]
+    assert "/portal/confirm?next=" in submit(client.get("/portal/account/two-factor/recovery-codes"),
+                                             "regenerate-codes", status=303).location  # still not confirmed

@@ -9,7 +9,7 @@ from clinicrecords.identity.services import IReauthentication, IReauthVerifier
 from clinicrecords.portal.accounts.forms import ConfirmForm, kept_next, safe_next
 from clinicrecords.portal.accounts.resources import ConfirmPage
 from clinicrecords.portal.web.forms import FormError, rerender
-from clinicrecords.portal.web.reauth import CONFIRM_FORMS
+from clinicrecords.portal.web.reauth import CONFIRM_FORMS, CONFIRM_PREPARE
 from clinicrecords.portal.web.resources import SIGNED_IN
 
 T = "clinicrecords.portal.accounts:templates/"
@@ -20,7 +20,9 @@ def _page(request, form, next, failed=None):
     reauth = request.find_service(IReauthentication)
     forms = request.registry.get(CONFIRM_FORMS, {})
     methods = [(name, forms[name]) for name in reauth.methods(request.identity.account_id) if name in forms]
-    return {"form": form, "next": next, "methods": methods, "failed": failed,
+    prepare = request.registry.get(CONFIRM_PREPARE, {})
+    prepared = {name: prepare[name](request) for name, _ in methods if name in prepare}
+    return {"form": form, "next": next, "methods": methods, "failed": failed, "prepared": prepared,
             "minutes": int(reauth.window.total_seconds() // 60)}
 
 

@@ -22,6 +22,9 @@ from clinicrecords.portal.web.csrf import SAFE_METHODS
 
 # {method name: template of its form on the confirm page}, kept in the registry by `add_confirm_form`.
 CONFIRM_FORMS = "portal.confirm_forms"
+# {method name: prepare(request) -> the values its form needs}, for a form that needs some made per page (a
+# passkey's ceremony).
+CONFIRM_PREPARE = "portal.confirm_prepare"
 CONFIRM_PAGE = "confirm"
 
 
@@ -75,14 +78,17 @@ def reauth_deriver(view, info):
 reauth_deriver.options = ("reauth",)
 
 
-def add_confirm_form(config, name, template):
-    """The confirm page's form for the method `name` (a template rendered with `form`, `next` and `method`;
-    it posts `method`, `next`, the csrf token and the verifier's `fields` to the confirm page)."""
+def add_confirm_form(config, name, template, prepare=None):
+    """The confirm page's form for the method `name` (a template rendered with `form`, `next`, `failed` and
+    `prepared[name]`, what `prepare(request)` answered for this page; it posts `method`, `next`, the csrf token
+    and the verifier's `fields` to the confirm page)."""
     config.registry.setdefault(CONFIRM_FORMS, {})[name] = template
+    if prepare is not None:
+        config.registry.setdefault(CONFIRM_PREPARE, {})[name] = prepare
 
 
-def add_reauth_method(config, name, verifier_factory, template):
+def add_reauth_method(config, name, verifier_factory, template, prepare=None):
     """A way to confirm it's you, in one call: its verifier (`identity.services.IReauthVerifier`, built by
     `verifier_factory(context, request)`) and its form on the confirm page."""
     add_reauth_verifier(config, name, verifier_factory)
-    add_confirm_form(config, name, template)
+    add_confirm_form(config, name, template, prepare)

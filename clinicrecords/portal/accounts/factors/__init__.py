@@ -5,6 +5,7 @@ leads a person who must have a second factor to enrol (`required.py`)."""
 from clinicrecords.events.services import secret_sealer
 from clinicrecords.identity.services import (CODE, TOTP_SECRET, IFactorService, code_verifier_factory,
                                              factor_service_factory)
+from clinicrecords.portal.accounts.factors.confirm_passkey import PASSKEY, passkey_verifier_factory, prepare_ceremony
 from clinicrecords.portal.accounts.factors.required import second_factor_deriver
 from clinicrecords.portal.accounts.factors.signin import SIGN_IN_COOKIE, SignInCookie
 from clinicrecords.portal.surface import PORTAL_PREFIX
@@ -23,6 +24,9 @@ def includeme(config):
     # "Confirm it's you" also takes an authenticator app's code or a recovery code, once the person has a factor.
     add_reauth_method(config, CODE, code_verifier_factory(settings),
                       "clinicrecords.portal.accounts.factors:templates/confirm_code.jinja2")
+    add_reauth_method(config, PASSKEY, passkey_verifier_factory,
+                      "clinicrecords.portal.accounts.factors:templates/confirm_passkey.jinja2",
+                      prepare=prepare_ceremony)
     config.registry[SIGN_IN_COOKIE] = SignInCookie(settings.portal, config.registry[PORTAL_PREFIX])
     config.add_view_deriver(second_factor_deriver, name="portal_second_factor", under="portal_csrf")
     config.scan(".views")
