@@ -3,16 +3,13 @@ code, for a person who has a passkey where passkeys work (a host name, not an IP
 authentication ceremony limited to the person's own passkeys; its challenge waits for this session
 (`IOneTimeReads`), read once by the POST."""
 
-import base64
-import uuid
-
 from zope.interface import implementer
 
 from clinicrecords.errors import FieldErrors
 from clinicrecords.identity.services import IFactorService, IReauthVerifier
+from clinicrecords.portal.accounts.factors import ceremonies
 from clinicrecords.portal.accounts.factors.signin import portal_rp
 from clinicrecords.portal.web.headers import loads_passkey_script
-from clinicrecords.portal.web.interfaces import IOneTimeReads
 
 PASSKEY = "passkey"
 CEREMONY = "passkey-confirm"
@@ -31,19 +28,12 @@ class PasskeyVerifier:
         return portal_rp(self.request) is not None and bool(self.factors.factors(account_id).passkeys)
 
     def verify(self, account_id, proof, address):
-        challenge = self._challenge(proof.get("ceremony"))
+        stashed = ceremonies.take(self.request, CEREMONY, proof.get("ceremony"))
+        challenge = None if stashed is None else stashed["challenge"]
         rp = portal_rp(self.request)
         if challenge is None or rp is None or not proof.get("credential") or \
                 not self.factors.verify_passkey(account_id, rp, proof["credential"], challenge):
             raise FieldErrors("credential", REFUSED)
-
-    def _challenge(self, ceremony_id):
-        try:
-            read_id = uuid.UUID(ceremony_id or "")
-        except ValueError:
-            return None
-        stashed = self.request.find_service(IOneTimeReads).take(CEREMONY, read_id)
-        return None if stashed is None else base64.urlsafe_b64decode(stashed)
 
 
 def passkey_verifier_factory(context, request):
@@ -57,6 +47,6 @@ def prepare_ceremony(request):
                                                                          portal_rp(request))
     if ceremony is None:
         return {"ceremony": None, "ceremony_id": ""}
-    read_id = request.find_service(IOneTimeReads).put(CEREMONY, base64.urlsafe_b64encode(ceremony.challenge).decode())
+    ceremony_id = ceremonies.stash(request, CEREMONY, challenge=ceremony.challenge)
     loads_passkey_script(request)
-    return {"ceremony": ceremony, "ceremony_id": str(read_id)}
+    return {"ceremony": ceremony, "ceremony_id": ceremony_id}

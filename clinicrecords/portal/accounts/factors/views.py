@@ -2,15 +2,13 @@
 enrolment, recovery codes shown once, passkeys (add, rename, remove); the second step of signing in and
 password-free sign-in with a passkey. Thin: parse, call identity's `IFactorService` / `ISignInSteps`, render."""
 
-import base64
-import uuid
-
 from pyramid.httpexceptions import HTTPNotFound
 from pyramid.response import Response
 from pyramid.security import NO_PERMISSION_REQUIRED
 from pyramid.view import exception_view_config, view_config
 
 from clinicrecords.identity.services import IFactorService, ISignInSteps
+from clinicrecords.portal.accounts.factors import ceremonies
 from clinicrecords.portal.accounts.factors.forms import (AddPasskeyForm, CodeForm, NextForm, PasskeyForm,
                                                          RenamePasskeyForm)
 from clinicrecords.portal.accounts.factors.resources import (AppPage, AppRemoval, PasskeyItem, PasskeySignIn,
@@ -21,7 +19,6 @@ from clinicrecords.portal.accounts.factors.signin import (log_in_page_values, pe
 from clinicrecords.portal.accounts.forms import LogInForm, kept_next
 from clinicrecords.portal.web.forms import FormError, rerender, see_other
 from clinicrecords.portal.web.headers import loads_passkey_script
-from clinicrecords.portal.web.interfaces import IOneTimeReads
 from clinicrecords.portal.web.once import see_other_once, shown_once
 from clinicrecords.portal.web.resources import SIGNED_IN
 
@@ -150,10 +147,6 @@ def regenerate_codes(context, request):
 # Passkeys.
 
 
-def _b64(data):
-    return base64.urlsafe_b64encode(data).decode()
-
-
 def _passkey_page(request, form, next_):
     """The add-a-passkey page with a new ceremony: its challenge and user handle are stashed for this session,
     read once by the POST (`IOneTimeReads`)."""
@@ -161,10 +154,9 @@ def _passkey_page(request, form, next_):
     if rp is None:
         return {"form": form, "ceremony": None, "ceremony_id": "", "next": next_}
     ceremony, user_handle = _factors(request).passkey_registration(_account(request), rp)
-    read_id = request.find_service(IOneTimeReads).put(REGISTRATION, {"challenge": _b64(ceremony.challenge),
-                                                                     "user_handle": _b64(user_handle)})
+    ceremony_id = ceremonies.stash(request, REGISTRATION, challenge=ceremony.challenge, user_handle=user_handle)
     loads_passkey_script(request)
-    return {"form": form, "ceremony": ceremony, "ceremony_id": str(read_id), "next": next_}
+    return {"form": form, "ceremony": ceremony, "ceremony_id": ceremony_id, "next": next_}
 
 
 @view_config(route_name="portal", context=PasskeysPage, request_method="GET", renderer=T + "passkey_new.jinja2",
@@ -174,14 +166,8 @@ def passkey_page(context, request):
 
 
 def _stashed_ceremony(request, form):
-    try:
-        read_id = uuid.UUID(form["ceremony"])
-    except ValueError:
-        return None, None
-    stashed = request.find_service(IOneTimeReads).take(REGISTRATION, read_id)
-    if stashed is None:
-        return None, None
-    return base64.urlsafe_b64decode(stashed["challenge"]), base64.urlsafe_b64decode(stashed["user_handle"])
+    stashed = ceremonies.take(request, REGISTRATION, form["ceremony"])
+    return (None, None) if stashed is None else (stashed["challenge"], stashed["user_handle"])
 
 
 @view_config(route_name="portal", context=PasskeysPage, request_method="POST", renderer=T + "passkey_new.jinja2",
