@@ -135,6 +135,21 @@ def app(settings, smtp_server):
 
 
 @pytest.fixture(autouse=True)
+def task_queue_left_as_found():
+    """A test that leaves the process's task queue configured for another application (built in this process
+    outside `tests.common.task_queue.kept()`) fails here, not the later tests whose tasks would never run."""
+    from tests.common import task_queue
+
+    found = task_queue.configuration()
+    yield
+    left = task_queue.configuration()
+    if left[:3] != found[:3]:
+        task_queue.restore(found)
+        pytest.fail(f"the task queue was left configured for another application (immediate, storage): "
+                    f"{left[:2]} instead of {found[:2]}; build it inside tests.common.task_queue.kept()")
+
+
+@pytest.fixture(autouse=True)
 def rolled_back(request):
     """Everything a database test writes, through any session or connection of the application, is rolled
     back when it ends: in a transaction of its own, or in a savepoint of its module's transaction where the
@@ -219,9 +234,9 @@ def connected(request, world):
 @pytest.fixture
 def make_app(settings):
     """Build another application (other settings) without disturbing the suite's own."""
-    from clinicrecords import make_config, tasks
+    from clinicrecords import make_config
+    from tests.common import task_queue
 
-    saved = dict(tasks._state)
     built = []
 
     def make(**overrides):
@@ -229,8 +244,8 @@ def make_app(settings):
         built.append(wsgi_app)
         return wsgi_app
 
-    yield make
-    tasks._state.update(saved)
+    with task_queue.kept():
+        yield make
     for wsgi_app in built:
         wsgi_app.registry["db.engine"].dispose()
 

@@ -11,6 +11,8 @@ from pyramid.scripting import prepare
 
 from clinicrecords import tasks
 from clinicrecords.cli import run
+from clinicrecords.settings import app_settings
+from tests.common import task_queue
 from tests.conftest import TESTING_INI
 
 # Applications the commands ran on, by what builds them: building one (the ini, the entry points, every
@@ -34,7 +36,9 @@ def _bootstrap_once(config_uri, request=None, options=None):
         env["closer"]()
         _apps[key] = env["app"]
     app = _apps[key]
-    tasks._state["registry"] = app.registry  # as building it did: the command's tasks run on its registry
+    # As building it did: the command's tasks go to its own queue and run on its registry.
+    tasks.configure(app_settings(app.registry))
+    tasks._state["registry"] = app.registry
     env = prepare(request, registry=app.registry)
     env["app"] = app
     return env
@@ -49,14 +53,11 @@ def _reusing_applications():
 def admin(*argv, ini=TESTING_INI):
     """(exit status, the parsed JSON object on stdout or None, stderr text). Arguments may be non-strings."""
     out, err = io.StringIO(), io.StringIO()
-    saved = dict(tasks._state)  # the command builds its own app; keep the suite's task registry
     try:
-        with _reusing_applications():
+        with task_queue.kept(), _reusing_applications():  # the command's app is its own; the suite's queue stays
             status = run([ini, *map(str, argv)], stdout=out, stderr=err)
     except SystemExit as exc:  # argparse refuses malformed arguments itself
         status = exc.code
-    finally:
-        tasks._state.update(saved)
     text = out.getvalue()
     if status == 0:
         assert text.count("\n") == 1, "exactly one JSON object on stdout"

@@ -31,7 +31,8 @@ import pytest
 from sqlalchemy import func, select
 from waitress.server import create_server
 
-from clinicrecords import make_config, tasks
+from clinicrecords import make_config
+from tests.common import task_queue
 from clinicrecords.clinics.services import CLINIC_SCHEMAS, open_clinic
 from clinicrecords.db import embedded, migrations
 from clinicrecords.db.tenancy import bind_to_clinic
@@ -41,7 +42,7 @@ from clinicrecords.inventory.bands import stock_band
 from clinicrecords.inventory.models import InventoryItem, StockMovement
 from clinicrecords.patients.imports.models import PatientImport, PatientImportRow
 from clinicrecords.patients.imports.tasks import resume_interrupted_imports
-from clinicrecords.settings import app_settings, read
+from clinicrecords.settings import app_settings
 from clinicrecords.patients.models import Patient
 from clinicrecords.patients.schemas import PatientCreate
 from clinicrecords.review.models import Submission
@@ -69,19 +70,17 @@ def own_postgres(settings, monkeypatch):
                  "database.pool_size": str(2 * THREADS + 4), "huey.backend": "sqlite", "huey.immediate": "false",
                  "huey.sqlite_path": str(base / "huey.db"), "retry.attempts": "1",
                  "patient_imports.wait_seconds": "1", "patient_imports.stale_after_seconds": "3"}
-    saved = dict(tasks._state)
-    app = make_config(dict(settings, **overrides)).make_wsgi_app()
-    server = embedded._servers[base / "pgdata"]
-    try:
-        migrations.migrate_all(app.registry["db.engine"], CLINIC_SCHEMAS, workers=1,
-                               settings=app_settings(app.registry))
-        yield app, server
-    finally:
-        app.registry["db.engine"].dispose()
-        tasks.configure(read(settings))
-        tasks._state.update(saved)
-        embedded._servers.pop(base / "pgdata").cleanup()
-        shutil.rmtree(base, ignore_errors=True)
+    with task_queue.kept():
+        app = make_config(dict(settings, **overrides)).make_wsgi_app()
+        server = embedded._servers[base / "pgdata"]
+        try:
+            migrations.migrate_all(app.registry["db.engine"], CLINIC_SCHEMAS, workers=1,
+                                   settings=app_settings(app.registry))
+            yield app, server
+        finally:
+            app.registry["db.engine"].dispose()
+            embedded._servers.pop(base / "pgdata").cleanup()
+            shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture

@@ -3,19 +3,14 @@ context requires at start-up must be among its offline settings."""
 
 from pathlib import Path
 
-from clinicrecords import tasks
 from clinicrecords.openapi_file import main
-from clinicrecords.settings import read
+from tests.common import task_queue
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_document_is_written_offline_and_equals_the_committed_one(app, settings, tmp_path, capsys):
-    saved = dict(tasks._state)
-    try:
+    with task_queue.kept():  # building the offline application configures the process's queue for it
         main([str(tmp_path / "openapi.json")])
-    finally:  # building the offline application configured the process's queue for it
-        tasks._state.update(saved)
-        tasks.configure(read(settings))
     assert capsys.readouterr().out.strip() == str(tmp_path / "openapi.json")
     assert (tmp_path / "openapi.json").read_text() == (ROOT / "docs" / "openapi.json").read_text()

@@ -13,6 +13,7 @@ from clinicrecords.access.ratelimit import make_store
 from clinicrecords.redis_connection import RedisUrlError, parse_sentinel_url
 from clinicrecords.settings import RateLimitSettings, read, read_section
 from clinicrecords.tasks import task
+from tests.common import task_queue
 from tests.common.redis_sentinel import SentinelGroup
 from tests.common.redis_server import RedisServer
 
@@ -51,12 +52,8 @@ def test_a_refused_url_stops_the_start_in_one_line_without_its_password(settings
     from clinicrecords import main
 
     bad = "redis+sentinel://:hunter2@h1:26379/"
-    saved = dict(tasks._state)  # the half-built application must not stay the tasks' registry
-    try:
-        with pytest.raises(SystemExit) as stopped:
-            main({}, **{**settings, "ratelimit.backend": "redis", "ratelimit.redis_url": bad})
-    finally:
-        tasks._state.update(saved)
+    with task_queue.kept(), pytest.raises(SystemExit) as stopped:  # a half-built application configured the queue
+        main({}, **{**settings, "ratelimit.backend": "redis", "ratelimit.redis_url": bad})
     line = capsys.readouterr().err
     assert stopped.value.code == 2 and line.count("\n") == 1
     assert "hunter2" not in line and "redis+sentinel://***@h1:26379/: expected" in line

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from clinicrecords import make_config, tasks
+from clinicrecords import make_config
+from tests.common import task_queue
 
 SMALL_POOL = 3
 
@@ -108,8 +109,7 @@ def pooled_settings(settings, pgbouncer, **overrides):
 @pytest.fixture(scope="module")
 def pooled_app(settings, pgbouncer):
     """The application reaching the suite's database only through PgBouncer, with a pool of three."""
-    saved = dict(tasks._state)
-    wsgi_app = make_config(pooled_settings(settings, pgbouncer)).make_wsgi_app()
-    yield wsgi_app
-    tasks._state.update(saved)
+    with task_queue.kept():
+        wsgi_app = make_config(pooled_settings(settings, pgbouncer)).make_wsgi_app()
+        yield wsgi_app
     wsgi_app.registry["db.engine"].dispose()

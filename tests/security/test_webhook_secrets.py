@@ -12,11 +12,12 @@ from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.pool import NullPool
 from standardwebhooks.webhooks import Webhook
 
-from clinicrecords import make_config, tasks
+from clinicrecords import make_config
 from clinicrecords.clinics.models import Clinic
 from clinicrecords.db import embedded, migrations
 from clinicrecords.events.secret_box import SecretBox, SecretBoxError, new_key_entry
 from clinicrecords.settings import SettingsError, read, var_dir
+from tests.common import task_queue
 from tests.common.cli import ok, refused
 from tests.conftest import ROOT, TESTING_INI
 from tests.events.support import Receiver, emit_events
@@ -91,12 +92,8 @@ def test_start_up_refuses_a_missing_or_malformed_key_ring(settings, setting):
     broken = {name: value for name, value in settings.items() if name != TEST_KEYS}
     if setting is not None:
         broken[TEST_KEYS] = setting
-    saved = dict(tasks._state)  # a half-built application must not become the one queued tasks run in
-    try:
-        with pytest.raises(SettingsError, match=TEST_KEYS):
-            make_config(broken)
-    finally:
-        tasks._state.update(saved)
+    with task_queue.kept(), pytest.raises(SettingsError, match=TEST_KEYS):  # a half-built application
+        make_config(broken)
 
 
 def test_key_rotation_new_key_first_reseal_then_drop_the_old_key(world, engine, tmp_path):
