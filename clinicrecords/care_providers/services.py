@@ -12,7 +12,7 @@ from clinicrecords.care_providers.models import CareProvider
 from clinicrecords.care_providers.representations import is_editable_by
 from clinicrecords.care_providers.schemas import TYPES
 from clinicrecords.errors import InvalidInput
-from clinicrecords.patients.services import is_visible_patient, patient_exists, visible
+from clinicrecords.patients.services import is_visible_patient, patient_exists, visible, visible_for_export
 from clinicrecords.providers.services import is_valid_npi
 from clinicrecords.care_providers.interfaces import ICareProviderService
 
@@ -92,3 +92,10 @@ class CareProviderService:
 
 def care_provider_service_factory(context, request):
     return CareProviderService(clinic_scope(context).db)
+
+
+def care_provider_rows_for_export(since=None):
+    """The rows of the outside care providers a bulk export writes (those of patients the API may see), oldest
+    first."""
+    return visible_for_export(select(*CareProvider.__table__.columns), CareProvider.patient_id,
+                              CareProvider.updated_at, since).order_by(CareProvider.created_at, CareProvider.id)
