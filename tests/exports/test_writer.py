@@ -1,16 +1,40 @@
-"""The export writer: one attempt's NDJSON files, each line the FHIR R4 resource the single read answers."""
+"""The export writer: one attempt's NDJSON files, each line the FHIR R4 resource the single read answers, and what
+the reads leave out left out (issue 37 items 3 and 4's data rules)."""
 
 import hashlib
 import json
 
+import pytest
+
+from clinicrecords.access.interfaces import Permission
+from clinicrecords.encounters.models import Encounter
+from clinicrecords.encounters.services import EncounterStaff
+from clinicrecords.exports.sources import EXPORT_TYPES, PATIENT_COMPARTMENT, readable_types
 from clinicrecords.exports.writer import write_export
-from tests.common.clinical import headers, sandbox
+from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
+from clinicrecords.encounters.schemas import SANDBOX_ENCOUNTER_IDS
+from tests.common.clinical import clinic_db, headers, restrict
 from tests.common.fhir import assert_valid_fhir
 
 FHIR = "application/fhir+json"
+# Where each source's single reads are: (FHIR type, read permission) → the clinic's collection.
+COLLECTIONS = {
+    ("Patient", "patients:read"): "patients",
+    ("AllergyIntolerance", "allergies:read"): "allergies",
+    ("Condition", "conditions:read"): "conditions",
+    ("MedicationStatement", "medications:read"): "medication-statements",
+    ("MedicationRequest", "medications:read"): "prescriptions",
+    ("Encounter", "encounters:read"): "encounters",
+    ("ServiceRequest", "referrals:read"): "referrals",
+    ("Coverage", "coverage:read"): "coverages",
+    ("Practitioner", "providers:read"): "providers",
+    ("Practitioner", "care_providers:read"): "care-providers",
+}
+ADA = SANDBOX_PATIENT_IDS[0]
 
 
-def export(registry, clinic_id, directory, types, since=None, split_bytes=1 << 20, **options):
+def export(registry, clinic_id, directory, types=tuple(EXPORT_TYPES), since=None, split_bytes=1 << 20, **options):
+    directory.mkdir(exist_ok=True)
     return write_export(clinic_id, types=types, since=since, directory=directory, split_bytes=split_bytes,
                         base_url=f"https://api.example/v1/clinics/{clinic_id}/fhir", registry=registry, **options)
 
@@ -24,18 +48,157 @@ def lines_of(directory, written_file):
     return resources
 
 
-def test_patients_are_written_as_their_fhir_reads(testapp, world, registry, tmp_path):
-    clinic_id, key = sandbox(world)
+def exported(directory, written):
+    """{(type, permission): [resources]} over every output file (split files joined in order)."""
+    found = {}
+    for written_file in written.output:
+        found.setdefault((written_file.type, written_file.permission), []).extend(lines_of(directory, written_file))
+    return found
+
+
+@pytest.fixture
+def sandbox(world):
+    """(clinic id, workspace id, test key): a fresh workspace's seeded sandbox and a key that reads it."""
+    workspace_id, clinic_id = world.workspace()
+    return clinic_id, workspace_id, world.key(workspace_id=workspace_id, mode="test")
+
+
+def listed_ids(testapp, clinic_id, key, collection):
+    documents = testapp.get(f"/v1/clinics/{clinic_id}/{collection}?limit=100", headers=headers(key)).json["data"]
+    return [document["id"] for document in documents if "id" in document]
+
+
+def test_patients_are_written_as_their_fhir_reads(testapp, registry, sandbox, tmp_path):
+    clinic_id, _, key = sandbox
     written = export(registry, clinic_id, tmp_path, ["Patient"])
     [patients] = written.output
     assert (patients.type, patients.name, patients.permission) == ("Patient", "Patient-1.ndjson", "patients:read")
     resources = lines_of(tmp_path, patients)
-    listed = testapp.get(f"/v1/clinics/{clinic_id}/patients?limit=100", headers=headers(key)).json["data"]
-    assert [resource["id"] for resource in resources] == [patient["id"] for patient in listed]
+    listed = listed_ids(testapp, clinic_id, key, "patients")
+    assert [resource["id"] for resource in resources] == listed
     for resource in resources:
         assert_valid_fhir(resource, "Patient")
         read = testapp.get(f"/v1/clinics/{clinic_id}/patients/{resource['id']}", headers=headers(key, Accept=FHIR))
         assert resource == read.json
-    assert sorted(str(patient_id) for patient_id in patients.patient_ids) == sorted(p["id"] for p in listed)
+    assert sorted(str(patient_id) for patient_id in patients.patient_ids) == sorted(listed)
     assert written.error == () and written.deleted == ()
     assert sorted(path.name for path in tmp_path.iterdir()) == ["Patient-1.ndjson"]
+
+
+def test_every_type_is_written_as_its_single_reads_answer_it(testapp, registry, sandbox, tmp_path):
+    clinic_id, workspace_id, key = sandbox
+    written = export(registry, clinic_id, tmp_path, owner_id=workspace_id)
+    found = exported(tmp_path, written)
+    assert set(found) == set(COLLECTIONS)  # the sandbox seeds every kind
+    assert [f.name for f in written.output] == [
+        "Patient-1.ndjson", "AllergyIntolerance-1.ndjson", "Condition-1.ndjson", "MedicationStatement-1.ndjson",
+        "MedicationRequest-1.ndjson", "Encounter-1.ndjson", "ServiceRequest-1.ndjson", "Coverage-1.ndjson",
+        "Practitioner-1.ndjson", "Practitioner-care-provider-1.ndjson"]
+    for (fhir_type, permission), resources in found.items():
+        collection = COLLECTIONS[fhir_type, permission]
+        assert [resource["id"] for resource in resources] == listed_ids(testapp, clinic_id, key, collection)
+        for resource in resources:
+            assert_valid_fhir(resource, fhir_type)
+            read = testapp.get(f"/v1/clinics/{clinic_id}/{collection}/{resource['id']}",
+                               headers=headers(key, Accept=FHIR))
+            assert resource == read.json, collection
+    for written_file in written.output:
+        about = {resource.get("subject", resource.get("patient", resource.get("beneficiary", {}))).get("reference")
+                 for resource in lines_of(tmp_path, written_file)}
+        if written_file.type == "Patient":
+            about = {f"Patient/{resource['id']}" for resource in lines_of(tmp_path, written_file)}
+        if written_file.name.startswith("Practitioner-care-provider"):
+            about = {resource["extension"][0]["valueReference"]["reference"]
+                     for resource in lines_of(tmp_path, written_file)}
+        if written_file.name == "Practitioner-1.ndjson":
+            assert written_file.patient_ids == ()  # the clinic's clinicians are about no patient
+            continue
+        assert {f"Patient/{patient_id}" for patient_id in written_file.patient_ids} == about, written_file.name
+
+
+def test_the_types_asked_for_alone_and_each_source_only_under_its_permission(registry, sandbox, tmp_path):
+    clinic_id, _, _ = sandbox
+    written = export(registry, clinic_id, tmp_path / "a", ["Condition", "Practitioner"],
+                     granted=frozenset({"conditions:read", "providers:read"}))
+    assert [(f.type, f.permission) for f in written.output] == [("Condition", "conditions:read"),
+                                                                 ("Practitioner", "providers:read")]
+    written = export(registry, clinic_id, tmp_path / "b", ["Practitioner"], granted=frozenset({"care_providers:read"}))
+    assert [(f.name, f.permission) for f in written.output] == [("Practitioner-care-provider-1.ndjson",
+                                                                  "care_providers:read")]
+
+
+def test_the_offer(registry):
+    assert EXPORT_TYPES["Practitioner"] == (Permission.ProvidersRead, Permission.CareProvidersRead)
+    assert readable_types({"care_providers:read", "patients:read"}) == ("Patient", "Practitioner")
+    assert "Practitioner" not in PATIENT_COMPARTMENT and {"Patient", "Encounter", "Coverage"} <= PATIENT_COMPARTMENT
+
+
+def test_a_restricted_patient_and_everything_about_them_are_left_out(world, registry, sandbox, tmp_path):
+    clinic_id, _, _ = sandbox
+    before = export(registry, clinic_id, tmp_path / "before")
+    mentioning = {f.name for f in before.output if str(ADA) in (tmp_path / "before" / f.name).read_text()}
+    assert {"Patient-1.ndjson", "AllergyIntolerance-1.ndjson", "Condition-1.ndjson", "MedicationStatement-1.ndjson",
+            "Encounter-1.ndjson", "ServiceRequest-1.ndjson"} <= mentioning
+    restrict(world, clinic_id, ADA)
+    after = export(registry, clinic_id, tmp_path / "after")
+    for written_file in after.output:
+        assert str(ADA) not in (tmp_path / "after" / written_file.name).read_text(), written_file.name
+        assert ADA not in written_file.patient_ids
+    assert sum(f.count for f in after.output) < sum(f.count for f in before.output)
+
+
+def test_encounters_the_clinic_marked_sensitive_are_left_out(world, registry, sandbox, tmp_path):
+    clinic_id, _, _ = sandbox
+    [file] = export(registry, clinic_id, tmp_path / "before", ["Encounter"]).output
+    ids = [resource["id"] for resource in lines_of(tmp_path / "before", file)]
+    seeded_sensitive = SANDBOX_ENCOUNTER_IDS[3]
+    assert str(seeded_sensitive) not in ids and ids
+    with clinic_db(world, clinic_id) as db:
+        assert db.get(Encounter, seeded_sensitive).sensitive is True
+        EncounterStaff(db).mark_sensitive(ids[0])
+    [file] = export(registry, clinic_id, tmp_path / "after", ["Encounter"]).output
+    assert [resource["id"] for resource in lines_of(tmp_path / "after", file)] == ids[1:]
+
+
+def test_allergy_names_kept_only_as_legacy_text_are_left_out(registry, sandbox, tmp_path):
+    clinic_id, _, _ = sandbox
+    [file] = export(registry, clinic_id, tmp_path, ["AllergyIntolerance"]).output
+    resources = lines_of(tmp_path, file)
+    assert resources and all("id" in resource for resource in resources)
+    assert "Sulfa drugs" not in (tmp_path / file.name).read_text()  # the seeded legacy name
+
+
+def test_a_type_is_split_into_files_of_at_most_split_bytes(registry, sandbox, tmp_path):
+    clinic_id, _, _ = sandbox
+    [whole] = export(registry, clinic_id, tmp_path / "whole", ["Patient"]).output
+    largest = max(len(line) + 1 for line in (tmp_path / "whole" / whole.name).read_bytes().splitlines())
+    split = export(registry, clinic_id, tmp_path / "split", ["Patient"], split_bytes=largest).output
+    assert len(split) > 1 and [f.name for f in split] == [f"Patient-{n}.ndjson" for n in range(1, len(split) + 1)]
+    assert all(f.size <= largest for f in split)
+    assert b"".join((tmp_path / "split" / f.name).read_bytes() for f in split) == (
+        tmp_path / "whole" / whole.name).read_bytes()
+    assert sorted(p for f in split for p in f.patient_ids) == sorted(whole.patient_ids)
+
+
+def test_a_record_that_cannot_be_rendered_is_reported_in_the_error_file(world, registry, sandbox, tmp_path):
+    clinic_id, _, _ = sandbox
+    broken = SANDBOX_ENCOUNTER_IDS[0]
+    with clinic_db(world, clinic_id) as db:  # a value the application never writes
+        db.get(Encounter, broken).encounter_class = "teleportation"
+    written = export(registry, clinic_id, tmp_path, ["Encounter"])
+    [errors] = written.error
+    assert (errors.type, errors.name, errors.permission, errors.patient_ids) == (
+        "OperationOutcome", "OperationOutcome-1.ndjson", "", ())
+    [outcome] = lines_of(tmp_path, errors)
+    assert_valid_fhir(outcome, "OperationOutcome")
+    assert outcome["issue"][0]["diagnostics"] == f"Encounter/{broken} could not be exported."
+    [encounters] = written.output
+    assert str(broken) not in [resource["id"] for resource in lines_of(tmp_path, encounters)]
+
+
+def test_a_failed_attempt_leaves_no_file_behind(registry, sandbox, tmp_path):
+    clinic_id, _, _ = sandbox
+    (tmp_path / "Condition-1.ndjson").mkdir()  # the third file cannot be renamed into place
+    with pytest.raises(IsADirectoryError):
+        export(registry, clinic_id, tmp_path, ["Patient", "AllergyIntolerance", "Condition", "Encounter"])
+    assert [path.name for path in tmp_path.iterdir()] == ["Condition-1.ndjson"]
