@@ -1,8 +1,6 @@
 """The export writer: one attempt's NDJSON files, each line the FHIR R4 resource the single read answers, and what
 the reads leave out left out (issue 37 items 3 and 4's data rules)."""
 
-import hashlib
-import json
 
 import pytest
 
@@ -10,11 +8,13 @@ from clinicrecords.access.interfaces import Permission
 from clinicrecords.encounters.models import Encounter
 from clinicrecords.encounters.services import EncounterStaff
 from clinicrecords.exports.sources import EXPORT_TYPES, PATIENT_COMPARTMENT, readable_types
-from clinicrecords.exports.writer import write_export
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
+from clinicrecords.patients.services import set_restricted
+from clinicrecords.sandbox.interfaces import sandbox_id
 from clinicrecords.encounters.schemas import SANDBOX_ENCOUNTER_IDS
 from tests.common.clinical import clinic_db, headers, restrict
 from tests.common.fhir import assert_valid_fhir
+from tests.exports.writing import export, exported, lines_of, seeded_sandbox
 
 FHIR = "application/fhir+json"
 # Where each source's single reads are: (FHIR type, read permission) → the clinic's collection.
@@ -33,43 +33,13 @@ COLLECTIONS = {
 ADA = SANDBOX_PATIENT_IDS[0]
 
 
-def export(registry, clinic_id, directory, types=tuple(EXPORT_TYPES), since=None, split_bytes=1 << 20, **options):
-    directory.mkdir(exist_ok=True)
-    return write_export(clinic_id, types=types, since=since, directory=directory, split_bytes=split_bytes,
-                        base_url=f"https://api.example/v1/clinics/{clinic_id}/fhir", registry=registry, **options)
-
-
-def lines_of(directory, written_file):
-    content = (directory / written_file.name).read_bytes()
-    assert written_file.size == len(content)
-    assert written_file.etag == hashlib.sha256(content).hexdigest()
-    resources = [json.loads(line) for line in content.splitlines()]
-    assert written_file.count == len(resources)
-    return resources
-
-
-def exported(directory, written):
-    """{(type, permission): [resources]} over every output file (split files joined in order)."""
-    found = {}
-    for written_file in written.output:
-        found.setdefault((written_file.type, written_file.permission), []).extend(lines_of(directory, written_file))
-    return found
-
-
-@pytest.fixture
-def sandbox(world):
-    """(clinic id, workspace id, test key): a fresh workspace's seeded sandbox and a key that reads it."""
-    workspace_id, clinic_id = world.workspace()
-    return clinic_id, workspace_id, world.key(workspace_id=workspace_id, mode="test")
-
-
 def listed_ids(testapp, clinic_id, key, collection):
     documents = testapp.get(f"/v1/clinics/{clinic_id}/{collection}?limit=100", headers=headers(key)).json["data"]
     return [document["id"] for document in documents if "id" in document]
 
 
-def test_patients_are_written_as_their_fhir_reads(testapp, registry, sandbox, tmp_path):
-    clinic_id, _, key = sandbox
+def test_patients_are_written_as_their_fhir_reads(world, testapp, registry, tmp_path):
+    clinic_id, _, key = seeded_sandbox(world)
     written = export(registry, clinic_id, tmp_path, ["Patient"])
     [patients] = written.output
     assert (patients.type, patients.name, patients.permission) == ("Patient", "Patient-1.ndjson", "patients:read")
@@ -85,8 +55,8 @@ def test_patients_are_written_as_their_fhir_reads(testapp, registry, sandbox, tm
     assert sorted(path.name for path in tmp_path.iterdir()) == ["Patient-1.ndjson"]
 
 
-def test_every_type_is_written_as_its_single_reads_answer_it(testapp, registry, sandbox, tmp_path):
-    clinic_id, workspace_id, key = sandbox
+def test_every_type_is_written_as_its_single_reads_answer_it(world, testapp, registry, tmp_path):
+    clinic_id, workspace_id, key = seeded_sandbox(world)
     written = export(registry, clinic_id, tmp_path, owner_id=workspace_id)
     found = exported(tmp_path, written)
     assert set(found) == set(COLLECTIONS)  # the sandbox seeds every kind
@@ -116,8 +86,8 @@ def test_every_type_is_written_as_its_single_reads_answer_it(testapp, registry, 
         assert {f"Patient/{patient_id}" for patient_id in written_file.patient_ids} == about, written_file.name
 
 
-def test_the_types_asked_for_alone_and_each_source_only_under_its_permission(registry, sandbox, tmp_path):
-    clinic_id, _, _ = sandbox
+def test_the_types_asked_for_alone_and_each_source_only_under_its_permission(world, registry, tmp_path):
+    clinic_id, _, _ = seeded_sandbox(world)
     written = export(registry, clinic_id, tmp_path / "a", ["Condition", "Practitioner"],
                      granted=frozenset({"conditions:read", "providers:read"}))
     assert [(f.type, f.permission) for f in written.output] == [("Condition", "conditions:read"),
@@ -127,14 +97,14 @@ def test_the_types_asked_for_alone_and_each_source_only_under_its_permission(reg
                                                                   "care_providers:read")]
 
 
-def test_the_offer(registry):
+def test_the_offer():
     assert EXPORT_TYPES["Practitioner"] == (Permission.ProvidersRead, Permission.CareProvidersRead)
     assert readable_types({"care_providers:read", "patients:read"}) == ("Patient", "Practitioner")
     assert "Practitioner" not in PATIENT_COMPARTMENT and {"Patient", "Encounter", "Coverage"} <= PATIENT_COMPARTMENT
 
 
-def test_a_restricted_patient_and_everything_about_them_are_left_out(world, registry, sandbox, tmp_path):
-    clinic_id, _, _ = sandbox
+def test_a_restricted_patient_and_everything_about_them_are_left_out(world, registry, tmp_path):
+    clinic_id, _, _ = seeded_sandbox(world)
     before = export(registry, clinic_id, tmp_path / "before")
     mentioning = {f.name for f in before.output if str(ADA) in (tmp_path / "before" / f.name).read_text()}
     assert {"Patient-1.ndjson", "AllergyIntolerance-1.ndjson", "Condition-1.ndjson", "MedicationStatement-1.ndjson",
@@ -147,8 +117,8 @@ def test_a_restricted_patient_and_everything_about_them_are_left_out(world, regi
     assert sum(f.count for f in after.output) < sum(f.count for f in before.output)
 
 
-def test_encounters_the_clinic_marked_sensitive_are_left_out(world, registry, sandbox, tmp_path):
-    clinic_id, _, _ = sandbox
+def test_encounters_the_clinic_marked_sensitive_are_left_out(world, registry, tmp_path):
+    clinic_id, _, _ = seeded_sandbox(world)
     [file] = export(registry, clinic_id, tmp_path / "before", ["Encounter"]).output
     ids = [resource["id"] for resource in lines_of(tmp_path / "before", file)]
     seeded_sensitive = SANDBOX_ENCOUNTER_IDS[3]
@@ -160,16 +130,16 @@ def test_encounters_the_clinic_marked_sensitive_are_left_out(world, registry, sa
     assert [resource["id"] for resource in lines_of(tmp_path / "after", file)] == ids[1:]
 
 
-def test_allergy_names_kept_only_as_legacy_text_are_left_out(registry, sandbox, tmp_path):
-    clinic_id, _, _ = sandbox
+def test_allergy_names_kept_only_as_legacy_text_are_left_out(world, registry, tmp_path):
+    clinic_id, _, _ = seeded_sandbox(world)
     [file] = export(registry, clinic_id, tmp_path, ["AllergyIntolerance"]).output
     resources = lines_of(tmp_path, file)
     assert resources and all("id" in resource for resource in resources)
     assert "Sulfa drugs" not in (tmp_path / file.name).read_text()  # the seeded legacy name
 
 
-def test_a_type_is_split_into_files_of_at_most_split_bytes(registry, sandbox, tmp_path):
-    clinic_id, _, _ = sandbox
+def test_a_type_is_split_into_files_of_at_most_split_bytes(world, registry, tmp_path):
+    clinic_id, _, _ = seeded_sandbox(world)
     [whole] = export(registry, clinic_id, tmp_path / "whole", ["Patient"]).output
     largest = max(len(line) + 1 for line in (tmp_path / "whole" / whole.name).read_bytes().splitlines())
     split = export(registry, clinic_id, tmp_path / "split", ["Patient"], split_bytes=largest).output
@@ -180,8 +150,8 @@ def test_a_type_is_split_into_files_of_at_most_split_bytes(registry, sandbox, tm
     assert sorted(p for f in split for p in f.patient_ids) == sorted(whole.patient_ids)
 
 
-def test_a_record_that_cannot_be_rendered_is_reported_in_the_error_file(world, registry, sandbox, tmp_path):
-    clinic_id, _, _ = sandbox
+def test_a_record_that_cannot_be_rendered_is_reported_in_the_error_file(world, registry, tmp_path):
+    clinic_id, _, _ = seeded_sandbox(world)
     broken = SANDBOX_ENCOUNTER_IDS[0]
     with clinic_db(world, clinic_id) as db:  # a value the application never writes
         db.get(Encounter, broken).encounter_class = "teleportation"
@@ -196,9 +166,22 @@ def test_a_record_that_cannot_be_rendered_is_reported_in_the_error_file(world, r
     assert str(broken) not in [resource["id"] for resource in lines_of(tmp_path, encounters)]
 
 
-def test_a_failed_attempt_leaves_no_file_behind(registry, sandbox, tmp_path):
-    clinic_id, _, _ = sandbox
+def test_a_failed_attempt_leaves_no_file_behind(world, registry, tmp_path):
+    clinic_id, _, _ = seeded_sandbox(world)
     (tmp_path / "Condition-1.ndjson").mkdir()  # the third file cannot be renamed into place
     with pytest.raises(IsADirectoryError):
         export(registry, clinic_id, tmp_path, ["Patient", "AllergyIntolerance", "Condition", "Encounter"])
     assert [path.name for path in tmp_path.iterdir()] == ["Condition-1.ndjson"]
+
+
+def test_a_since_export_brings_back_the_records_of_a_patient_shown_to_keys_again(world, registry, tmp_path):
+    clinic_id, _, _ = seeded_sandbox(world)
+    restrict(world, clinic_id, ADA)
+    first = export(registry, clinic_id, tmp_path / "first")
+    with clinic_db(world, clinic_id) as db:
+        set_restricted(db, ADA, False)
+    second = export(registry, clinic_id, tmp_path / "second", since=first.transaction_time)
+    found = exported(tmp_path / "second", second)
+    assert [resource["id"] for resource in found["Patient", "patients:read"]] == [str(ADA)]
+    assert str(sandbox_id("condition:1")) in [resource["id"] for resource in found["Condition", "conditions:read"]]
+    assert {ADA} == {patient_id for file in second.output for patient_id in file.patient_ids}
