@@ -102,15 +102,20 @@ def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, r
         with engine.connect().execution_options(isolation_level="REPEATABLE READ") as connection:
             with Session(bind=connection) as db, db.begin():
                 bind_to_clinic(db, clinic_id)
-                output = []
+                output, deleted = [], []
                 errors = attempt.series("OperationOutcome")
                 for source in sources:
                     files = attempt.series(source.fhir_type, source)
                     _write_source(db, registry, source, since, reader, files, errors)
                     output.extend(files.close())
+                for source in sources:
+                    if since is not None and source.deleted is not None:
+                        files = attempt.series("Bundle", source, deleted=True)
+                        _write_deleted(db, source, since, base_url, files)
+                        deleted.extend(files.close())
                 error = errors.close()
         return WrittenExport(transaction_time=transaction_time, output=tuple(output), error=tuple(error),
-                             deleted=())
+                             deleted=tuple(deleted))
     except BaseException:
         attempt.discard()
         raise
@@ -129,6 +134,15 @@ def _write_source(db, registry, source, since, reader, files, errors):
         files.write(line, source.patient_of(row) if source.patient_of else None)
 
 
+def _write_deleted(db, source, since, base_url, files):
+    """The IG's deleted files: per removed record, a transaction Bundle whose one entry DELETEs it."""
+    for row in db.execute(source.deleted(since).execution_options(yield_per=BATCH_ROWS)):
+        url = f"{source.fhir_type}/{row.id}"
+        bundle = {"resourceType": "Bundle", "type": "transaction",
+                  "entry": [{"fullUrl": f"{base_url}/{url}", "request": {"method": "DELETE", "url": url}}]}
+        files.write(json_bytes(bundle), row.patient_id)
+
+
 def _outcome(fhir_type, record_id):
     return {"resourceType": "OperationOutcome",
             "issue": [{"severity": "error", "code": "exception",
@@ -144,9 +158,13 @@ class _Attempt:
         self.open_files = []
         self.paths = []
 
-    def series(self, fhir_type, source=None):
-        return _FileSeries(self, f"{fhir_type}-{source.name}" if source and source.name else fhir_type, fhir_type,
-                           str(source.permission) if source else "")
+    def series(self, fhir_type, source=None, deleted=False):
+        """The files of one source (or of the errors): `Patient-1.ndjson`, `Practitioner-care-provider-1.ndjson`,
+        `Practitioner-care-provider-deleted-1.ndjson` (type Bundle), `OperationOutcome-1.ndjson`."""
+        stem = fhir_type
+        if source is not None:
+            stem = "-".join(part for part in (source.fhir_type, source.name, "deleted" if deleted else "") if part)
+        return _FileSeries(self, stem, fhir_type, str(source.permission) if source else "")
 
     def open(self, name, fhir_type, permission):
         file = _File(self.directory, name, fhir_type, permission)
