@@ -171,7 +171,7 @@ def main(argv=None):
             started = time.perf_counter()
             written = write_export(clinic_id, types=tuple(EXPORT_TYPES), since=None, directory=Path(directory),
                                    split_bytes=args.split_mb << 20, base_url="https://bench.example/fhir",
-                                   registry=registry)
+                                   registry=registry, owner_id=uuid.uuid4())
             elapsed = time.perf_counter() - started
             cpu = _cpu() - cpu_before
             lines = sum(f.count for f in written.output)

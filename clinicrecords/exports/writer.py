@@ -17,7 +17,6 @@ import datetime
 import hashlib
 import logging
 import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,7 +66,11 @@ class Reader:
 
 @dataclass(frozen=True)
 class _Owner:
-    owner_id: uuid.UUID | None
+    owner_id: object
+
+
+# Equal to no owner id, None included: a referral recorded with no sender must not read as sent by "no owner".
+_NOBODY = object()
 
 
 # The oldest open transaction's start in this database, else the clock (see the module's docstring). Another
@@ -83,18 +86,19 @@ def safe_watermark(connection):
     return connection.execute(_WATERMARK).scalar_one()
 
 
-def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, registry, granted=None,
-                 owner_id=None, engine=None):
+def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, registry, owner_id=None,
+                 granted=None, engine=None):
     """Write the export of `types` (FHIR types; `sources.EXPORT_TYPES`) of clinic `clinic_id` (uuid.UUID) into
     `directory` (the attempt's own, created by the caller), splitting a type's file past `split_bytes`.
-    `since`: only what changed at or after it. `granted`: the read permissions the key holds (None: all), which
-    choose between two sources of one type. `owner_id`: the key's owner, for the fields the reads show only
-    their own key's owner. `base_url`: the clinic's FHIR base (the deleted bundles' full URLs).
+    `since`: only what changed at or after it (and then `deleted`). `owner_id`: the key's owner, for the fields
+    the reads show only to it (None: an owner that sent and added nothing).
+    `granted`: the read permissions the key holds (None: all), which choose between two sources of one type.
+    `base_url`: the clinic's FHIR base (the deleted bundles' full URLs).
     Returns the WrittenExport; on an exception no file of this call is left behind."""
     engine = engine or registry[ENGINE]
     directory = Path(directory)
     sources = sources_for(types, granted)
-    reader = Reader(_Owner(owner_id))
+    reader = Reader(_Owner(_NOBODY if owner_id is None else owner_id))
     attempt = _Attempt(directory, split_bytes)
     try:
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:

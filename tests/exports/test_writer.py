@@ -5,6 +5,7 @@ the reads leave out left out (issue 37 items 3 and 4's data rules)."""
 import pytest
 
 from clinicrecords.access.interfaces import Permission
+from clinicrecords.clinical.models import Referral
 from clinicrecords.encounters.models import Encounter
 from clinicrecords.encounters.services import EncounterStaff
 from clinicrecords.exports.sources import EXPORT_TYPES, PATIENT_COMPARTMENT, readable_types
@@ -185,3 +186,20 @@ def test_a_since_export_brings_back_the_records_of_a_patient_shown_to_keys_again
     assert [resource["id"] for resource in found["Patient", "patients:read"]] == [str(ADA)]
     assert str(sandbox_id("condition:1")) in [resource["id"] for resource in found["Condition", "conditions:read"]]
     assert {ADA} == {patient_id for file in second.output for patient_id in file.patient_ids}
+
+
+def test_what_the_reads_show_only_the_keys_owner_is_rendered_for_the_owner_given(world, registry, tmp_path):
+    clinic_id, workspace_id, _ = seeded_sandbox(world)
+    with clinic_db(world, clinic_id) as db:  # one referral sent by the workspace, one recorded with no sender
+        for referral_id, sender in ((sandbox_id("referral:1"), workspace_id), (sandbox_id("referral:2"), None)):
+            referral = db.get(Referral, referral_id)
+            referral.status, referral.status_reason, referral.sender_owner_id = "declined", "Out of area", sender
+
+    def reasons(directory, **owner):
+        [file] = export(registry, clinic_id, directory, ["ServiceRequest"], **owner).output
+        return {resource["id"]: [e["valueString"] for e in resource["extension"] if e["url"].endswith("status-reason")]
+                for resource in lines_of(directory, file)}
+
+    assert reasons(tmp_path / "sender", owner_id=workspace_id) == {
+        str(sandbox_id("referral:1")): ["Out of area"], str(sandbox_id("referral:2")): []}
+    assert set(map(tuple, reasons(tmp_path / "nobody", owner_id=None).values())) == {()}

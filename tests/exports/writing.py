@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import uuid
 
 from clinicrecords.exports.sources import EXPORT_TYPES
 from clinicrecords.exports.writer import write_export
@@ -9,6 +10,7 @@ from clinicrecords.exports.writer import write_export
 
 def export(registry, clinic_id, directory, types=tuple(EXPORT_TYPES), since=None, split_bytes=1 << 20, **options):
     directory.mkdir(exist_ok=True)
+    options.setdefault("owner_id", uuid.uuid4())  # a key's owner that sent and added nothing
     return write_export(clinic_id, types=types, since=since, directory=directory, split_bytes=split_bytes,
                         base_url=f"https://api.example/v1/clinics/{clinic_id}/fhir", registry=registry, **options)
 
