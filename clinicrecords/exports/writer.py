@@ -131,8 +131,9 @@ def _write_source(db, registry, source, since, reader, files, errors):
     for row in result:
         try:
             line = json_bytes(to_fhir(row, reader))
-        except Exception:  # one record that cannot be rendered is reported, not the whole export lost
-            log.exception("export: a %s could not be rendered", source.fhir_type)
+        except Exception as error:  # one record that cannot be rendered is reported, not the whole export lost
+            # Its type and id only: an exception's text may quote the record's values (patient information).
+            log.error("export: %s/%s could not be rendered (%s)", source.fhir_type, row.id, type(error).__name__)
             errors.write(json_bytes(_outcome(source.fhir_type, row.id)), None)
             continue
         files.write(line, source.patient_of(row) if source.patient_of else None)
