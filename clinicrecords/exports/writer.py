@@ -250,7 +250,7 @@ class _File:
 
 
 def _sync_directory(directory):
-    """The rename itself on disk: a crash after it never finds the file under neither name."""
+    """The rename itself made durable: after a crash the finished file is under its final name."""
     descriptor = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(descriptor)
