@@ -19,11 +19,11 @@ from clinicrecords.api.problems import invalid
 from clinicrecords.api.validation import load_body
 from clinicrecords.clinical import representations, staff, terminology
 from clinicrecords.clinical.interfaces import IChartItems, IProposalService
-from clinicrecords.clinical.models import Allergy, Referral
+from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.db.prebuilt import Prebuilt
-from clinicrecords.patients.services import is_visible_patient, visible
+from clinicrecords.patients.services import is_visible_patient, visible, visible_for_export
 from clinicrecords.review.interfaces import ISubmissionService, Revision
 
 _SENT_FIELDS = ("client_reference", "origin_assistant_name")
@@ -218,3 +218,18 @@ def act_on_referral_as_staff(db, referral_id, status, reason=None):
     document = representations.referral_json(referral, None)
     document["status_reason"] = referral.status_reason
     return {"referral": document}
+
+
+_EXPORTED_MODELS = {"allergy": Allergy, "condition": Condition, "medication_statement": MedicationStatement,
+                    "referral": Referral}
+
+
+def chart_rows_for_export(resource_type, since=None):
+    """The rows of one kind's items a bulk export writes (`resource_type`: "allergy", "condition",
+    "medication_statement", "referral"), oldest first: those of patients the API may see, as the reads; allergy
+    names from the clinic's plain list (legacy text) have no id and are left out (docs/decisions.md)."""
+    model = _EXPORTED_MODELS[resource_type]
+    statement = visible_for_export(select(*model.__table__.columns), model.patient_id, model.updated_at, since)
+    if model is Allergy:
+        statement = statement.where(Allergy.entry != "legacy_text")
+    return statement.order_by(model.created_at, model.id)

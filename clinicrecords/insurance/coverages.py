@@ -15,7 +15,7 @@ from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
 from clinicrecords.insurance.interfaces import ICoverages
 from clinicrecords.insurance.models import Coverage, Payer
-from clinicrecords.patients.services import find_patient, visible
+from clinicrecords.patients.services import find_patient, visible, visible_for_export
 
 # Changing any of these on a confirmed coverage needs staff to confirm it again.
 _IDENTIFYING = ("payer_id", "member_id", "subscriber_relationship", "subscriber_name", "subscriber_birth_date")
@@ -157,3 +157,9 @@ def activate_coverage(db, coverage_id):
     coverage.coverage_active = True
     db.flush()
     return coverage
+
+
+def coverage_rows_for_export(since=None):
+    """The rows of the coverages a bulk export writes (those of patients the API may see), oldest first."""
+    return visible_for_export(select(*Coverage.__table__.columns), Coverage.patient_id, Coverage.updated_at,
+                              since).order_by(Coverage.created_at, Coverage.id)

@@ -1,6 +1,10 @@
 """What other packages may call in the insurance context (the import contract: services and interfaces only)."""
 
 from clinicrecords.insurance import coverages
+from clinicrecords.insurance.coverages import coverage_rows_for_export
+
+__all__ = ["activate_coverage_as_staff", "confirm_coverage_as_staff", "coverage_rows_for_export",
+           "coverage_staff_result"]
 
 
 def coverage_staff_result(coverage):

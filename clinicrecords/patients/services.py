@@ -2,7 +2,7 @@
 
 import uuid
 
-from sqlalchemy import Uuid, bindparam, select
+from sqlalchemy import Uuid, bindparam, or_, select
 from zope.interface import implementer
 
 from clinicrecords.access.services import shown_to_keys
@@ -27,6 +27,25 @@ def visible(statement, patient_id_column):
 def visible_patients():
     """The patients the API may see."""
     return select(Patient).where(_SHOWN_TO_KEYS)
+
+
+def patient_rows_for_export(since=None):
+    """The rows of the patients a bulk export writes (those the API may see), oldest first; with `since`, those
+    changed at or after it."""
+    statement = select(*Patient.__table__.columns).where(_SHOWN_TO_KEYS)
+    if since is not None:
+        statement = statement.where(Patient.updated_at >= since)
+    return statement.order_by(Patient.created_at, Patient.id)
+
+
+def visible_for_export(statement, patient_id_column, updated_at_column, since=None):
+    """`statement` (a select of another context's rows about patients) as a bulk export reads it: `visible`,
+    oldest first by the caller's order; with `since`, the rows changed at or after it *or whose patient did*: a
+    patient shown to keys again (no longer restricted) brings their records back though those did not change."""
+    statement = visible(statement, patient_id_column)
+    if since is not None:
+        statement = statement.where(or_(updated_at_column >= since, Patient.updated_at >= since))
+    return statement
 
 
 # Built once: every send runs it (building it showed in POST's profile).

@@ -9,7 +9,7 @@ from zope.interface import implementer
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.errors import InvalidInput
-from clinicrecords.patients.services import patient_exists, visible
+from clinicrecords.patients.services import patient_exists, visible, visible_for_export
 from clinicrecords.prescriptions.models import Prescription
 from clinicrecords.prescriptions.schemas import SOURCES, STATUSES
 from clinicrecords.prescriptions.interfaces import IPrescriptionService
@@ -62,3 +62,9 @@ class PrescriptionService:
 
 def prescription_service_factory(context, request):
     return PrescriptionService(clinic_scope(context).db)
+
+
+def prescription_rows_for_export(since=None):
+    """The rows of the prescriptions a bulk export writes (those of patients the API may see), oldest first."""
+    return visible_for_export(select(*Prescription.__table__.columns), Prescription.patient_id,
+                              Prescription.updated_at, since).order_by(Prescription.created_at, Prescription.id)

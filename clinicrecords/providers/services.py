@@ -16,7 +16,7 @@ from clinicrecords.providers.schemas import ROLES
 from clinicrecords.providers.interfaces import IProviderService
 
 __all__ = ["NPI_PATTERN", "ProviderService", "clinicians_among", "is_valid_npi", "npi_check_digit", "parse_licence",
-           "provider_exists", "provider_service_factory", "validate_npi"]
+           "provider_exists", "provider_rows_for_export", "provider_service_factory", "validate_npi"]
 
 _JURISDICTION = re.compile(r"^[A-Z]{2}$")
 
@@ -80,3 +80,12 @@ def parse_licence(text):
 
 def provider_service_factory(context, request):
     return ProviderService(clinic_scope(context).db)
+
+
+def provider_rows_for_export(since=None):
+    """The rows of the clinic's clinicians a bulk export writes, oldest first; with `since`, those changed at or
+    after it."""
+    statement = select(*Provider.__table__.columns)
+    if since is not None:
+        statement = statement.where(Provider.updated_at >= since)
+    return statement.order_by(Provider.created_at, Provider.id)

@@ -1,0 +1,82 @@
+"""What a bulk export offers: each FHIR type, where its rows come from and the read permission it needs.
+
+Every source reads what the single reads of its kind show a key (the owning context's `*_rows_for_export`:
+restricted patients and everything about them left out, sensitive encounter notes left out, legacy text-only
+allergy names left out) and renders it with the same FHIR representation they answer with.
+"""
+
+from dataclasses import dataclass
+from operator import attrgetter
+
+from clinicrecords.access.interfaces import Permission
+from clinicrecords.care_providers.services import care_provider_deletions_for_export, care_provider_rows_for_export
+from clinicrecords.clinical.services import chart_rows_for_export
+from clinicrecords.encounters.services import encounter_rows_for_export
+from clinicrecords.insurance.services import coverage_rows_for_export
+from clinicrecords.patients.services import patient_rows_for_export
+from clinicrecords.prescriptions.services import prescription_rows_for_export
+from clinicrecords.providers.services import provider_rows_for_export
+
+
+@dataclass(frozen=True)
+class Source:
+    """One kind of record in an export. `rows(since)`: the select of its rows, oldest first; `kind`: the
+    representation its single reads render with; `patient_of(row)`: the patient the row is about (None for a
+    source about no patient); `name`: distinguishes two sources of one FHIR type in file names; `deleted(since)`:
+    the select of (id, patient_id) of its records removed at or after `since` (None: its records are never
+    removed, only changed)."""
+
+    fhir_type: str
+    permission: Permission
+    kind: str
+    rows: object
+    patient_of: object = None
+    name: str = ""
+    deleted: object = None
+
+
+def _chart(kind):
+    return lambda since: chart_rows_for_export(kind, since)
+
+
+_PATIENT = attrgetter("patient_id")
+
+# In output order.
+SOURCES = (
+    Source("Patient", Permission.PatientsRead, "patient", patient_rows_for_export, attrgetter("id")),
+    Source("AllergyIntolerance", Permission.AllergiesRead, "allergy", _chart("allergy"), _PATIENT),
+    Source("Condition", Permission.ConditionsRead, "condition", _chart("condition"), _PATIENT),
+    Source("MedicationStatement", Permission.MedicationsRead, "medication_statement",
+           _chart("medication_statement"), _PATIENT),
+    Source("MedicationRequest", Permission.MedicationsRead, "prescription", prescription_rows_for_export, _PATIENT),
+    Source("Encounter", Permission.EncountersRead, "encounter", encounter_rows_for_export, _PATIENT),
+    Source("ServiceRequest", Permission.ReferralsRead, "referral", _chart("referral"), _PATIENT),
+    Source("Coverage", Permission.CoverageRead, "coverage", coverage_rows_for_export, _PATIENT),
+    # The clinic's clinicians, then the patients' outside care providers: both are Practitioners in FHIR, each
+    # under its own read permission, in files of their own.
+    Source("Practitioner", Permission.ProvidersRead, "provider", provider_rows_for_export),
+    Source("Practitioner", Permission.CareProvidersRead, "care_provider", care_provider_rows_for_export, _PATIENT,
+           name="care-provider", deleted=care_provider_deletions_for_export),
+)
+
+# {FHIR type: the read permissions that show it (any one: Practitioner has two sources)}, in output order.
+EXPORT_TYPES = {}
+for _source in SOURCES:
+    EXPORT_TYPES[_source.fhir_type] = (*EXPORT_TYPES.get(_source.fhir_type, ()), _source.permission)
+
+# What Patient/$export offers: the types of the patient compartment (R4's CompartmentDefinition "Patient"; a
+# Practitioner is not in it).
+PATIENT_COMPARTMENT = frozenset(EXPORT_TYPES) - {"Practitioner"}
+
+
+def readable_types(granted):
+    """The exported FHIR types a key holding the permissions `granted` may read, in output order."""
+    return tuple(fhir_type for fhir_type, permissions in EXPORT_TYPES.items() if set(permissions) & set(granted))
+
+
+def sources_for(types, granted=None):
+    """The sources an export of `types` reads, in output order; with `granted`, only those whose permission the
+    key holds (a key with providers:read alone gets the clinicians' Practitioners, not the care providers')."""
+    wanted = set(types)
+    return tuple(source for source in SOURCES if source.fhir_type in wanted
+                 and (granted is None or source.permission in granted))

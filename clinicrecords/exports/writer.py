@@ -1,0 +1,258 @@
+"""Writing one export attempt: every requested type's rows, read from one snapshot and streamed into NDJSON files.
+
+`write_export` runs without a request (the worker's task calls it): it reads the clinic in a REPEATABLE READ
+transaction of its own, bound to the clinic through `db.tenancy`, streams the rows (a server-side cursor, a
+batch at a time: memory stays flat whatever the clinic's size) and renders each with the FHIR representation
+the single reads answer with. Each file is written under a temporary name in the attempt's directory, flushed
+to disk and renamed: a file under its final name is always complete, and an attempt that fails leaves none.
+
+The transaction time is a safe watermark (docs/decisions.md, "Bulk export: the transaction time"): a row's
+`updated_at` is its transaction's start, so a row committed after the snapshot may carry an earlier time. The
+watermark is read before the snapshot is taken: the start of the oldest transaction then open in the database
+(or the clock, when none is), so every row committed after the snapshot has a change time at or after it, and a
+later export with `_since` = transaction time misses none (it may repeat a few).
+"""
+
+import datetime
+import hashlib
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from clinicrecords.api.render import json_bytes
+from clinicrecords.api.representations import representation
+from clinicrecords.db import ENGINE
+from clinicrecords.db.tenancy import bind_to_clinic
+from clinicrecords.exports.sources import sources_for
+
+log = logging.getLogger(__name__)
+
+NDJSON_SUFFIX = ".ndjson"
+_PARTIAL_SUFFIX = ".partial"
+# Rows fetched per round trip from the server-side cursor.
+BATCH_ROWS = 1000
+
+
+@dataclass(frozen=True)
+class WrittenFile:
+    type: str  # FHIR type ("Patient", ...; "OperationOutcome" for error files; "Bundle" for deleted)
+    name: str  # file name inside the attempt's directory, e.g. "Patient-1.ndjson"
+    count: int  # lines
+    size: int  # bytes
+    etag: str  # sha256 hex of the content
+    patient_ids: tuple  # uuid.UUIDs of the patients whose data the file holds (the download's audit)
+    permission: str = ""  # the read permission a key must hold to be served the file ("" for error files)
+
+
+@dataclass(frozen=True)
+class WrittenExport:
+    transaction_time: datetime.datetime  # the safe watermark
+    output: tuple
+    error: tuple
+    deleted: tuple  # only when since was given
+
+
+@dataclass(frozen=True)
+class Reader:
+    """What the FHIR representations read of a request: the caller's identity (a referral's sender alone reads
+    why it was declined; a care provider reads `editable` for the key's owner that added it)."""
+
+    identity: object
+
+
+@dataclass(frozen=True)
+class _Owner:
+    owner_id: object
+
+
+# Equal to no owner id, None included: a referral recorded with no sender must not read as sent by "no owner".
+_NOBODY = object()
+
+
+# The oldest open transaction's start in this database, else the clock (see the module's docstring). Another
+# role's sessions show no xact_start unless the role may read all statistics: the application's one role sees
+# its own web processes and workers, which are every writer of clinic records.
+_WATERMARK = text("""
+    SELECT least(clock_timestamp(), min(xact_start)) FROM pg_stat_activity
+    WHERE datname = current_database() AND pid <> pg_backend_pid() AND xact_start IS NOT NULL
+""")
+
+
+def safe_watermark(connection):
+    return connection.execute(_WATERMARK).scalar_one()
+
+
+def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, registry, owner_id=None,
+                 granted=None, engine=None):
+    """Write the export of `types` (FHIR types; `sources.EXPORT_TYPES`) of clinic `clinic_id` (uuid.UUID) into
+    `directory` (the attempt's own, created by the caller), splitting a type's file past `split_bytes`.
+    `since`: only what changed at or after it (and then `deleted`). `owner_id`: the key's owner, for the fields
+    the reads show only to it (None: an owner that sent and added nothing).
+    `granted`: the read permissions the key holds (None: all), which choose between two sources of one type.
+    `base_url`: the clinic's FHIR base (the deleted bundles' full URLs).
+    Returns the WrittenExport; on an exception no file of this call is left behind."""
+    engine = engine or registry[ENGINE]
+    directory = Path(directory)
+    sources = sources_for(types, granted)
+    reader = Reader(_Owner(_NOBODY if owner_id is None else owner_id))
+    attempt = _Attempt(directory, split_bytes)
+    try:
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+            transaction_time = safe_watermark(connection)
+        with engine.connect().execution_options(isolation_level="REPEATABLE READ") as connection:
+            with Session(bind=connection) as db, db.begin():
+                bind_to_clinic(db, clinic_id)
+                output, deleted = [], []
+                errors = attempt.series("OperationOutcome")
+                for source in sources:
+                    files = attempt.series(source.fhir_type, source)
+                    _write_source(db, registry, source, since, reader, files, errors)
+                    output.extend(files.close())
+                for source in sources:
+                    if since is not None and source.deleted is not None:
+                        files = attempt.series("Bundle", source, deleted=True)
+                        _write_deleted(db, source, since, base_url, files)
+                        deleted.extend(files.close())
+                error = errors.close()
+        return WrittenExport(transaction_time=transaction_time, output=tuple(output), error=tuple(error),
+                             deleted=tuple(deleted))
+    except BaseException:
+        attempt.discard()
+        raise
+
+
+def _write_source(db, registry, source, since, reader, files, errors):
+    to_fhir = representation(registry, source.kind).fhir
+    result = db.execute(source.rows(since).execution_options(yield_per=BATCH_ROWS))
+    for row in result:
+        try:
+            line = json_bytes(to_fhir(row, reader))
+        except Exception as error:  # one record that cannot be rendered is reported, not the whole export lost
+            # Its type and id only: an exception's text may quote the record's values (patient information).
+            log.error("export: %s/%s could not be rendered (%s)", source.fhir_type, row.id, type(error).__name__)
+            errors.write(json_bytes(_outcome(source.fhir_type, row.id)), None)
+            continue
+        files.write(line, source.patient_of(row) if source.patient_of else None)
+
+
+def _write_deleted(db, source, since, base_url, files):
+    """The IG's deleted files: per removed record, a transaction Bundle whose one entry DELETEs it."""
+    for row in db.execute(source.deleted(since).execution_options(yield_per=BATCH_ROWS)):
+        url = f"{source.fhir_type}/{row.id}"
+        bundle = {"resourceType": "Bundle", "type": "transaction",
+                  "entry": [{"fullUrl": f"{base_url}/{url}", "request": {"method": "DELETE", "url": url}}]}
+        files.write(json_bytes(bundle), row.patient_id)
+
+
+def _outcome(fhir_type, record_id):
+    return {"resourceType": "OperationOutcome",
+            "issue": [{"severity": "error", "code": "exception",
+                       "diagnostics": f"{fhir_type}/{record_id} could not be exported."}]}
+
+
+class _Attempt:
+    """The files one call writes, so that a failure removes every one of them, finished or not."""
+
+    def __init__(self, directory, split_bytes):
+        self.directory = directory
+        self.split_bytes = split_bytes
+        self.open_files = []
+        self.paths = []
+        # Each patient's id once for the whole attempt: every file naming them refers to the same object (ten
+        # files of a 10,000-patient clinic held ten copies of each id, 15 MiB).
+        self.patient_ids = {}
+
+    def series(self, fhir_type, source=None, deleted=False):
+        """The files of one source (or of the errors): `Patient-1.ndjson`, `Practitioner-care-provider-1.ndjson`,
+        `Practitioner-care-provider-deleted-1.ndjson` (type Bundle), `OperationOutcome-1.ndjson`."""
+        stem = fhir_type
+        if source is not None:
+            stem = "-".join(part for part in (source.fhir_type, source.name, "deleted" if deleted else "") if part)
+        return _FileSeries(self, stem, fhir_type, str(source.permission) if source else "")
+
+    def open(self, name, fhir_type, permission):
+        file = _File(self.directory, name, fhir_type, permission, self.patient_ids)
+        self.open_files.append(file)
+        self.paths += [file.partial, file.path]
+        return file
+
+    def discard(self):
+        for file in self.open_files:
+            file.handle.close()
+        for path in self.paths:
+            path.unlink(missing_ok=True)
+
+
+class _FileSeries:
+    """One type's files: lines go to the current file until it would pass `split_bytes`, then to the next."""
+
+    def __init__(self, attempt, stem, fhir_type, permission):
+        self.attempt = attempt
+        self.stem = stem
+        self.fhir_type = fhir_type
+        self.permission = permission
+        self.files = []
+        self.current = None
+
+    def write(self, line, patient_id):
+        current = self.current
+        if current is not None and current.size + len(line) + 1 > self.attempt.split_bytes:
+            self.files.append(current.finish())
+            current = None
+        if current is None:
+            name = f"{self.stem}-{len(self.files) + 1}{NDJSON_SUFFIX}"
+            current = self.current = self.attempt.open(name, self.fhir_type, self.permission)
+        current.write(line, patient_id)
+
+    def close(self):
+        if self.current is not None:
+            self.files.append(self.current.finish())
+            self.current = None
+        return self.files
+
+
+class _File:
+    """One NDJSON file, written under a temporary name and renamed into place once flushed to disk."""
+
+    def __init__(self, directory, name, fhir_type, permission, known_patients):
+        self.known_patients = known_patients
+        self.path = directory / name
+        self.partial = directory / (name + _PARTIAL_SUFFIX)
+        self.name, self.fhir_type, self.permission = name, fhir_type, permission
+        self.handle = open(self.partial, "wb")
+        self.digest = hashlib.sha256()
+        self.size = 0
+        self.count = 0
+        self.patient_ids = set()
+
+    def write(self, line, patient_id):
+        line += b"\n"
+        self.handle.write(line)
+        self.digest.update(line)
+        self.size += len(line)
+        self.count += 1
+        if patient_id is not None:
+            self.patient_ids.add(self.known_patients.setdefault(patient_id, patient_id))
+
+    def finish(self):
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+        self.handle.close()
+        os.replace(self.partial, self.path)
+        _sync_directory(self.path.parent)
+        return WrittenFile(type=self.fhir_type, name=self.name, count=self.count, size=self.size,
+                           etag=self.digest.hexdigest(), patient_ids=tuple(sorted(self.patient_ids)),
+                           permission=self.permission)
+
+
+def _sync_directory(directory):
+    """The rename itself made durable: after a crash the finished file is under its final name."""
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
