@@ -31,15 +31,24 @@ def connected_at_now(db, clinic, workspace_id):
     return current_connection_at(db, workspace_id, clinic.id)
 
 
-# Built once: every send asks. A key without a workspace binds workspace_id NULL, which matches no row.
+# Built once: every send asks. A key without a workspace binds sender_workspace_id NULL, which matches no row.
+# Named apart from the submission's own columns, so a send's INSERT can carry the question.
 _ENABLED = (
-    ((AutoAcceptSetting.sender_type == "key") & (AutoAcceptSetting.sender_id == bindparam("key_id", type_=Uuid())))
+    ((AutoAcceptSetting.sender_type == "key")
+     & (AutoAcceptSetting.sender_id == bindparam("sender_key_id", type_=Uuid())))
     | ((AutoAcceptSetting.sender_type == "workspace")
-       & (AutoAcceptSetting.sender_id == bindparam("workspace_id", type_=Uuid()))),
-    AutoAcceptSetting.kind == bindparam("kind", type_=String()), AutoAcceptSetting.enabled.is_(True))
+       & (AutoAcceptSetting.sender_id == bindparam("sender_workspace_id", type_=Uuid()))),
+    AutoAcceptSetting.kind == bindparam("setting_kind", type_=String()), AutoAcceptSetting.enabled.is_(True))
 _ENABLED_SETTINGS = select(AutoAcceptSetting).where(*_ENABLED)
-# Off is the common case: a cheap read settles it without loading a setting as an entity.
-_ANY_ENABLED = Prebuilt(select(AutoAcceptSetting.id).where(*_ENABLED).limit(1))
+# Off is the common case: a cheap read settles it without loading a setting as an entity. A send's INSERT
+# carries it as a returned column (review.services), so asking costs no round trip of its own.
+ANY_ENABLED = select(AutoAcceptSetting.id).where(*_ENABLED).limit(1)
+_ANY_ENABLED = Prebuilt(ANY_ENABLED)
+
+
+def asked(identity, kind):
+    """The values `ANY_ENABLED` is asked with, for this caller and kind."""
+    return {"sender_key_id": identity.id, "sender_workspace_id": identity.workspace_id, "setting_kind": kind}
 
 
 class AutoAcceptance:
@@ -53,13 +62,16 @@ class AutoAcceptance:
     def _connected_at(self, workspace_id):
         return connected_at_now(self.db, self.clinic, workspace_id)
 
-    def setting_for(self, identity, kind):
+    def setting_for(self, identity, kind, any_enabled=None):
         """The setting that switches automatic acceptance on for this caller and kind, or None. The key's own
-        setting wins over its workspace's; both are read in one statement (every send asks)."""
-        asked = {"key_id": identity.id, "workspace_id": identity.workspace_id, "kind": kind}
-        if _ANY_ENABLED.first(self.db, **asked) is None:
+        setting wins over its workspace's; both are read in one statement (every send asks). `any_enabled`:
+        the answer to `ANY_ENABLED` when the caller's own statement asked it already (None: asked here)."""
+        values = asked(identity, kind)
+        if any_enabled is None:
+            any_enabled = _ANY_ENABLED.first(self.db, **values) is not None
+        if not any_enabled:
             return None
-        found = {setting.sender_type: setting for setting in self.db.scalars(_ENABLED_SETTINGS, asked)}
+        found = {setting.sender_type: setting for setting in self.db.scalars(_ENABLED_SETTINGS, values)}
         setting = found.get("key")
         if setting is None and "workspace" in found:
             setting = found["workspace"]
@@ -70,11 +82,11 @@ class AutoAcceptance:
             return None  # switched on for an earlier connection: a new connection starts with it off
         return setting
 
-    def setting_in_force(self, action, kind, identity):
+    def setting_in_force(self, action, kind, identity, any_enabled=None):
         """The setting that may accept this send automatically (switched on, not paused), or None."""
         if action in NEVER_AUTOMATIC_ACTIONS:
             return None
-        setting = self.setting_for(identity, kind)
+        setting = self.setting_for(identity, kind, any_enabled)
         return None if setting is None or setting.paused_at is not None else setting
 
     def consider(self, submission, setting):

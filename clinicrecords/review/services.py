@@ -18,7 +18,7 @@ from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.db import locks
 from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.patients.services import visible
-from clinicrecords.review.auto_accept import AutoAcceptance, pause_settings
+from clinicrecords.review.auto_accept import ANY_ENABLED, AutoAcceptance, asked, pause_settings
 from clinicrecords.review.decisions import Decisions, ReviewError, locked_submission
 from clinicrecords.review.interfaces import ISubmissionService, review_kinds
 from clinicrecords.review.models import Submission
@@ -58,8 +58,11 @@ _SENT_COLUMNS = (
     "id", "patient_id", "resource_type", "action", "review_status", "target_id", "accepted_automatically", "source",
     "decided_at", "decision_reason", "decided_by_staff_id", "result_record_id", "client_reference",
     "origin_assistant_name", "payload", "content_hash", "api_key_id", "workspace_id", "sender_owner_id")
-_INSERT_SUBMISSION = Prebuilt(insert(Submission.__table__).returning(Submission.__table__.c.submitted_at),
-                              column_keys=_SENT_COLUMNS, json=("payload",))
+# The INSERT also answers automatic acceptance's first question (is any setting on for this sender and kind?):
+# one round trip for both. The question reads the settings only, never the row being written.
+_INSERT_SUBMISSION = Prebuilt(insert(Submission.__table__).returning(
+    Submission.__table__.c.submitted_at, ANY_ENABLED.scalar_subquery().label("auto_accept_setting_id")),
+    column_keys=_SENT_COLUMNS, json=("payload",))
 # What a send answers when nothing decides it at once (the common case): the row as written, no entity.
 SentSubmission = collections.namedtuple("SentSubmission", _SENT_COLUMNS + ("submitted_at",))
 
@@ -105,9 +108,11 @@ class SubmissionService:
             sender_owner_id=identity.owner_id,
         )
         # One prebuilt INSERT that reads back submitted_at, instead of the unit of work's flush of a new object.
-        values["submitted_at"] = _INSERT_SUBMISSION.first(self.db, **values).submitted_at
+        written = _INSERT_SUBMISSION.first(self.db, **values, **asked(identity, resource_type))
+        values["submitted_at"] = written.submitted_at
         acceptance = AutoAcceptance(self.db, self.registry, self.clinic)
-        setting = acceptance.setting_in_force(action, resource_type, identity)
+        setting = acceptance.setting_in_force(action, resource_type, identity,
+                                              any_enabled=written.auto_accept_setting_id is not None)
         if setting is None:
             return SentSubmission(**values)
         # A decision updates the submission through the ORM: it joins the session as if loaded.

@@ -32,6 +32,10 @@ GET_ONE = 4
 # The same counter before the transaction; in it BEGIN, the idempotency lock and lookup in one call, the patient
 # INSERT and what it sends, then the stored answer and the audit row sent with COMMIT.
 POST_WITH_IDEMPOTENCY_KEY = 6
+# A send for review (an allergy): the counter; in its transaction BEGIN, the claim, the patient check, the
+# submission's INSERT, which also asks whether automatic acceptance is on for the sender, then the stored answer
+# and the audit row sent with COMMIT.
+SEND_WITH_IDEMPOTENCY_KEY = 6
 # A refused one: the counter; in its transaction BEGIN, the claim and the ROLLBACK; then what it owes apart (the
 # refusal to replay and the audit entry) in one transaction of its own.
 REFUSED_POST_WITH_IDEMPOTENCY_KEY = 8
@@ -85,6 +89,20 @@ def test_post_with_an_idempotency_key_takes_six_round_trips_and_its_answer_is_st
     replayed = client.post_json(url, PatientCreate.EXAMPLE, status=201,
                                 headers={**connected.headers, "Idempotency-Key": keys[-1]})
     assert replayed.headers["Idempotent-Replayed"] == "true" and replayed.json["data"]["id"] == first.json["data"]["id"]
+
+
+def test_a_send_for_review_takes_six_round_trips_and_is_pending(counted):
+    client, trips, connected, patient_id = counted
+    url, sent = f"/v1/clinics/{connected.clinic_id}/allergies", []
+
+    def send():
+        body = {"patient_id": str(patient_id), "substance": {"text": f"Pollen {len(sent)}"},
+                "clinical_status": "active", "criticality": "low"}
+        sent.append(client.post_json(url, body, status=202,
+                                     headers={**connected.headers, "Idempotency-Key": str(uuid.uuid4())}))
+
+    assert per_request(client, trips, send) == SEND_WITH_IDEMPOTENCY_KEY
+    assert {answer.json["data"]["review_status"] for answer in sent} == {"pending"}
 
 
 def test_a_refused_post_owes_its_stored_answer_and_its_audit_entry_in_one_transaction_apart(counted):
