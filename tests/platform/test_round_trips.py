@@ -24,7 +24,9 @@ from tests.common.cli import admin
 from tests.common.clinical import add_patient
 from tests.common.world import World
 
-pytestmark = pytest.mark.commits
+# `app` builds and migrates the suite's database: these tests build apps of their own on it, and this file may
+# be the first a test process runs.
+pytestmark = [pytest.mark.commits, pytest.mark.usefixtures("app")]
 
 # A warm key: the rate-limit counter, which also checks the cached key's reach version (autocommit), then the
 # request's transaction: BEGIN, the read, and the audit row sent with COMMIT.
