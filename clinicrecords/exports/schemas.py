@@ -1,0 +1,39 @@
+from marshmallow import INCLUDE, fields
+
+from clinicrecords.api.schemas import RequestSchema
+
+
+class KickoffQuery(RequestSchema):
+    """The kick-off's parameters (Bulk Data IG v2). Any other parameter reaches the export's own rules: 400
+    with an OperationOutcome, or ignored under `Prefer: handling=lenient`."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    type_ = fields.List(fields.String(), data_key="_type", metadata={
+        "description": "Comma-separated FHIR types (default: every type the key may read). A type the key "
+                       "cannot read is refused (403 scope_missing)."})
+    since = fields.String(data_key="_since", metadata={
+        "description": "A FHIR instant: only resources changed after it (and a `deleted` section)."})
+    output_format = fields.String(data_key="_outputFormat", metadata={
+        "description": "application/fhir+ndjson (also application/ndjson, ndjson)."})
+
+
+_FILE = {"type": "object", "required": ["type", "url"], "properties": {
+    "type": {"type": "string"}, "url": {"type": "string", "format": "uri"}, "count": {"type": "integer"}}}
+
+# The completion manifest (Bulk Data IG v2), as JSON Schema for the document.
+MANIFEST_SCHEMA = {
+    "type": "object", "required": ["transactionTime", "request", "requiresAccessToken", "output", "error"],
+    "description": "The completion manifest. Each url is a file of this export, served to the same key only.",
+    "properties": {
+        "transactionTime": {"type": "string", "format": "date-time"},
+        "request": {"type": "string"},
+        "requiresAccessToken": {"const": True},
+        "output": {"type": "array", "items": _FILE},
+        "error": {"type": "array", "items": _FILE},
+        "deleted": {"type": "array", "items": _FILE},
+        "extension": {"type": "object"},
+    },
+}
+OPERATION_OUTCOME = {"$ref": "#/components/schemas/FhirResource"}
