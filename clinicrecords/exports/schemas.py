@@ -10,12 +10,13 @@ class KickoffQuery(RequestSchema):
     class Meta:
         unknown = INCLUDE
 
-    type_ = fields.List(fields.String(), data_key="_type", metadata={
+    # Named as the IG names them (a query's names are the schema's field names).
+    _type = fields.List(fields.String(), metadata={
         "description": "Comma-separated FHIR types (default: every type the key may read). A type the key "
                        "cannot read is refused (403 scope_missing)."})
-    since = fields.String(data_key="_since", metadata={
+    _since = fields.String(metadata={
         "description": "A FHIR instant: only resources changed after it (and a `deleted` section)."})
-    output_format = fields.String(data_key="_outputFormat", metadata={
+    _outputFormat = fields.String(metadata={
         "description": "application/fhir+ndjson (also application/ndjson, ndjson)."})
 
 
