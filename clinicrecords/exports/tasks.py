@@ -103,8 +103,8 @@ def run_attempt(request, job_id):
     storage.remove_other_attempts(root, clinic_id, job_id, keep=attempt)
     directory = storage.attempt_directory(root, clinic_id, job_id, attempt)
     storage.remove(directory)
-    directory.mkdir(parents=True)
     try:
+        directory.mkdir(parents=True)
         written = write_export(clinic_id, types=types, since=since, directory=directory,
                                split_bytes=settings.split_bytes, base_url=base_url, registry=request.registry,
                                granted=frozenset(granted), owner_id=owner_id)

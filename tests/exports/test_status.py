@@ -178,3 +178,19 @@ def test_polling_and_downloads_count_as_requests(make_app, world):
     assert ndjson(app.get(local(entry["url"]), headers=headers(key), status=200))
     assert app.get(local(entry["url"]), headers=headers(key), status=429).json["code"] == "rate_limited"
     assert app.get(url, headers=headers(key), status=429).json["code"] == "rate_limited"
+
+
+def test_an_export_failing_in_every_attempt_answers_an_operation_outcome(make_app, world, tmp_path):
+    import webtest
+
+    not_a_directory = tmp_path / "a-file"
+    not_a_directory.write_text("")
+    app = webtest.TestApp(make_app(**{"exports.path": str(not_a_directory)}),
+                          extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+    clinic_id, key = sandbox(world)
+    url = status_url(kick_off(app, clinic_id, key, "?_type=Patient"))
+    failed = app.get(url, headers=headers(key), status=500)
+    assert failed.content_type == "application/fhir+json"
+    assert failed.json["resourceType"] == "OperationOutcome" and "3 attempts" in failed.json["issue"][0]["diagnostics"]
+    with world.db() as db:
+        assert db.get(ExportJob, _job_id(url)).attempt == 3
