@@ -53,7 +53,8 @@ def _url(path, parameters):
         else:
             raise ValueError(
                 f"{path}: declare sandbox_example_id on the item resource of {{{parameter['name']}}}")
-    return BASE_URL + path.format(**values)
+    # A literal `$` (the FHIR operations: `/fhir/$export`) is escaped: the URL is in double quotes.
+    return BASE_URL + path.replace("$", "\\$").format(**values)
 
 
 def curl(method, path, operation):

@@ -296,11 +296,11 @@ class _Builder:
         query_schema = operation.options.get("query_schema")
         if query_schema is not None:
             parameters.append({"in": "query", "schema": query_schema})
-        # `headers`: request headers a route requires, with the value its example sends (a Bulk Data kick-off's
-        # Accept and Prefer).
-        for name, example in operation.doc.get("headers", {}).items():
-            parameters.append({"in": "header", "name": name, "required": True, "example": example,
-                               "schema": {"type": "string"}})
+        # `headers`: request headers a route requires, each with the values it accepts (the first is the
+        # example's): a Bulk Data kick-off's Accept and Prefer.
+        for name, accepted in operation.doc.get("headers", {}).items():
+            parameters.append({"in": "header", "name": name, "required": True, "example": accepted[0],
+                               "schema": {"type": "string", "enum": list(accepted)}})
         mode = operation.options.get("idempotency")
         if mode:
             parameters.append({

@@ -37,6 +37,7 @@ def prefer_tokens(prefer):
 
 def parse_instant(text):
     """A FHIR instant (a date-time with its offset), or None when `text` is not one."""
+    text = text.upper()  # RFC 3339 allows `t` and `z`
     if "T" not in text:
         return None
     try:

@@ -1,6 +1,17 @@
 from marshmallow import INCLUDE, fields
 
 from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.exports.parameters import OUTPUT_FORMATS, offered_types
+
+
+# The values are documented (`enum`), not validated here: what else is sent reaches the export's own rules (400
+# with an OperationOutcome, or ignored under `Prefer: handling=lenient`).
+
+
+def _types(level):
+    return fields.List(fields.String(metadata={"enum": list(offered_types(level))}), metadata={
+        "description": "Comma-separated FHIR types (default: every type the key may read). A type the key "
+                       "cannot read is refused (403 scope_missing)."})
 
 
 class KickoffQuery(RequestSchema):
@@ -11,13 +22,15 @@ class KickoffQuery(RequestSchema):
         unknown = INCLUDE
 
     # Named as the IG names them (a query's names are the schema's field names).
-    _type = fields.List(fields.String(), metadata={
-        "description": "Comma-separated FHIR types (default: every type the key may read). A type the key "
-                       "cannot read is refused (403 scope_missing)."})
-    _since = fields.String(metadata={
-        "description": "A FHIR instant: only resources changed after it (and a `deleted` section)."})
-    _outputFormat = fields.String(metadata={
-        "description": "application/fhir+ndjson (also application/ndjson, ndjson)."})
+    _type = _types("system")
+    _since = fields.String(metadata={"format": "date-time", "description": "A FHIR instant: only resources "
+                                     "changed after it (and a `deleted` section)."})
+    _outputFormat = fields.String(metadata={"enum": sorted(OUTPUT_FORMATS), "description": "application/fhir+ndjson "
+                                            "(also application/ndjson, ndjson)."})
+
+
+class PatientKickoffQuery(KickoffQuery):
+    _type = _types("patient")
 
 
 _FILE = {"type": "object", "required": ["type", "url"], "properties": {

@@ -20,12 +20,12 @@ from clinicrecords.exports.interfaces import IExportService
 from clinicrecords.exports.outcomes import FHIR_JSON, ExportRefused, outcome_response
 from clinicrecords.exports.parameters import read_kickoff
 from clinicrecords.exports.resources import ExportFileResource, ExportJobResource, FhirBase, PatientCompartment
-from clinicrecords.exports.schemas import MANIFEST_SCHEMA, OPERATION_OUTCOME, KickoffQuery
+from clinicrecords.exports.schemas import MANIFEST_SCHEMA, OPERATION_OUTCOME, KickoffQuery, PatientKickoffQuery
 
 NDJSON = "application/fhir+ndjson"
 _KICKOFF_DOC = {
     "status": 202, "media_type": FHIR_JSON, "answer": OPERATION_OUTCOME, "fhir_errors": [400],
-    "headers": {"Accept": FHIR_JSON, "Prefer": "respond-async"},
+    "headers": {"Accept": [FHIR_JSON], "Prefer": ["respond-async", "respond-async, handling=lenient"]},
     "response_headers": {"Content-Location": "The status URL: poll it with GET, cancel with DELETE."},
     "errors": ["too_many_exports"],
     "description": "Bulk Data kick-off: send `Accept: application/fhir+json` and `Prefer: respond-async` "
@@ -66,7 +66,7 @@ def export_clinic(context, request):
 
 
 @view_config(context=PatientCompartment, name="$export", request_method="GET", permission=BULK_EXPORT,
-             query_schema=KickoffQuery, idempotency="optional",
+             query_schema=PatientKickoffQuery, idempotency="optional",
              openapi={"summary": "Kick off a Bulk Data export of the patient compartment's types",
                       **_KICKOFF_DOC})
 def export_patients(context, request):
