@@ -19,7 +19,7 @@ class ICareProviderService(Interface):
         """Change a contact the owner added (a clinic's or another app's is refused)."""
 
     def delete(contact, owner_id):
-        """Delete a contact the owner added."""
+        """Delete a contact the owner added; its id and patient are kept for bulk exports since then."""
 
     def record_for_clinic(patient_id, type_, name, is_primary=False, notes=None, **details):
         """Staff record a contact (for example from an intake form): source clinic, never editable by apps."""

@@ -33,3 +33,14 @@ class CareProvider(TenantBase):
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
     updated_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), onupdate=func.now(),
                                                           index=True)
+
+
+class CareProviderDeletion(TenantBase):
+    """A contact removed by the app that added it: what a bulk export since then names as deleted (nothing about
+    the contact is kept but its id and its patient)."""
+
+    __tablename__ = "care_provider_deletions"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True)
+    patient_id: Mapped[uuid.UUID] = mapped_column()
+    deleted_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), index=True)

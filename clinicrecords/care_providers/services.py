@@ -8,7 +8,7 @@ from zope.interface import implementer
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem, invalid
 from clinicrecords.clinics.interfaces import clinic_scope
-from clinicrecords.care_providers.models import CareProvider
+from clinicrecords.care_providers.models import CareProvider, CareProviderDeletion
 from clinicrecords.care_providers.representations import is_editable_by
 from clinicrecords.care_providers.schemas import TYPES
 from clinicrecords.errors import InvalidInput
@@ -56,6 +56,8 @@ class CareProviderService:
 
     def delete(self, contact, owner_id):
         self._require_own(contact, owner_id)
+        # Its id and patient stay, for bulk exports since then to name it deleted.
+        self.db.add(CareProviderDeletion(id=contact.id, patient_id=contact.patient_id))
         self.db.delete(contact)
         self.db.flush()
 
@@ -99,3 +101,11 @@ def care_provider_rows_for_export(since=None):
     first."""
     return visible_for_export(select(*CareProvider.__table__.columns), CareProvider.patient_id,
                               CareProvider.updated_at, since).order_by(CareProvider.created_at, CareProvider.id)
+
+
+def care_provider_deletions_for_export(since):
+    """(id, patient_id) of the contacts removed at or after `since`, of patients the API may see, oldest first:
+    what a bulk export since then names as deleted."""
+    return (visible(select(CareProviderDeletion.id, CareProviderDeletion.patient_id), CareProviderDeletion.patient_id)
+            .where(CareProviderDeletion.deleted_at >= since)
+            .order_by(CareProviderDeletion.deleted_at, CareProviderDeletion.id))

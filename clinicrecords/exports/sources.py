@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 
 from clinicrecords.access.interfaces import Permission
-from clinicrecords.care_providers.services import care_provider_rows_for_export
+from clinicrecords.care_providers.services import care_provider_deletions_for_export, care_provider_rows_for_export
 from clinicrecords.clinical.services import chart_rows_for_export
 from clinicrecords.encounters.services import encounter_rows_for_export
 from clinicrecords.insurance.services import coverage_rows_for_export
@@ -22,7 +22,9 @@ from clinicrecords.providers.services import provider_rows_for_export
 class Source:
     """One kind of record in an export. `rows(since)`: the select of its rows, oldest first; `kind`: the
     representation its single reads render with; `patient_of(row)`: the patient the row is about (None for a
-    source about no patient); `name`: distinguishes two sources of one FHIR type in file names."""
+    source about no patient); `name`: distinguishes two sources of one FHIR type in file names; `deleted(since)`:
+    the select of (id, patient_id) of its records removed at or after `since` (None: its records are never
+    removed, only changed)."""
 
     fhir_type: str
     permission: Permission
@@ -30,6 +32,7 @@ class Source:
     rows: object
     patient_of: object = None
     name: str = ""
+    deleted: object = None
 
 
 def _chart(kind):
@@ -53,7 +56,7 @@ SOURCES = (
     # under its own read permission, in files of their own.
     Source("Practitioner", Permission.ProvidersRead, "provider", provider_rows_for_export),
     Source("Practitioner", Permission.CareProvidersRead, "care_provider", care_provider_rows_for_export, _PATIENT,
-           name="care-provider"),
+           name="care-provider", deleted=care_provider_deletions_for_export),
 )
 
 # {FHIR type: the read permissions that show it (any one: Practitioner has two sources)}, in output order.

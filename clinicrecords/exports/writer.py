@@ -17,7 +17,6 @@ import datetime
 import hashlib
 import logging
 import os
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,7 +66,11 @@ class Reader:
 
 @dataclass(frozen=True)
 class _Owner:
-    owner_id: uuid.UUID | None
+    owner_id: object
+
+
+# Equal to no owner id, None included: a referral recorded with no sender must not read as sent by "no owner".
+_NOBODY = object()
 
 
 # The oldest open transaction's start in this database, else the clock (see the module's docstring). Another
@@ -83,18 +86,19 @@ def safe_watermark(connection):
     return connection.execute(_WATERMARK).scalar_one()
 
 
-def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, registry, granted=None,
-                 owner_id=None, engine=None):
+def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, registry, owner_id=None,
+                 granted=None, engine=None):
     """Write the export of `types` (FHIR types; `sources.EXPORT_TYPES`) of clinic `clinic_id` (uuid.UUID) into
     `directory` (the attempt's own, created by the caller), splitting a type's file past `split_bytes`.
-    `since`: only what changed at or after it. `granted`: the read permissions the key holds (None: all), which
-    choose between two sources of one type. `owner_id`: the key's owner, for the fields the reads show only
-    their own key's owner. `base_url`: the clinic's FHIR base (the deleted bundles' full URLs).
+    `since`: only what changed at or after it (and then `deleted`). `owner_id`: the key's owner, for the fields
+    the reads show only to it (None: an owner that sent and added nothing).
+    `granted`: the read permissions the key holds (None: all), which choose between two sources of one type.
+    `base_url`: the clinic's FHIR base (the deleted bundles' full URLs).
     Returns the WrittenExport; on an exception no file of this call is left behind."""
     engine = engine or registry[ENGINE]
     directory = Path(directory)
     sources = sources_for(types, granted)
-    reader = Reader(_Owner(owner_id))
+    reader = Reader(_Owner(_NOBODY if owner_id is None else owner_id))
     attempt = _Attempt(directory, split_bytes)
     try:
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
@@ -102,15 +106,20 @@ def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, r
         with engine.connect().execution_options(isolation_level="REPEATABLE READ") as connection:
             with Session(bind=connection) as db, db.begin():
                 bind_to_clinic(db, clinic_id)
-                output = []
+                output, deleted = [], []
                 errors = attempt.series("OperationOutcome")
                 for source in sources:
                     files = attempt.series(source.fhir_type, source)
                     _write_source(db, registry, source, since, reader, files, errors)
                     output.extend(files.close())
+                for source in sources:
+                    if since is not None and source.deleted is not None:
+                        files = attempt.series("Bundle", source, deleted=True)
+                        _write_deleted(db, source, since, base_url, files)
+                        deleted.extend(files.close())
                 error = errors.close()
         return WrittenExport(transaction_time=transaction_time, output=tuple(output), error=tuple(error),
-                             deleted=())
+                             deleted=tuple(deleted))
     except BaseException:
         attempt.discard()
         raise
@@ -122,11 +131,21 @@ def _write_source(db, registry, source, since, reader, files, errors):
     for row in result:
         try:
             line = json_bytes(to_fhir(row, reader))
-        except Exception:  # one record that cannot be rendered is reported, not the whole export lost
-            log.exception("export: a %s could not be rendered", source.fhir_type)
+        except Exception as error:  # one record that cannot be rendered is reported, not the whole export lost
+            # Its type and id only: an exception's text may quote the record's values (patient information).
+            log.error("export: %s/%s could not be rendered (%s)", source.fhir_type, row.id, type(error).__name__)
             errors.write(json_bytes(_outcome(source.fhir_type, row.id)), None)
             continue
         files.write(line, source.patient_of(row) if source.patient_of else None)
+
+
+def _write_deleted(db, source, since, base_url, files):
+    """The IG's deleted files: per removed record, a transaction Bundle whose one entry DELETEs it."""
+    for row in db.execute(source.deleted(since).execution_options(yield_per=BATCH_ROWS)):
+        url = f"{source.fhir_type}/{row.id}"
+        bundle = {"resourceType": "Bundle", "type": "transaction",
+                  "entry": [{"fullUrl": f"{base_url}/{url}", "request": {"method": "DELETE", "url": url}}]}
+        files.write(json_bytes(bundle), row.patient_id)
 
 
 def _outcome(fhir_type, record_id):
@@ -144,9 +163,13 @@ class _Attempt:
         self.open_files = []
         self.paths = []
 
-    def series(self, fhir_type, source=None):
-        return _FileSeries(self, f"{fhir_type}-{source.name}" if source and source.name else fhir_type, fhir_type,
-                           str(source.permission) if source else "")
+    def series(self, fhir_type, source=None, deleted=False):
+        """The files of one source (or of the errors): `Patient-1.ndjson`, `Practitioner-care-provider-1.ndjson`,
+        `Practitioner-care-provider-deleted-1.ndjson` (type Bundle), `OperationOutcome-1.ndjson`."""
+        stem = fhir_type
+        if source is not None:
+            stem = "-".join(part for part in (source.fhir_type, source.name, "deleted" if deleted else "") if part)
+        return _FileSeries(self, stem, fhir_type, str(source.permission) if source else "")
 
     def open(self, name, fhir_type, permission):
         file = _File(self.directory, name, fhir_type, permission)
