@@ -39,3 +39,13 @@ def test_metadata_names_the_export_operations(testapp, world):
     assert [operation.name for operation in statement.rest[0].operation] == ["export"]
     patient = [resource for resource in statement.rest[0].resource if resource.type == "Patient"][0]
     assert [operation.name for operation in patient.operation] == ["export"]
+
+
+def test_an_export_since_an_instant_names_its_deleted_section(testapp, world):
+    clinic_id, key = sandbox(world)
+    everything = manifest_of(testapp, key, status_url(kick_off(testapp, clinic_id, key, "?_type=Patient"))).json
+    query = "?_type=Patient&_since=" + everything["transactionTime"].replace("+", "%2B")
+    since = manifest_of(testapp, key, status_url(kick_off(testapp, clinic_id, key, query))).json
+    assert since["deleted"] == [] and since["output"] == []
+    assert since["request"].endswith(query)
+    assert since["transactionTime"] >= everything["transactionTime"]
