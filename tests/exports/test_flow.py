@@ -49,3 +49,13 @@ def test_an_export_since_an_instant_names_its_deleted_section(testapp, world):
     assert since["deleted"] == [] and since["output"] == []
     assert since["request"].endswith(query)
     assert since["transactionTime"] >= everything["transactionTime"]
+
+
+def test_a_file_is_served_with_its_etag_and_a_conditional_get_answers_304(testapp, world):
+    clinic_id, key = sandbox(world)
+    [entry] = manifest_of(testapp, key, status_url(kick_off(testapp, clinic_id, key, "?_type=Patient"))).json["output"]
+    served = testapp.get(local(entry["url"]), headers=headers(key))
+    assert served.headers["Content-Length"] == str(len(served.body))
+    again = testapp.get(local(entry["url"]), headers=headers(key, **{"If-None-Match": served.headers["ETag"]}),
+                        status=304)
+    assert again.body == b""
