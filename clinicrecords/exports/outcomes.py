@@ -19,5 +19,5 @@ def operation_outcome(issues, severity="error"):
             "issue": [{"severity": severity, "code": code, "diagnostics": text} for code, text in issues]}
 
 
-def outcome_response(issues, status):
-    return json_response(operation_outcome(issues), status, FHIR_JSON)
+def outcome_response(issues, status, severity="error"):
+    return json_response(operation_outcome(issues, severity), status, FHIR_JSON)

@@ -7,7 +7,7 @@ asks to ignore them. A type the key cannot read is never ignored: it is the key'
 import datetime
 from dataclasses import dataclass
 
-from webob.acceptparse import create_accept_header
+from webob.acceptparse import AcceptValidHeader, create_accept_header
 
 from clinicrecords.api.problems import Problem
 from clinicrecords.exports.outcomes import FHIR_JSON, ExportRefused
@@ -47,9 +47,17 @@ def parse_instant(text):
     return value if value.tzinfo is not None else None
 
 
+def accepts_fhir_json(accept):
+    """Whether `Accept` names application/fhir+json itself (q > 0): a wildcard, or a header that does not
+    parse, does not ask for the kick-off's answer format."""
+    header = create_accept_header(accept)
+    return isinstance(header, AcceptValidHeader) and any(
+        media_range.lower() == FHIR_JSON and quality > 0 for media_range, quality, *_ in header.parsed)
+
+
 def _check_headers(accept, prefer):
     issues = []
-    if accept is None or not create_accept_header(accept).acceptable_offers([FHIR_JSON]):
+    if accept is None or not accepts_fhir_json(accept):
         issues.append(("invalid", f"A kick-off is sent with Accept: {FHIR_JSON}."))
     if "respond-async" not in prefer_tokens(prefer):
         issues.append(("invalid", "A kick-off is sent with Prefer: respond-async."))

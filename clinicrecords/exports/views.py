@@ -44,7 +44,7 @@ def _kick_off(context, request, level, base):
     job = request.find_service(IExportService).kick_off(wanted, request.url, request.resource_url(base)[:-1],
                                                         owner_id=scope.identity.owner_id)
     status_url = request.resource_url(base, "export-jobs", str(job.id))
-    response = outcome_response([("informational", f"Export accepted; poll {status_url}")], 202)
+    response = outcome_response([("informational", f"Export accepted; poll {status_url}")], 202, "information")
     response.headers["Content-Location"] = status_url
     return response
 
@@ -104,7 +104,8 @@ def poll_export(context, request):
                       "status": 202, "media_type": FHIR_JSON, "answer": OPERATION_OUTCOME})
 def cancel_export(context, request):
     request.find_service(IExportService).cancel(context.job)
-    return outcome_response([("informational", "The export was cancelled and its files removed.")], 202)
+    return outcome_response([("informational", "The export was cancelled and its files removed.")], 202,
+                            "information")
 
 
 @view_config(context=ExportFileResource, request_method="GET", permission=BULK_EXPORT,

@@ -116,3 +116,9 @@ def test_a_kickoff_needs_a_valid_key(testapp, world):
     response = testapp.get(f"/v1/clinics/{clinic_id}/fhir/$export", headers={**KICKOFF, "Authorization": "Bearer x"},
                            status=401)
     assert response.json["code"] == "invalid_key"
+
+
+@pytest.mark.parametrize("accept", ["*/*", "AAA", "null", "application/fhir+json;q=0"])
+def test_a_kickoff_must_name_fhir_json_in_accept(testapp, world, accept):
+    clinic_id, key = sandbox(world)
+    assert "Accept" in _outcome(kick_off(testapp, clinic_id, key, status=400, Accept=accept))
