@@ -31,8 +31,10 @@ def offered_types(level):
 
 
 def prefer_tokens(prefer):
-    """`Prefer: respond-async, handling=lenient` → {"respond-async", "handling=lenient"} (lower case)."""
-    return {part.strip().lower().replace(" ", "") for part in (prefer or "").split(",") if part.strip()}
+    """`Prefer: respond-async, handling=lenient` → {"respond-async", "handling=lenient"} (lower case). A client
+    writing `respond-async; handling=lenient` (a parameter's separator) means the same."""
+    return {token.strip().lower().replace(" ", "") for part in (prefer or "").split(",") for token in part.split(";")
+            if token.strip()}
 
 
 def parse_instant(text):

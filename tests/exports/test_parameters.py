@@ -50,3 +50,8 @@ def test_a_type_not_readable_is_the_keys_refusal_even_when_lenient():
 ])
 def test_since_is_a_fhir_instant(text, expected):
     assert parse_instant(text) == expected
+
+
+@pytest.mark.parametrize("prefer", ["respond-async,handling=lenient", "Respond-Async; handling=lenient"])
+def test_lenient_handling_is_read_beside_respond_async(prefer):
+    assert read_kickoff("system", [("_elements", "id")], FHIR, prefer, ALL).types
