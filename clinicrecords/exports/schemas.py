@@ -50,4 +50,4 @@ MANIFEST_SCHEMA = {
         "extension": {"type": "object"},
     },
 }
-OPERATION_OUTCOME = {"$ref": "#/components/schemas/FhirResource"}
+FHIR_RESOURCE = {"$ref": "#/components/schemas/FhirResource"}

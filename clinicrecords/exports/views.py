@@ -20,11 +20,11 @@ from clinicrecords.exports.interfaces import IExportService
 from clinicrecords.exports.outcomes import FHIR_JSON, ExportRefused, outcome_response
 from clinicrecords.exports.parameters import read_kickoff
 from clinicrecords.exports.resources import ExportFileResource, ExportJobResource, FhirBase, PatientCompartment
-from clinicrecords.exports.schemas import MANIFEST_SCHEMA, OPERATION_OUTCOME, KickoffQuery, PatientKickoffQuery
+from clinicrecords.exports.schemas import MANIFEST_SCHEMA, FHIR_RESOURCE, KickoffQuery, PatientKickoffQuery
 
 NDJSON = "application/fhir+ndjson"
 _KICKOFF_DOC = {
-    "status": 202, "media_type": FHIR_JSON, "answer": OPERATION_OUTCOME, "fhir_errors": [400],
+    "status": 202, "media_type": FHIR_JSON, "answer": FHIR_RESOURCE, "fhir_errors": [400],
     "headers": {"Accept": [FHIR_JSON], "Prefer": ["respond-async", "respond-async, handling=lenient"]},
     "response_headers": {"Content-Location": "The status URL: poll it with GET, cancel with DELETE."},
     "errors": ["too_many_exports"],
@@ -51,7 +51,7 @@ def _kick_off(context, request, level, base):
 
 @view_config(context=FhirBase, name="metadata", request_method="GET", permission=BULK_EXPORT,
              openapi={"summary": "The clinic's FHIR base: its CapabilityStatement (the export operations and types)",
-                      "media_type": FHIR_JSON, "answer": OPERATION_OUTCOME})
+                      "media_type": FHIR_JSON, "answer": FHIR_RESOURCE})
 def metadata(context, request):
     base_url = request.resource_url(context)[:-1]
     return json_response(capability_statement(base_url, now().isoformat()), 200, FHIR_JSON)
@@ -101,7 +101,7 @@ def poll_export(context, request):
 
 @view_config(context=ExportJobResource, request_method="DELETE", permission=BULK_EXPORT, idempotency="optional",
              openapi={"summary": "Cancel an export and remove its files (afterwards the status URL is 404)",
-                      "status": 202, "media_type": FHIR_JSON, "answer": OPERATION_OUTCOME})
+                      "status": 202, "media_type": FHIR_JSON, "answer": FHIR_RESOURCE})
 def cancel_export(context, request):
     request.find_service(IExportService).cancel(context.job)
     return outcome_response([("informational", "The export was cancelled and its files removed.")], 202,
