@@ -35,6 +35,8 @@ _KICKOFF_DOC = {
 
 
 def _kick_off(context, request, level, base):
+    if request.method == "HEAD":  # Pyramid answers HEAD with a GET view: a HEAD must not start an export
+        raise Problem("method_not_allowed", "A kick-off is a GET.", headers={"Allow": "GET"})
     scope = clinic_scope(context)
     try:
         wanted = read_kickoff(level, list(request.GET.items()), request.headers.get("Accept"),

@@ -122,3 +122,9 @@ def test_a_kickoff_needs_a_valid_key(testapp, world):
 def test_a_kickoff_must_name_fhir_json_in_accept(testapp, world, accept):
     clinic_id, key = sandbox(world)
     assert "Accept" in _outcome(kick_off(testapp, clinic_id, key, status=400, Accept=accept))
+
+
+def test_a_head_request_starts_no_export(testapp, world):
+    clinic_id, key = sandbox(world)
+    response = testapp.head(f"/v1/clinics/{clinic_id}/fhir/$export", headers=headers(key, **KICKOFF), status=405)
+    assert response.headers["Allow"] == "GET" and "Content-Location" not in response.headers
