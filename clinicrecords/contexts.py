@@ -35,6 +35,7 @@ CONTEXTS = (
     "clinicrecords.test_helpers",
     "clinicrecords.scheduling",
     "clinicrecords.audit",
+    "clinicrecords.exports",
     # Listens to the moments other contexts publish (clinicrecords.publishing); imported by the portal only.
     "clinicrecords.notifications",
     # After access: the portal wraps the API's security policy with its own (one policy per surface).

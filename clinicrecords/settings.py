@@ -146,6 +146,25 @@ class PatientImportSettings:
 
 
 @dataclasses.dataclass(frozen=True)
+class ExportSettings:
+    path: str | None = setting("exports.path", None, doc="where export files are written (production: storage "
+                               "every web process reads); default: exports/ in the var dir")
+    split_bytes: int = setting("exports.split_bytes", 256 * 1024 * 1024, parse=_whole_number_of_1_or_more,
+                               doc="an NDJSON file is split once it reaches this size")
+    max_running_per_key: int = setting("exports.max_running_per_key", 3, parse=_whole_number_of_1_or_more,
+                                       doc="exports one key may have queued or running in one clinic")
+    retry_after_seconds: int = setting("exports.retry_after_seconds", 5, parse=_whole_number_of_0_or_more,
+                                       doc="Retry-After while an export runs; polling sooner is 429")
+    lifetime_hours: float = setting("exports.lifetime_hours", 24.0, doc="files and job expire after this")
+    max_attempts: int = setting("exports.max_attempts", 3, parse=_whole_number_of_1_or_more,
+                                doc="attempts (a failed or interrupted one is restarted) before the job fails")
+    stale_after_seconds: float = setting("exports.stale_after_seconds", 900.0,
+                                         doc="a queued or running attempt older than this is restarted")
+    finish_delay_seconds: float = setting("exports.finish_delay_seconds", 0.0,
+                                          doc="tests: a pause between writing and finishing an attempt")
+
+
+@dataclasses.dataclass(frozen=True)
 class InventorySettings:
     till_max_age_minutes: int = setting("inventory.till_max_age_minutes", 30, doc="a till older is stale")
     batch_max_zeroed_share: float = setting("inventory.batch_max_zeroed_share", 0.5)
@@ -250,6 +269,7 @@ class AppSettings:
     review: ReviewSettings = ReviewSettings()
     clinical: ClinicalSettings = ClinicalSettings()
     patient_imports: PatientImportSettings = PatientImportSettings()
+    exports: ExportSettings = ExportSettings()
     inventory: InventorySettings = InventorySettings()
     request_log: RequestLogSettings = RequestLogSettings()
     verification: VerificationSettings = VerificationSettings()

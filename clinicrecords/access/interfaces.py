@@ -4,9 +4,10 @@ from zope.interface import Interface
 from clinicrecords.access.memberships import IClinicStaffMembership, IWorkspaceMembership
 # The permission names: the vocabulary every context's views declare (`permission=Permission.X`), published
 # here as access's contract (clinicrecords.access.permissions is their implementation, inside access).
-from clinicrecords.access.permissions import (ALL_PERMISSIONS, EVENTS_FEED, KEY_HOLDER, PERMISSION_DESCRIPTIONS,
-                                              PSEUDO_PERMISSIONS, TEST_HELPERS, DerivedPermission, Permission,
-                                              PortalPermission, describe_permission, parse_scopes, refusal_name)
+from clinicrecords.access.permissions import (ALL_PERMISSIONS, BULK_EXPORT, EVENTS_FEED, KEY_HOLDER,
+                                              PERMISSION_DESCRIPTIONS, PSEUDO_PERMISSIONS, TEST_HELPERS,
+                                              DerivedPermission, Permission, PortalPermission, describe_permission,
+                                              parse_scopes, refusal_name)
 
 
 class ILiveKeyGate(Interface):
@@ -57,7 +58,7 @@ from clinicrecords.access.published import ConnectionChanged, ConnectionRequeste
 from clinicrecords.access.ratelimit import RATE_LIMITER  # noqa: E402
 from clinicrecords.access.usage import IUsageService  # noqa: E402
 
-__all__ = ["ALL_PERMISSIONS", "ConnectionChanged", "ConnectionRequested",
+__all__ = ["ALL_PERMISSIONS", "BULK_EXPORT", "ConnectionChanged", "ConnectionRequested",
            "EVENTS_FEED", "KEY_HOLDER", "PERMISSION_DESCRIPTIONS", "PSEUDO_PERMISSIONS",
            "RATE_LIMITER", "TEST_HELPERS", "DerivedPermission", "IClinicStaffMembership", "ILiveKeyGate", "IReach",
            "ISandboxSeed", "IUsageService", "IWorkspaceMembership", "PLANS", "Permission", "PortalPermission",

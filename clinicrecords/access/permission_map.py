@@ -18,8 +18,8 @@ from typing import NamedTuple
 from pyramid.location import lineage
 
 from clinicrecords.access import predicates as p
-from clinicrecords.access.permissions import (EVENTS_FEED, KEY_HOLDER, TEST_HELPERS, DerivedPermission, Permission,
-                                              PortalPermission, refusal_name)
+from clinicrecords.access.permissions import (BULK_EXPORT, EVENTS_FEED, KEY_HOLDER, TEST_HELPERS, DerivedPermission,
+                                              Permission, PortalPermission, refusal_name)
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.interfaces import IClinicContext, clinic_scope
 
@@ -101,6 +101,7 @@ PERMISSION_MAP = {
     **{permission: [[p.granted(permission)]] for permission in Permission},
     KEY_HOLDER: [[p.any_key]],  # /v1/me, /v1/connections
     EVENTS_FEED: [[p.any_key]],  # a clinic's event feed: the spec names no one permission; reaching it is enough
+    BULK_EXPORT: [[p.any_key]],  # a clinic's FHIR base: each type of an export is checked against its read permission
     TEST_HELPERS: [[p.test_key_on_its_own_sandbox]],
     # A submission is read with the read or write permission of the kind sent, changed or withdrawn with its
     # write one: its resource says which (`confers`).

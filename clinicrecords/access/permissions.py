@@ -102,9 +102,12 @@ def parse_scopes(text):
 # single permission is needed for GET /v1/clinics/{clinic_id}/events).
 KEY_HOLDER = "key_holder"
 EVENTS_FEED = "events:feed"
+# BULK_EXPORT: any key that reached the clinic may use its FHIR base (metadata, $export, polling, files); what
+# an export holds is decided per type by the read permissions the key holds (clinicrecords.exports).
+BULK_EXPORT = "bulk:export"
 # TEST_HELPERS: /v1/test_helpers, held only by a test key on its own sandbox clinic.
 TEST_HELPERS = "test_helpers"
-PSEUDO_PERMISSIONS = frozenset({KEY_HOLDER, EVENTS_FEED, TEST_HELPERS, *DerivedPermission})
+PSEUDO_PERMISSIONS = frozenset({KEY_HOLDER, EVENTS_FEED, BULK_EXPORT, TEST_HELPERS, *DerivedPermission})
 
 # What a refusal names when the missing permission is not itself grantable.
 REFUSAL_NAMES = {

@@ -53,7 +53,8 @@ def _url(path, parameters):
         else:
             raise ValueError(
                 f"{path}: declare sandbox_example_id on the item resource of {{{parameter['name']}}}")
-    return BASE_URL + path.format(**values)
+    # A literal `$` (the FHIR operations: `/fhir/$export`) is escaped: the URL is in double quotes.
+    return BASE_URL + path.replace("$", "\\$").format(**values)
 
 
 def curl(method, path, operation):
@@ -61,6 +62,9 @@ def curl(method, path, operation):
     lines = [f'curl -X {method.upper()} "{_url(path, operation["parameters"])}"']
     if operation.get("security") != []:
         lines.append(f'-H "Authorization: Bearer {KEY}"')
+    for parameter in operation["parameters"]:
+        if parameter["in"] == "header" and parameter.get("required") and "example" in parameter:
+            lines.append(f'-H "{parameter["name"]}: {parameter["example"]}"')
     if any(p["in"] == "header" and p["name"] == IDEMPOTENCY_HEADER for p in operation["parameters"]):
         lines.append(f'-H "{IDEMPOTENCY_HEADER}: {NEW_IDEMPOTENCY_KEY}"')
     body = operation.get("requestBody", {}).get("content", {}).get(JSON)

@@ -37,7 +37,7 @@ REPLAYED_HEADER = "Idempotent-Replayed"
 RETENTION = datetime.timedelta(hours=24)
 MAX_KEY_LENGTH = 255
 KEY_PATTERN = "^[!-~]+$"  # visible ASCII: a UUID, a ULID, any token a client generates
-_REPLAYED_HEADERS = ("Location", "Content-Type")
+_REPLAYED_HEADERS = ("Location", "Content-Location", "Content-Type")
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
@@ -53,14 +53,19 @@ def canonical_body(request):
         return b"bytes:" + request.body
 
 
+def _target(request):
+    """The path, with the query when there is one: a kick-off (GET .../$export?_type=...) is asked by it."""
+    return request.path + ("?" + request.query_string if request.query_string else "")
+
+
 def fingerprint(request):
-    return canonical.digest(request.method.encode(), request.path.encode(), canonical_body(request))
+    return canonical.digest(request.method.encode(), _target(request).encode(), canonical_body(request))
 
 
 def _same_request(record, digest, request):
     # Records stored before bodies were compared as parsed hold a digest of the raw bytes: still a match
     # for a byte-identical retry within their retention.
-    return record.fingerprint in (digest, canonical.digest(request.method.encode(), request.path.encode(),
+    return record.fingerprint in (digest, canonical.digest(request.method.encode(), _target(request).encode(),
                                                              request.body or b""))
 
 

@@ -296,6 +296,11 @@ class _Builder:
         query_schema = operation.options.get("query_schema")
         if query_schema is not None:
             parameters.append({"in": "query", "schema": query_schema})
+        # `headers`: request headers a route requires, each with the values it accepts (the first is the
+        # example's): a Bulk Data kick-off's Accept and Prefer.
+        for name, accepted in operation.doc.get("headers", {}).items():
+            parameters.append({"in": "header", "name": name, "required": True, "example": accepted[0],
+                               "schema": {"type": "string", "enum": list(accepted)}})
         mode = operation.options.get("idempotency")
         if mode:
             parameters.append({
@@ -343,6 +348,8 @@ class _Builder:
         if operation.options.get("idempotency"):
             headers[REPLAYED_HEADER] = {"schema": {"type": "string", "enum": ["true"]},
                                         "description": "Present on a replayed answer."}
+        for name, description in doc.get("response_headers", {}).items():
+            headers[name] = {"schema": {"type": "string"}, "description": description}
         if headers:
             response["headers"] = headers
         return status, response
@@ -357,6 +364,16 @@ class _Builder:
             "parameters": self._parameters(operation),
             "responses": {status: success, **_problem_responses(error_codes(operation, self.registry))},
         }
+        responses = result["responses"]
+        # `other_responses`: further successes ({status: {description, headers: {name: description}}}: an
+        # export's 202 while it runs); `fhir_errors`: statuses that may also answer a FHIR OperationOutcome.
+        for other, answer in doc.get("other_responses", {}).items():
+            responses[str(other)] = {"description": answer["description"], "headers": {
+                name: {"schema": {"type": "string"}, "description": text}
+                for name, text in answer.get("headers", {}).items()}}
+        for failed in doc.get("fhir_errors", ()):
+            entry = responses.setdefault(str(failed), {"description": "An OperationOutcome"})
+            entry.setdefault("content", {})[FHIR_JSON] = {"schema": {"$ref": "#/components/schemas/FhirResource"}}
         description = [doc["description"]] if doc.get("description") else []
         if not operation.public and operation.permission in grantable_permissions(self.registry):
             text = permission_descriptions(self.registry)[str(operation.permission)]

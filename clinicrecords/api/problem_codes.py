@@ -60,6 +60,8 @@ CODES = {
     "uri_too_long": Code(414, "The URL is too long"),
     "unsupported_media_type": Code(415, "The body must be application/json"),
     "rate_limited": Code(429, "Too many requests"),
+    "too_many_exports": Code(429, "The key has as many exports running in this clinic as it may"),
+    "export_polled_too_soon": Code(429, "The export was polled sooner than its Retry-After"),
     "request_header_too_large": Code(431, "The request line and headers are too large"),
     # 5xx
     "internal_error": Code(500, "Internal error"),

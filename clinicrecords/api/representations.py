@@ -81,6 +81,12 @@ def shown_ids(request):
     return request.state.shown_record_ids
 
 
+def note_shown(request, ids):
+    """The ids of the records an answer not built by render_one/render_page shows (a streamed export file),
+    so the audit trail names them without reading the body back."""
+    request.state.shown_record_ids = [str(value) for value in ids]
+
+
 def note_touched(request, ids):
     """Records a write touched that its answer does not show (a removed record's patient, the patients an
     import created), for the audit trail."""

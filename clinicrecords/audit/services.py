@@ -85,22 +85,25 @@ def record_ids(request, clinic_id, response):
                     shown = []
             found.extend(v for v in map(_uuid_or_none, shown) if v)
         found.extend(v for v in map(_uuid_or_none, touched_ids(request)) if v)
-    return list(dict.fromkeys(found))[:MAX_RECORD_IDS]
+    return list(dict.fromkeys(found))
 
 
-def entry_values(request, scope, status, response=None):
+def entries_values(request, scope, status, response=None):
+    """The request's entries: one, or one per MAX_RECORD_IDS ids where an answer names more (an export file
+    holding thousands of patients), each carrying the request's id so they read as one request."""
     identity = scope.identity
-    return {
-        "id": uuid.uuid4(),
+    common = {
         "request_id": request.request_id,
         "key_id": identity.key_id,
         "owner_kind": "clinic" if identity.clinic_id else "workspace",
         "owner_id": identity.clinic_id or identity.workspace_id,
         "method": request.method[:10],
         "route": route_template(request.environ.get("PATH_INFO", ""))[:300],
-        "record_ids": record_ids(request, scope.clinic_id, response),
         "status": status,
     }
+    ids = record_ids(request, scope.clinic_id, response)
+    chunks = [ids[start:start + MAX_RECORD_IDS] for start in range(0, len(ids), MAX_RECORD_IDS)] or [[]]
+    return [{"id": uuid.uuid4(), **common, "record_ids": chunk} for chunk in chunks]
 
 
 # Built once; executed with a parameter dict (one INSERT, no ORM unit of work, compiled once per schema map).
@@ -125,9 +128,10 @@ def entry_with_commit(clinic_id, values):
     return _insert_into(schema_name(clinic_id)), params
 
 
-def entry_apart(clinic_id, values):
-    """The entry in a short transaction of its own: for reads and refusals whose transaction did not commit."""
-    return Apart(_INSERT, values, translate_map(clinic_id))
+def entries_apart(clinic_id, values):
+    """The entries (`entries_values`) in a short transaction of their own: for reads and refusals whose
+    transaction did not commit."""
+    return Apart(_INSERT, values if len(values) > 1 else values[0], translate_map(clinic_id))
 
 
 def describe(entry):

@@ -34,11 +34,13 @@ def _owe_entry(request, response):
             status = outcome.response.status_int
         else:
             status = 503 if is_unavailable(outcome.exception) else 500
-        return services.entry_apart(scope.clinic_id, services.entry_values(request, scope, status, outcome.response))
+        return services.entries_apart(scope.clinic_id,
+                                      services.entries_values(request, scope, status, outcome.response))
 
     if response is not None and response.status_int < 400 and getattr(request, "exception", None) is None:
-        query, params = services.entry_with_commit(
-            scope.clinic_id, services.entry_values(request, scope, response.status_int, response))
-        with_commit(request, query, params, else_apart=entry_apart)
+        for index, values in enumerate(services.entries_values(request, scope, response.status_int, response)):
+            query, params = services.entry_with_commit(scope.clinic_id, values)
+            # What is written instead when the COMMIT does not happen is every entry: owed once.
+            with_commit(request, query, params, else_apart=None if index else entry_apart)
     else:
         apart(request, entry_apart)

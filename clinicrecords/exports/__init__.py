@@ -1,2 +1,17 @@
 """FHIR Bulk Data export ($export): a clinic's records as NDJSON files, written by a worker, read by the key that
 asked (docs/bulk-export.md)."""
+
+from zope.interface import Interface
+
+from clinicrecords.exports import tasks  # noqa: F401  (registers the tasks and the worker hooks)
+from clinicrecords.exports.interfaces import IExportService
+from clinicrecords.exports.resources import FhirBase
+from clinicrecords.exports.services import export_service_factory
+from clinicrecords.exports.storage import set_root
+
+
+def includeme(config):
+    set_root(config)
+    config.add_clinic_collection("fhir", FhirBase)
+    config.register_service_factory(export_service_factory, iface=IExportService, context=Interface)
+    config.scan(".views")

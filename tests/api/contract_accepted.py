@@ -106,6 +106,12 @@ def _withdrawn(finding):
 
 
 SUBMISSIONS_ITEM = "/v1/clinics/{clinic_id}/submissions/{submission_id}"
+EXPORT_KICKOFF = "/v1/clinics/{clinic_id}/fhir/$export"
+PATIENT_KICKOFF = "/v1/clinics/{clinic_id}/fhir/Patient/$export"
+
+
+def _idempotency_conflict(finding):
+    return finding.answered().get("code") == "idempotency_key_conflict"
 
 ACCEPTED = [
     Accepted(
@@ -177,6 +183,13 @@ ACCEPTED = [
         "use_after_free", status=200, operations=(f"GET {SUBMISSIONS_ITEM}",), sent=_withdrawn,
         reason="DELETE on a submission withdraws it (review_status rejected, decision_reason withdrawn): the "
                "submission stays readable by design, and the operation's description says so."),
+    Accepted(
+        "missing_required_header", status=409, operations=(f"GET {EXPORT_KICKOFF}", f"GET {PATIENT_KICKOFF}"),
+        sent=_idempotency_conflict,
+        reason="A Bulk Data kick-off is a GET that takes an Idempotency-Key, claimed before the request is read "
+               "as on every route (docs/conventions.md, Idempotency): a key sent before with another request is "
+               "409 idempotency_key_conflict whatever else the request lacks; without that key, a missing "
+               "Accept or Prefer is 400."),
 ]
 
 

@@ -21,7 +21,7 @@ PRODUCTION_INI = ROOT / "production.ini"
 DATABASE = "clinicrecords_rehearsal"
 # What the rehearsal provides itself; every other `env:` setting of production.ini is a secret it is given.
 PROVIDED = ("DATABASE_URL", "REDIS_URL", "CLINICRECORDS_BASE_URL", "CLINICRECORDS_SMTP_URL",
-            "CLINICRECORDS_MAIL_SENDER")
+            "CLINICRECORDS_MAIL_SENDER", "CLINICRECORDS_EXPORTS_PATH")
 MAIL_SENDER = "Clinic Records <no-reply@rehearsal.test>"
 
 # The worker's only departures from production.ini: the receiver is plain http on loopback, and a killed
@@ -80,7 +80,8 @@ class Stack:
     def env(self, **changes):
         env = dict(os.environ, DATABASE_URL=self.database_url, REDIS_URL=self.redis.url, HOST="127.0.0.1",
                    CLINICRECORDS_BASE_URL=f"http://127.0.0.1:{self.nginx.port}",
-                   CLINICRECORDS_SMTP_URL=self.mail.url, CLINICRECORDS_MAIL_SENDER=MAIL_SENDER)
+                   CLINICRECORDS_SMTP_URL=self.mail.url, CLINICRECORDS_MAIL_SENDER=MAIL_SENDER,
+                   CLINICRECORDS_EXPORTS_PATH=str(self.workdir / "exports"))
         env.pop("PORT", None)
         env.update(changes)
         return {name: value for name, value in env.items() if value is not None}

@@ -2,6 +2,7 @@
 
 `OPERATIONS` maps each operationId of the service's OpenAPI document to the method that calls it."""
 
+import json as json_module
 import random
 import time
 import uuid
@@ -44,6 +45,7 @@ class Client:
         self.backoff = backoff
         self.max_backoff = max_backoff
         self._sleep = sleep
+        self.last_manifest = None  # the manifest of the last `export` read to its end
         self.test_helpers = TestHelpers(self)
         self.listings = Listings(self)
 
@@ -64,10 +66,12 @@ class Client:
                               accept=accept)
         return response.json() if response.content else None
 
-    def _send(self, method, path, *, json=None, params=None, idempotency_key=None, accept=None):
-        headers = {"Accept": accept} if accept else {}
+    def _send(self, method, path, *, json=None, params=None, idempotency_key=None, accept=None, headers=None):
+        headers = {**({"Accept": accept} if accept else {}), **(headers or {})}
         if method in WRITE_METHODS:
             headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
+        elif idempotency_key is not None:
+            headers["Idempotency-Key"] = idempotency_key
         attempt = 0
         while True:
             try:
@@ -143,6 +147,24 @@ class Client:
             if not page["events"] or next_after is None or next_after <= after_seq:
                 return
             after_seq = next_after
+
+
+    def export(self, clinic_id: Id, types: list[str] | None = None, since: str | None = None, *,
+               patients: bool = False, lenient: bool = False) -> Iterator[Json]:
+        """A Bulk Data export of the clinic, resource by resource: kicks it off (every type the key reads, or
+        `types`; `since`: a FHIR instant; `patients=True`: Patient/$export), polls as `Retry-After` asks, then
+        reads every output file in the manifest's order. `last_manifest` holds the manifest once it is read
+        (its `transactionTime` is the `since` of the next export)."""
+        fhir = self.clinic(clinic_id).fhir
+        job_id = fhir.kick_off(types, since, patients=patients, lenient=lenient)
+        while True:
+            manifest, wait = fhir.poll_once(job_id)
+            if manifest is not None:
+                break
+            self._sleep(wait)
+        self.last_manifest = manifest
+        for entry in manifest["output"]:
+            yield from fhir.download(entry["url"].rsplit("/", 1)[-1])
 
 
 class Listings:
@@ -323,6 +345,63 @@ class PatientImports(_Get):
         return self._client.request("POST", f"{self.path}/{import_id}/run-valid-rows")["data"]
 
 
+class BulkExport(_Collection):
+    """The clinic's FHIR base (`/v1/clinics/{id}/fhir`): Bulk Data export, step by step (`Client.export` runs
+    the whole flow)."""
+
+    KICKOFF = {"Accept": "application/fhir+json", "Prefer": "respond-async"}
+
+    def metadata(self) -> Json:
+        """The base's CapabilityStatement."""
+        return self._client.request("GET", f"{self.path}/metadata", accept="application/fhir+json")
+
+    def kick_off(self, types: list[str] | None = None, since: str | None = None, *, patients: bool = False,
+                 lenient: bool = False, idempotency_key: str | None = None) -> str | None:
+        """Start an export; its job id (the last segment of the status URL, `Content-Location`)."""
+        params = {}
+        if types:
+            params["_type"] = ",".join(types)
+        if since:
+            params["_since"] = since
+        headers = dict(self.KICKOFF)
+        if lenient:
+            headers["Prefer"] = "respond-async, handling=lenient"
+        path = f"{self.path}/Patient/$export" if patients else f"{self.path}/$export"
+        response = self._client._send("GET", path, params=params, headers=headers, idempotency_key=idempotency_key)
+        location = response.headers.get("Content-Location")
+        return location.rsplit("/", 1)[-1] if location else None
+
+    def kick_off_patients(self, types: list[str] | None = None, since: str | None = None, **kwargs) -> str | None:
+        """Patient/$export: the patient compartment's types only."""
+        return self.kick_off(types, since, patients=True, **kwargs)
+
+    def poll_once(self, job_id: Id) -> tuple[Json | None, float]:
+        """(the manifest, 0) once the export is complete, else (None, seconds to wait as Retry-After says)."""
+        response = self._client._send("GET", f"{self.path}/export-jobs/{job_id}")
+        if response.status_code == 202:
+            return None, _retry_after(response) or 1.0
+        return response.json(), 0.0
+
+    def poll(self, job_id: Id) -> Json | None:
+        """The manifest once the export is complete, else None (still running)."""
+        return self.poll_once(job_id)[0]
+
+    def cancel(self, job_id: Id, idempotency_key: str | None = None) -> None:
+        """Cancel the export and remove its files."""
+        self._client._send("DELETE", f"{self.path}/export-jobs/{job_id}", idempotency_key=idempotency_key)
+
+    def download(self, file_id: Id) -> Iterator[Json]:
+        """One file's resources, line by line, streamed."""
+        with self._client._http.stream("GET", f"{self.path}/export-files/{file_id}",
+                                       headers={"Accept": "application/fhir+ndjson"}) as response:
+            if response.status_code >= 400:
+                response.read()
+                raise from_response(response)
+            for line in response.iter_lines():
+                if line.strip():
+                    yield json_module.loads(line)
+
+
 class Listing(_Collection):
     """A connected pharmacy's listing."""
 
@@ -350,6 +429,7 @@ _COLLECTIONS = {
     "dispensing_flags": (DispensingFlags, "dispensing/flags"),
     "patient_imports": (PatientImports, "patient-imports"),
     "payment_advices": (PaymentAdvices, "insurance/payment-advices"), "listing": (Listing, "listing"),
+    "fhir": (BulkExport, "fhir"),
 }
 
 
@@ -468,4 +548,7 @@ OPERATIONS = {
     "activate_coverage": "test_helpers.activate_coverage",
     "set_stock": "test_helpers.set_stock", "report_till": "test_helpers.till_report",
     "stale_till": "test_helpers.till_stale", "reset": "test_helpers.reset",
+    "metadata": "clinic.fhir.metadata", "export_clinic": "clinic.fhir.kick_off",
+    "export_patients": "clinic.fhir.kick_off_patients", "poll_export": "clinic.fhir.poll",
+    "cancel_export": "clinic.fhir.cancel", "download_file": "clinic.fhir.download",
 }

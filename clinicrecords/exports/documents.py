@@ -1,0 +1,51 @@
+"""The FHIR documents of the Bulk Data flow: the base's CapabilityStatement and the completion manifest."""
+
+from clinicrecords.exports.sources import EXPORT_TYPES, PATIENT_COMPARTMENT
+
+BULK_DATA = "http://hl7.org/fhir/uv/bulkdata"
+
+
+def capability_statement(base_url, date):
+    """What the clinic's FHIR base offers: the two export operations and the types they write."""
+    def resource(name):
+        entry = {"type": name}
+        if name == "Patient":
+            entry["operation"] = [{"name": "export", "definition": f"{BULK_DATA}/OperationDefinition/patient-export"}]
+        return entry
+
+    return {
+        "resourceType": "CapabilityStatement",
+        "status": "active",
+        "date": date,
+        "publisher": "Clinic Records",
+        "kind": "instance",
+        "instantiates": [f"{BULK_DATA}/CapabilityStatement/bulk-data"],
+        "implementation": {"description": "A clinic's FHIR base for Bulk Data export", "url": base_url},
+        "fhirVersion": "4.0.1",
+        "format": ["application/fhir+json"],
+        "rest": [{
+            "mode": "server",
+            "documentation": "Bearer API keys (Authorization: Bearer ...). A type is exported only to a key "
+                             "holding its read permission; Patient/$export writes the patient compartment's "
+                             f"types ({', '.join(name for name in EXPORT_TYPES if name in PATIENT_COMPARTMENT)}).",
+            "resource": [resource(name) for name in EXPORT_TYPES],
+            "operation": [{"name": "export", "definition": f"{BULK_DATA}/OperationDefinition/export"}],
+        }],
+    }
+
+
+def manifest(job, files, file_url, restarted):
+    """The completion manifest: `files` is {section: [ExportFile]}; `file_url(export_file)` its address."""
+    document = {
+        "transactionTime": job.transaction_time.isoformat(),
+        "request": job.request_url,
+        "requiresAccessToken": True,
+        "output": [{"type": found.type, "url": file_url(found), "count": found.count} for found in files["output"]],
+        "error": [{"type": "OperationOutcome", "url": file_url(found)} for found in files["error"]],
+    }
+    if job.since is not None:
+        document["deleted"] = [{"type": "Bundle", "url": file_url(found), "count": found.count}
+                               for found in files["deleted"]]
+    if restarted:
+        document["extension"] = {"attempts": job.attempt}
+    return document

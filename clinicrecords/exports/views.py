@@ -1,0 +1,125 @@
+"""The clinic's FHIR base (Bulk Data IG v2): metadata, kick-offs, the status URL and the files.
+
+Views parse and answer; the rules are clinicrecords.exports.parameters' (the kick-off) and the service's.
+"""
+
+import datetime
+from email.utils import format_datetime
+
+from pyramid.response import FileIter, Response
+from pyramid.view import view_config
+
+from clinicrecords.access.interfaces import BULK_EXPORT
+from clinicrecords.api.problems import Problem
+from clinicrecords.api.render import json_response
+from clinicrecords.api.representations import note_shown
+from clinicrecords.clinics.interfaces import clinic_scope
+from clinicrecords.clock import now
+from clinicrecords.exports.documents import capability_statement, manifest
+from clinicrecords.exports.interfaces import IExportService
+from clinicrecords.exports.outcomes import FHIR_JSON, ExportRefused, outcome_response
+from clinicrecords.exports.parameters import read_kickoff
+from clinicrecords.exports.resources import ExportFileResource, ExportJobResource, FhirBase, PatientCompartment
+from clinicrecords.exports.schemas import MANIFEST_SCHEMA, FHIR_RESOURCE, KickoffQuery, PatientKickoffQuery
+
+NDJSON = "application/fhir+ndjson"
+_KICKOFF_DOC = {
+    "status": 202, "media_type": FHIR_JSON, "answer": FHIR_RESOURCE, "fhir_errors": [400],
+    "headers": {"Accept": [FHIR_JSON], "Prefer": ["respond-async", "respond-async, handling=lenient"]},
+    "response_headers": {"Content-Location": "The status URL: poll it with GET, cancel with DELETE."},
+    "errors": ["too_many_exports"],
+    "description": "Bulk Data kick-off: send `Accept: application/fhir+json` and `Prefer: respond-async` "
+                   "(400 without). Answers 202 with `Content-Location`, the status URL to poll. "
+                   "docs/bulk-export.md describes the whole flow.",
+}
+
+
+def _kick_off(context, request, level, base):
+    if request.method == "HEAD":  # Pyramid answers HEAD with a GET view: a HEAD must not start an export
+        raise Problem("method_not_allowed", "A kick-off is a GET.", headers={"Allow": "GET"})
+    scope = clinic_scope(context)
+    try:
+        wanted = read_kickoff(level, list(request.GET.items()), request.headers.get("Accept"),
+                              request.headers.get("Prefer"), scope.granted)
+    except ExportRefused as refused:
+        return outcome_response(refused.issues, 400)
+    job = request.find_service(IExportService).kick_off(wanted, request.url, request.resource_url(base)[:-1],
+                                                        owner_id=scope.identity.owner_id)
+    status_url = request.resource_url(base, "export-jobs", str(job.id))
+    response = outcome_response([("informational", f"Export accepted; poll {status_url}")], 202, "information")
+    response.headers["Content-Location"] = status_url
+    return response
+
+
+@view_config(context=FhirBase, name="metadata", request_method="GET", permission=BULK_EXPORT,
+             openapi={"summary": "The clinic's FHIR base: its CapabilityStatement (the export operations and types)",
+                      "media_type": FHIR_JSON, "answer": FHIR_RESOURCE})
+def metadata(context, request):
+    base_url = request.resource_url(context)[:-1]
+    return json_response(capability_statement(base_url, now().isoformat()), 200, FHIR_JSON)
+
+
+@view_config(context=FhirBase, name="$export", request_method="GET", permission=BULK_EXPORT,
+             query_schema=KickoffQuery, idempotency="optional",
+             openapi={"summary": "Kick off a Bulk Data export of the clinic (every type the key may read)",
+                      **_KICKOFF_DOC})
+def export_clinic(context, request):
+    return _kick_off(context, request, "system", context)
+
+
+@view_config(context=PatientCompartment, name="$export", request_method="GET", permission=BULK_EXPORT,
+             query_schema=PatientKickoffQuery, idempotency="optional",
+             openapi={"summary": "Kick off a Bulk Data export of the patient compartment's types",
+                      **_KICKOFF_DOC})
+def export_patients(context, request):
+    return _kick_off(context, request, "patient", context.__parent__)
+
+
+@view_config(context=ExportJobResource, request_method="GET", permission=BULK_EXPORT,
+             openapi={"summary": "Poll an export: 202 with X-Progress while it runs, 200 with the manifest",
+                      "answer": MANIFEST_SCHEMA, "fhir_errors": [500],
+                      "response_headers": {"Expires": "When the export and its files are removed."},
+                      "other_responses": {202: {"description": "The export is still running", "headers": {
+                          "X-Progress": "What the export is doing (and whether it restarted)",
+                          "Retry-After": "Seconds to wait before polling again (sooner: 429)"}}},
+                      "errors": ["export_polled_too_soon"]})
+def poll_export(context, request):
+    service = request.find_service(IExportService)
+    job = context.job
+    poll = service.poll(job)
+    if poll.status == "failed":
+        return outcome_response([("exception", job.error or "The export failed.")], 500)
+    if poll.status != "completed":
+        return Response(status=202, headers={"X-Progress": poll.progress, "Retry-After": str(poll.retry_after)})
+    base = context.__parent__.__parent__
+
+    def file_url(export_file):
+        return request.resource_url(base, "export-files", str(export_file.id))
+
+    document = manifest(job, service.files(job), file_url, restarted=job.attempt > 1)
+    expires = format_datetime(job.expires_at.astimezone(datetime.UTC), usegmt=True)
+    return json_response(document, 200, headers={"Expires": expires})
+
+
+@view_config(context=ExportJobResource, request_method="DELETE", permission=BULK_EXPORT, idempotency="optional",
+             openapi={"summary": "Cancel an export and remove its files (afterwards the status URL is 404)",
+                      "status": 202, "media_type": FHIR_JSON, "answer": FHIR_RESOURCE})
+def cancel_export(context, request):
+    request.find_service(IExportService).cancel(context.job)
+    return outcome_response([("informational", "The export was cancelled and its files removed.")], 202,
+                            "information")
+
+
+@view_config(context=ExportFileResource, request_method="GET", permission=BULK_EXPORT,
+             openapi={"summary": "Download one NDJSON file of a completed export (the same key only)",
+                      "media_type": NDJSON, "answer": {"type": "string"}})
+def download_file(context, request):
+    export_file = context.export_file
+    path = request.find_service(IExportService).readable_path(export_file)
+    if path is None:
+        raise Problem("not_found", "The file is no longer available.")
+    note_shown(request, export_file.patient_ids)
+    response = Response(app_iter=FileIter(path.open("rb")), content_type=NDJSON, charset=None,
+                        content_length=export_file.size, conditional_response=True)
+    response.etag = export_file.etag
+    return response

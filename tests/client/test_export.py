@@ -1,0 +1,38 @@
+"""The client's `export(clinic_id, types=..., since=...)` against the real application: kick-off, polling as
+Retry-After asks, every output file read; the manifest's transactionTime as the next export's since."""
+
+import httpx
+import pytest
+
+from clinicrecords_client import Client, Forbidden, InvalidRequest
+from tests.common.fhir import assert_valid_fhir
+
+
+@pytest.fixture
+def api(app, world):
+    workspace_id, clinic_id = world.workspace()
+    with Client("http://localhost", world.key(workspace_id=workspace_id, mode="test"),
+                transport=httpx.WSGITransport(app=app)) as client:
+        yield client, clinic_id
+
+
+def test_export_yields_every_resource_of_the_types_asked(api):
+    client, clinic_id = api
+    resources = list(client.export(clinic_id, types=["Patient", "Condition"]))
+    assert {resource["resourceType"] for resource in resources} == {"Patient", "Condition"}
+    for resource in resources:
+        assert_valid_fhir(resource)
+    patients = client.clinic(clinic_id).patients.list(limit=100)["data"]
+    assert {r["id"] for r in resources if r["resourceType"] == "Patient"} == {p["id"] for p in patients}
+    since = client.last_manifest["transactionTime"]
+    assert list(client.export(clinic_id, types=["Patient"], since=since)) == []
+    assert "Practitioner" not in {r["resourceType"] for r in client.export(clinic_id, patients=True)}
+
+
+def test_export_failures_raise_typed_errors(api):
+    client, clinic_id = api
+    with pytest.raises(InvalidRequest):
+        list(client.export(clinic_id, types=["Observation"]))
+    assert client.clinic(clinic_id).fhir.metadata()["resourceType"] == "CapabilityStatement"
+    with pytest.raises(Forbidden):
+        list(client.export("00000000-0000-4000-8000-000000000001", types=["Patient"]))  # not its sandbox
