@@ -33,9 +33,11 @@ def _values(payload, renames=None):
 class _ChartKind(ReviewKind):
     """`create_schema` and `change_schema`: the bodies of a new item's send and of a change (a pending
     submission's change is validated with the one its action was sent with). `collection_name` and
-    `collection`: where its items are read, under a clinic; `representation`: its plain and FHIR shapes."""
+    `collection`: where its items are read, under a clinic; `representation`: its plain and FHIR shapes;
+    `fhir_type`: the FHIR resource its FHIR shape is (what a bulk export names its files by)."""
 
     status_field = "clinical_status"
+    fhir_type: str
     collection_name: str
     collection: type
     representation: dict
@@ -69,6 +71,7 @@ class _ChartKind(ReviewKind):
 class AllergyKind(_ChartKind):
     create_schema, change_schema = schemas.AllergyCreate, schemas.AllergyChange
     resource_type = "allergy"
+    fhir_type = "AllergyIntolerance"
     model = Allergy
     read_permission = Permission.AllergiesRead
     write_permission = Permission.AllergiesWrite
@@ -121,6 +124,7 @@ class AllergyKind(_ChartKind):
 class ConditionKind(_ChartKind):
     create_schema, change_schema = schemas.ConditionCreate, schemas.ConditionChange
     resource_type = "condition"
+    fhir_type = "Condition"
     model = Condition
     read_permission = Permission.ConditionsRead
     write_permission = Permission.ConditionsWrite
@@ -132,6 +136,7 @@ class ConditionKind(_ChartKind):
 class MedicationStatementKind(_ChartKind):
     create_schema, change_schema = schemas.MedicationStatementCreate, schemas.MedicationStatementChange
     resource_type = "medication_statement"
+    fhir_type = "MedicationStatement"
     model = MedicationStatement
     read_permission = Permission.MedicationsRead
     write_permission = Permission.MedicationsWrite
@@ -146,6 +151,7 @@ class MedicationStatementKind(_ChartKind):
 class ReferralKind(_ChartKind):
     create_schema, change_schema = schemas.ReferralCreate, schemas.ReferralChange
     resource_type = "referral"
+    fhir_type = "ServiceRequest"
     model = Referral
     read_permission = Permission.ReferralsRead
     write_permission = Permission.ReferralsWrite

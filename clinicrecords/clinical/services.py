@@ -19,7 +19,7 @@ from clinicrecords.api.problems import invalid
 from clinicrecords.api.validation import load_body
 from clinicrecords.clinical import representations, staff, terminology
 from clinicrecords.clinical.interfaces import IChartItems, IProposalService
-from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
+from clinicrecords.clinical.models import Allergy, Referral
 from clinicrecords.clinical.schemas import RETRACTED
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.db.prebuilt import Prebuilt
@@ -220,15 +220,23 @@ def act_on_referral_as_staff(db, referral_id, status, reason=None):
     return {"referral": document}
 
 
-_EXPORTED_MODELS = {"allergy": Allergy, "condition": Condition, "medication_statement": MedicationStatement,
-                    "referral": Referral}
+def chart_kinds_for_export():
+    """Each chart kind a bulk export writes, in the kinds' order: (resource_type, its FHIR type, the read
+    permission that shows it)."""
+    return tuple((kind.resource_type, kind.fhir_type, kind.read_permission) for kind in _chart_kinds())
+
+
+def _chart_kinds():
+    from clinicrecords.clinical.kinds import KINDS  # the kinds build on this module's services
+
+    return KINDS
 
 
 def chart_rows_for_export(resource_type, since=None):
     """The rows of one kind's items a bulk export writes (`resource_type`: "allergy", "condition",
     "medication_statement", "referral"), oldest first: those of patients the API may see, as the reads; allergy
     names from the clinic's plain list (legacy text) have no id and are left out (docs/decisions.md)."""
-    model = _EXPORTED_MODELS[resource_type]
+    [model] = [kind.model for kind in _chart_kinds() if kind.resource_type == resource_type]
     statement = visible_for_export(select(*model.__table__.columns), model.patient_id, model.updated_at, since)
     if model is Allergy:
         statement = statement.where(Allergy.entry != "legacy_text")

@@ -10,7 +10,7 @@ from operator import attrgetter
 
 from clinicrecords.access.interfaces import Permission
 from clinicrecords.care_providers.services import care_provider_deletions_for_export, care_provider_rows_for_export
-from clinicrecords.clinical.services import chart_rows_for_export
+from clinicrecords.clinical.services import chart_kinds_for_export, chart_rows_for_export
 from clinicrecords.encounters.services import encounter_rows_for_export
 from clinicrecords.insurance.services import coverage_rows_for_export
 from clinicrecords.patients.services import patient_rows_for_export
@@ -44,13 +44,11 @@ _PATIENT = attrgetter("patient_id")
 # In output order.
 SOURCES = (
     Source("Patient", Permission.PatientsRead, "patient", patient_rows_for_export, attrgetter("id")),
-    Source("AllergyIntolerance", Permission.AllergiesRead, "allergy", _chart("allergy"), _PATIENT),
-    Source("Condition", Permission.ConditionsRead, "condition", _chart("condition"), _PATIENT),
-    Source("MedicationStatement", Permission.MedicationsRead, "medication_statement",
-           _chart("medication_statement"), _PATIENT),
+    # The chart's kinds (AllergyIntolerance, Condition, MedicationStatement, ServiceRequest for referrals).
+    *(Source(fhir_type, permission, kind, _chart(kind), _PATIENT)
+      for kind, fhir_type, permission in chart_kinds_for_export()),
     Source("MedicationRequest", Permission.MedicationsRead, "prescription", prescription_rows_for_export, _PATIENT),
     Source("Encounter", Permission.EncountersRead, "encounter", encounter_rows_for_export, _PATIENT),
-    Source("ServiceRequest", Permission.ReferralsRead, "referral", _chart("referral"), _PATIENT),
     Source("Coverage", Permission.CoverageRead, "coverage", coverage_rows_for_export, _PATIENT),
     # The clinic's clinicians, then the patients' outside care providers: both are Practitioners in FHIR, each
     # under its own read permission, in files of their own.

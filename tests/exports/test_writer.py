@@ -64,7 +64,7 @@ def test_every_type_is_written_as_its_single_reads_answer_it(world, testapp, reg
     assert set(found) == set(COLLECTIONS)  # the sandbox seeds every kind
     assert [f.name for f in written.output] == [
         "Patient-1.ndjson", "AllergyIntolerance-1.ndjson", "Condition-1.ndjson", "MedicationStatement-1.ndjson",
-        "MedicationRequest-1.ndjson", "Encounter-1.ndjson", "ServiceRequest-1.ndjson", "Coverage-1.ndjson",
+        "ServiceRequest-1.ndjson", "MedicationRequest-1.ndjson", "Encounter-1.ndjson", "Coverage-1.ndjson",
         "Practitioner-1.ndjson", "Practitioner-care-provider-1.ndjson"]
     for (fhir_type, permission), resources in found.items():
         collection = COLLECTIONS[fhir_type, permission]
