@@ -4,7 +4,6 @@ An entry names who (key id, its workspace or clinic), what (method, route templa
 (HTTP status), the request id and the time: never a record's content.
 """
 
-import functools
 import json
 import logging
 import re
@@ -110,13 +109,16 @@ _INSERT = insert(AuditEntry.__table__)
 _COLUMNS = [column.name for column in AuditEntry.__table__.columns]
 
 
-@functools.lru_cache(maxsize=1024)
+# As text: psycopg binds values into a string in a third of the time it takes to a composed query. The
+# clinic's schema is written in, so the row lands in the clinic the entry names whatever the transaction's
+# search_path; the rest is composed once.
+_INSERT_INTO = sql.SQL("INSERT INTO {{schema}}.{table} ({columns}) VALUES ({values})").format(
+    table=sql.Identifier(AuditEntry.__tablename__), columns=sql.SQL(", ").join(map(sql.Identifier, _COLUMNS)),
+    values=sql.SQL(", ").join(map(sql.Placeholder, _COLUMNS))).as_string()
+
+
 def _insert_into(schema):
-    """As text: psycopg binds values into a string in a third of the time it takes to a composed query."""
-    return sql.SQL("INSERT INTO {schema}.{table} ({columns}) VALUES ({values})").format(
-        schema=sql.Identifier(schema), table=sql.Identifier(AuditEntry.__tablename__),
-        columns=sql.SQL(", ").join(map(sql.Identifier, _COLUMNS)),
-        values=sql.SQL(", ").join(map(sql.Placeholder, _COLUMNS))).as_string()
+    return _INSERT_INTO.format(schema=sql.Identifier(schema).as_string())
 
 
 def entry_with_commit(clinic_id, values):
