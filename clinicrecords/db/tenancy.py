@@ -14,16 +14,18 @@ and a transaction-local setting ends with its transaction (COMMIT, ROLLBACK, a s
 neither a pooled connection nor a transaction pooler's server connection carries a clinic into the next.
 """
 
+import re
 import uuid
 
 import psycopg
-from psycopg import pq, sql
+from psycopg import pq
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
 from clinicrecords.db.reconnect import as_sqlalchemy_error
 
 SCHEMA_PREFIX = "clinic_"
+_SCHEMA = re.compile(SCHEMA_PREFIX + "[0-9a-f]{32}")
 _TENANT_KEY = "tenant_schema"
 _POINTED = "tenant_pointed"  # (the session's root transaction, schema) its connection was last pointed for
 
@@ -75,8 +77,10 @@ def point_at(connection, schema):
     if driver.autocommit:
         raise RuntimeError("a clinic's statements need a transaction: a connection in autocommit has no "
                            "transaction-local search_path")
-    setting = sql.SQL("SET LOCAL search_path TO {}").format(sql.Identifier(schema)).as_string(driver)
-    if driver.info.transaction_status != pq.TransactionStatus.IDLE:
+    if not _SCHEMA.fullmatch(schema):
+        raise ValueError(f"not a clinic schema: {schema!r}")
+    setting = f'SET LOCAL search_path TO "{schema}"'  # a prefix and a uuid's hex digits: nothing to escape
+    if driver.pgconn.transaction_status != pq.TransactionStatus.IDLE:
         connection.exec_driver_sql(setting)
         return
     message = f"{_begin(driver)}; {setting}"
