@@ -6,9 +6,9 @@ every Session, `autocommit_session`) hands out a `JoinedConnection` on that conn
 whose transaction is a savepoint; `engine.raw_connection()` hands out the same database connection with each
 statement in a savepoint. Outside a join (or never armed: production), the engine is untouched.
 
-Each `JoinedConnection` is its own SQLAlchemy Connection, so its execution options (a clinic's
-`schema_translate_map`) never reach another session. A connection in AUTOCOMMIT keeps what it wrote when it
-closes, as a real autocommit connection does.
+Each `JoinedConnection` begins with `RESET ALL`, so the search_path a session set for its clinic in one
+savepoint never reaches another session. A connection in AUTOCOMMIT keeps what it wrote when it closes, as a
+real autocommit connection does.
 """
 
 import itertools
@@ -100,9 +100,10 @@ class JoinedConnection(Connection):
 
     def _begin_impl(self, transaction):
         self._joined_savepoint = f"joined_{next(_names)}"
-        # Starts as a transaction of its own would: without what an earlier one SET LOCAL (a migration's
-        # search_path must not let the next session read that clinic's tables), and with its own clock: now()
-        # answers its start (tests/common/clock.py). The outer transaction may rest idle between tests.
+        # Starts as a transaction of its own would: without what an earlier one SET LOCAL (a request's or a
+        # migration's search_path must not let the next session read that clinic's tables), and with its own
+        # clock: now() answers its start (tests/common/clock.py). The outer transaction may rest idle between
+        # tests.
         self._driver_execute(
             f"SAVEPOINT {self._joined_savepoint}; RESET ALL; "
             f"SELECT set_config('{CLOCK_SETTING}', clock_timestamp()::text, true), "

@@ -1,7 +1,8 @@
 """Declarative bases: one for the shared control schema, one for the per-clinic schema.
 
-Tenant tables carry no schema: each request maps `None` to its clinic's schema with `schema_translate_map`,
-so one compiled statement serves every clinic and nothing is ever pasted into SQL text.
+Tenant tables carry no schema: their statements name them unqualified, and each transaction that reads or
+writes them runs with the clinic's schema as its transaction-local search_path (db/tenancy.py), so one
+statement text serves every clinic and nothing from a request is ever pasted into SQL text.
 """
 
 import datetime

@@ -1,13 +1,12 @@
 """Hot statements run on the request's own connection without SQLAlchemy's execution layer.
 
-A `Prebuilt` is a Core statement (a SELECT, or an INSERT ... RETURNING) compiled once (for a clinic's tables,
-once per clinic schema, the schema written in by SQLAlchemy's own `schema_translate_map` rendering): the
-statement and the tenancy rule are the ones every other query uses; only the per-execution work is gone (the
-map's regex substitution of every table name, the execution context, the result's description objects:
-about three quarters of the CPU of reading one allergy, docs/performance.md). It runs in the session's
-transaction, on the connection the session is bound to. A tenant statement (the default) runs in the schema
-`bind_to_clinic` chose and is refused on a session bound to no clinic; `tenant=False` is for statements on
-the control schema only.
+A `Prebuilt` is a Core statement (a SELECT, or an INSERT ... RETURNING) compiled once: a clinic's tables are
+named without a schema, as in every other statement, and found through the search_path `bind_to_clinic` set
+for the transaction (db/tenancy.py). The statement and the tenancy rule are the ones every other query uses;
+only the per-execution work is gone (the execution context, the result's description objects: about three
+quarters of the CPU of reading one allergy, docs/performance.md). It runs in the session's transaction, on the
+connection the session is bound to. A tenant statement (the default) is refused on a session bound to no
+clinic; `tenant=False` is for statements on the control schema only.
 
 Only statements whose values need no processing by SQLAlchemy qualify, so that psycopg's own adaptation gives
 exactly what SQLAlchemy would have: returned columns that need none (psycopg itself returns uuid, datetime,
@@ -21,14 +20,12 @@ with it and sent on every execution, so request values must only ever be bind pa
 """
 
 import collections
-import functools
 
 from psycopg.types.json import Jsonb
 from sqlalchemy import Boolean
 from sqlalchemy.dialects import postgresql
-from sqlalchemy.exc import DBAPIError
 
-from clinicrecords.db.reconnect import drop_pool, server_gone
+from clinicrecords.db.reconnect import as_sqlalchemy_error
 from clinicrecords.db.tenancy import bound_schema
 
 _DIALECT = postgresql.psycopg.dialect()
@@ -42,35 +39,28 @@ class Prebuilt:
         self.json = tuple(json)
         columns = list(statement.exported_columns)
         processed = [column.key for column in columns if _needs_processing(column.type, "result")]
-        binds = statement.compile(dialect=_DIALECT, column_keys=column_keys).binds.values()
-        processed += [bind.key for bind in binds if bind.key not in self.json and not isinstance(bind.type, Boolean)
+        compiled = statement.compile(dialect=_DIALECT, column_keys=column_keys)
+        processed += [bind.key for bind in compiled.binds.values()
+                      if bind.key not in self.json and not isinstance(bind.type, Boolean)
                       and _needs_processing(bind.type, "bind")]
         if processed:
             raise TypeError(f"{processed} need SQLAlchemy's processing: run this statement with session.execute")
         self.row = collections.namedtuple("Row", [column.key for column in columns])
-        self._compiled = functools.lru_cache(maxsize=1024)(self._compile)
-
-    def _compile(self, schema):
-        options = {} if schema is None else {"schema_translate_map": {None: schema}, "render_schema_translate": True}
-        compiled = self.statement.compile(dialect=_DIALECT, column_keys=self.column_keys, **options)
-        return compiled.string, {name: value for name, value in compiled.params.items() if value is not None}
+        self.text = compiled.string
+        self.defaults = {name: value for name, value in compiled.params.items() if value is not None}
 
     def _cursor(self, session, params):
-        connection = session.connection()  # begins the session's transaction, as any statement would
-        schema = None
-        if self.tenant:
-            schema = bound_schema(session)
-            if schema is None:
-                raise RuntimeError("a tenant statement needs a session bound to a clinic (bind_to_clinic)")
-        text, defaults = self._compiled(schema)
-        params = {**defaults, **params}
+        if self.tenant and bound_schema(session) is None:
+            raise RuntimeError("a tenant statement needs a session bound to a clinic (bind_to_clinic)")
+        connection = session.connection()  # begins the session's transaction, pointed at its clinic
+        params = {**self.defaults, **params}
         for name in self.json:
             params[name] = Jsonb(params[name])
         driver = connection.connection.driver_connection
         try:
-            return driver.execute(text, params)
+            return driver.execute(self.text, params)
         except connection.dialect.loaded_dbapi.Error as exc:
-            raise as_sqlalchemy_error(connection, driver, text, params, exc) from exc
+            raise as_sqlalchemy_error(connection, driver, self.text, params, exc) from exc
 
     def first(self, session, **params):
         """The first row (attribute access by column key), or None."""
@@ -89,16 +79,3 @@ def _needs_processing(type_, kind):
         return impl.bind_processor(_DIALECT) is not None
     except (TypeError, ValueError, LookupError, AttributeError, NotImplementedError):
         return True  # a type that decides from the driver's column type (Numeric) processes something
-
-
-def as_sqlalchemy_error(connection, driver, statement, params, exc):
-    """A driver error as SQLAlchemy would have raised it (so the exception views, the 503 on an unavailable
-    database and pyramid_tm's retry of serialization failures answer alike); when the server is gone (or
-    read-only), the pool's connections invalidated with this one (db/reconnect.py)."""
-    dialect = connection.dialect
-    invalidated = server_gone(dialect, exc, driver)
-    if invalidated:
-        drop_pool(connection.engine, connection.connection, exc)
-        connection.invalidate(exc)
-    return DBAPIError.instance(statement, params, exc, dialect.loaded_dbapi.Error,
-                               connection_invalidated=invalidated, dialect=dialect)

@@ -18,6 +18,7 @@ layer (`prebuilt`, the rate-limit counter, the COMMIT sent with statements) call
 
 from psycopg import errors as pg_errors
 from sqlalchemy import event
+from sqlalchemy.exc import DBAPIError
 
 
 def is_read_only(error):
@@ -42,3 +43,16 @@ def follow_failover(engine):
     def read_only_is_gone(context):
         if is_read_only(context.original_exception):
             context.is_disconnect = True
+
+
+def as_sqlalchemy_error(connection, driver, statement, params, exc):
+    """A driver error as SQLAlchemy would have raised it (so the exception views, the 503 on an unavailable
+    database and pyramid_tm's retry of serialization failures answer alike); when the server is gone (or
+    read-only), the pool's connections invalidated with this one (db/reconnect.py)."""
+    dialect = connection.dialect
+    invalidated = server_gone(dialect, exc, driver)
+    if invalidated:
+        drop_pool(connection.engine, connection.connection, exc)
+        connection.invalidate(exc)
+    return DBAPIError.instance(statement, params, exc, dialect.loaded_dbapi.Error,
+                               connection_invalidated=invalidated, dialect=dialect)

@@ -19,7 +19,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from clinicrecords.db import commit_wait, joined
-from clinicrecords.db.prebuilt import as_sqlalchemy_error
+from clinicrecords.db.reconnect import as_sqlalchemy_error
 
 _TRANSACTION_MANAGER = "clinicrecords.transaction_manager"
 _JOINED = "clinicrecords.joined"

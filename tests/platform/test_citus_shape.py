@@ -22,7 +22,8 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.schema import CreateSchema
 
 from clinicrecords.api.openapi import document
-from clinicrecords.db import migrations
+from clinicrecords.db import migrations, tenancy
+from clinicrecords.db.meta import TenantBase
 from clinicrecords.db.tenancy import SCHEMA_PREFIX, schema_name
 
 # The control tables docs/scale-out.md makes reference tables (`create_reference_table`): those a statement
@@ -88,19 +89,38 @@ def statement_refusals(statements, reference_tables=REFERENCE_TABLES):
     return refusals
 
 
+# A table named after FROM, JOIN, INTO or UPDATE without a schema: PostgreSQL finds it in the search_path.
+_UNQUALIFIED = re.compile(r'\b(FROM|JOIN|INTO|UPDATE)\s+"?([a-z_]+)"?(?=[\s,;)]|$)')
+
+
 @contextlib.contextmanager
 def recorded_statements():
-    """Every statement any engine of this process sends while inside, as sent."""
-    statements = []
+    """Every statement any engine of this process sends while inside, as PostgreSQL resolves its tables: a
+    clinic's tables are named without a schema and found through the search_path its transaction was pointed
+    at (db/tenancy.py), so each is recorded with that schema written in."""
+    statements, pointed = [], {}
+    tenant_tables = set(TenantBase.metadata.tables)
+    point_at = tenancy.point_at
+
+    def point(connection, schema):
+        pointed[id(connection)] = (connection, schema)
+        return point_at(connection, schema)
 
     def record(conn, cursor, statement, parameters, context, executemany):
+        connection, schema = pointed.get(id(conn), (None, None))
+        if connection is conn:
+            statement = _UNQUALIFIED.sub(
+                lambda found: f'{found[1]} "{schema}".{found[2]}' if found[2] in tenant_tables else found[0],
+                statement)
         statements.append(statement)
 
+    tenancy.point_at = point
     event.listen(Engine, "before_cursor_execute", record)
     try:
         yield statements
     finally:
         event.remove(Engine, "before_cursor_execute", record)
+        tenancy.point_at = point_at
 
 
 def _migrated_through_every_revision(connection):

@@ -83,3 +83,27 @@ def test_binding_survives_a_new_transaction_on_another_connection(world, engine)
         assert session.scalars(select(Patient.family_name)).all() == ["kept"]
         session.commit()
         assert session.scalars(select(Patient.family_name)).all() == ["kept"]
+
+
+def test_binding_inside_a_begun_transaction_points_it_at_once_and_rebinding_moves_it(world, engine):
+    clinic_a, clinic_b = world.clinic("A"), world.clinic("B")
+    _add_patient(engine, clinic_a, "in-a")
+    _add_patient(engine, clinic_b, "in-b")
+    with Session(engine) as session, session.begin():
+        session.execute(text("SELECT 1"))  # the transaction has begun before any clinic
+        bind_to_clinic(session, clinic_a)
+        assert session.scalars(select(Patient.family_name)).all() == ["in-a"]
+        bind_to_clinic(session, clinic_b)
+        assert session.scalars(select(Patient.family_name)).all() == ["in-b"]
+        assert session.execute(text("SHOW search_path")).scalar() == schema_name(clinic_b)
+
+
+def test_a_connection_in_autocommit_cannot_be_bound_to_a_clinic(world, one_connection_engine):
+    # Autocommit has no transaction for a transaction-local search_path; a session-level one must never be set.
+    clinic = world.clinic()
+    with one_connection_engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        with Session(bind=connection) as session:
+            bind_to_clinic(session, clinic)
+            with pytest.raises(RuntimeError, match="autocommit"):
+                session.scalars(select(Patient)).all()
+        assert connection.scalar(text("SHOW search_path")) == '""'

@@ -33,8 +33,9 @@ def _read_interleaved(engine, clinics):
     sessions = []
     for clinic_id, _, _ in clinics:
         # Each client connection stays checked out (psycopg counts executions per connection, and the pool's
-        # reset forgets them), in autocommit: each read is a transaction of its own at the pooler.
-        session = Session(bind=engine.connect().execution_options(isolation_level="AUTOCOMMIT"))
+        # reset forgets them); each read is a transaction of its own at the pooler, pointed at its clinic as a
+        # request's is (a connection in autocommit has no transaction to carry the clinic's search_path).
+        session = Session(bind=engine.connect())
         bind_to_clinic(session, clinic_id)
         sessions.append(session)
     found, errors = [], []

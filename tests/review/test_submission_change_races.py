@@ -18,11 +18,15 @@ from tests.review.conftest import Clinic
 
 
 def _waiting_on_a_row_lock(engine, clinic_id):
-    """Whether some backend waits for a row of the clinic's submissions (a transaction or tuple lock)."""
+    """Whether some backend waits for a row of the clinic's submissions (a transaction or tuple lock). The
+    statement names no schema (its transaction's search_path does): the waiter is found by the lock it holds on
+    the clinic's table."""
     with engine.connect() as watcher:
         return watcher.execute(text(
-            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query ILIKE :table"),
-            {"table": f"%{schema_name(clinic_id)}%submissions%"}).scalar() > 0
+            "SELECT count(*) FROM pg_stat_activity a WHERE a.wait_event_type = 'Lock' AND a.query ILIKE "
+            "'%submissions%' AND EXISTS (SELECT 1 FROM pg_locks l WHERE l.pid = a.pid AND l.granted "
+            "AND l.relation = to_regclass(:table))"),
+            {"table": f'"{schema_name(clinic_id)}".submissions'}).scalar() > 0
 
 
 def _until_waiting(engine, clinic_id):
