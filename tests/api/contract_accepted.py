@@ -113,6 +113,12 @@ PATIENT_KICKOFF = "/v1/clinics/{clinic_id}/fhir/Patient/$export"
 def _idempotency_conflict(finding):
     return finding.answered().get("code") == "idempotency_key_conflict"
 
+
+def _lenient(finding):
+    """The kick-off asked, with `Prefer: handling=lenient`, that what it does not support be ignored."""
+    prefer = str((finding.case.headers or {}).get("Prefer", ""))
+    return "handling=lenient" in prefer.replace(" ", "").lower()
+
 ACCEPTED = [
     Accepted(
         ACCEPTS_VALID, pointer="/starting_after", words=("Not a cursor of this list",),
@@ -190,6 +196,14 @@ ACCEPTED = [
                "as on every route (docs/conventions.md, Idempotency): a key sent before with another request is "
                "409 idempotency_key_conflict whatever else the request lacks; without that key, a missing "
                "Accept or Prefer is 400."),
+    Accepted(
+        "negative_data_rejection", status=202, operations=(f"GET {EXPORT_KICKOFF}", f"GET {PATIENT_KICKOFF}"),
+        sent=_lenient,
+        reason="Bulk Data's lenient handling (the IG, and docs/bulk-export.md): a kick-off sent with `Prefer: "
+               "handling=lenient` asks the server to ignore a parameter or value it does not support rather than "
+               "refuse it, so a value outside the parameter's schema is ignored and the export starts (202). A "
+               "type the key cannot read is still 403 scope_missing; without lenient handling the same request "
+               "is 400."),
 ]
 
 

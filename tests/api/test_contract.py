@@ -177,9 +177,9 @@ def test_every_fhir_answer_validates(app, clinic):
     assert "GET /v1/clinics/{clinic_id}/patients" in validated
 
 
-def _finding(check, status, errors=(), body=None, label="GET /v1/clinics/{clinic_id}/patients"):
+def _finding(check, status, errors=(), body=None, label="GET /v1/clinics/{clinic_id}/patients", headers=None):
     """A finding as the contract run records it, for the acceptance rules alone."""
-    case = SimpleNamespace(operation=SimpleNamespace(label=label))
+    case = SimpleNamespace(operation=SimpleNamespace(label=label), headers=headers)
     content = json.dumps({"code": "invalid_request", "errors": list(errors)}).encode()
     return Finding(check, case, None, SimpleNamespace(body=body), SimpleNamespace(status_code=status, content=content))
 
@@ -196,6 +196,16 @@ def test_an_accepted_disagreement_never_hides_another_refusal():
     assert accepted_reason(_finding("negative_data_rejection", 400, [CURSOR])) is None
     assert accepted_reason(_finding("positive_data_acceptance", 422, [CURSOR])) is None
     assert accepted_reason(_finding("positive_data_acceptance", 400, [limit])) is None
+
+
+def test_a_kickoff_outside_its_schema_is_accepted_only_when_it_asked_for_lenient_handling():
+    kickoff = "GET /v1/clinics/{clinic_id}/fhir/$export"
+    lenient = {"Prefer": "respond-async, handling=lenient"}
+    assert accepted_reason(_finding("negative_data_rejection", 202, label=kickoff, headers=lenient))
+    assert accepted_reason(_finding("negative_data_rejection", 202, label=kickoff,
+                                    headers={"Prefer": "respond-async"})) is None
+    assert accepted_reason(_finding("negative_data_rejection", 200, label=kickoff, headers=lenient)) is None
+    assert accepted_reason(_finding("negative_data_rejection", 202, headers=lenient)) is None
 
 
 def test_the_number_limits_are_accepted_only_for_a_body_that_carries_such_a_number():
