@@ -120,10 +120,10 @@ _INSERT_INTO = sql.SQL("INSERT INTO {table} ({columns}) VALUES ({values})").form
     values=sql.SQL(", ").join(map(sql.Placeholder, _COLUMNS))).as_string()
 
 
-def entry_with_commit(clinic_id, values):
+def entry_with_commit(values):
     """(query, params): the entry in the request's transaction, sent in one message with its COMMIT. That
-    transaction is pointed at `clinic_id`, the scope's clinic (bound when the request entered it): the row lands
-    there, and where no clinic was bound the INSERT fails and the entry is written apart instead."""
+    transaction is pointed at the scope's clinic (bound when the request entered it): the row lands there, and
+    where no clinic was bound the INSERT fails and the entry is written apart instead."""
     params = {"at": clock_now(), **values, "record_ids": Jsonb(values["record_ids"])}
     return _INSERT_INTO, params
 

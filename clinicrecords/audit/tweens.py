@@ -39,7 +39,7 @@ def _owe_entry(request, response):
 
     if response is not None and response.status_int < 400 and getattr(request, "exception", None) is None:
         for index, values in enumerate(services.entries_values(request, scope, response.status_int, response)):
-            query, params = services.entry_with_commit(scope.clinic_id, values)
+            query, params = services.entry_with_commit(values)
             # What is written instead when the COMMIT does not happen is every entry: owed once.
             with_commit(request, query, params, else_apart=None if index else entry_apart)
     else:

@@ -40,8 +40,6 @@ def progress_text(job):
     return text
 
 
-
-
 @implementer(IExportService)
 class ExportService:
     def __init__(self, db, clinic_id, key_id, granted, settings, root, enqueue=None):
@@ -122,11 +120,11 @@ class ExportService:
         return export_file
 
     def readable_path(self, export_file):
-        job = self.db.get(ExportJob, export_file.job_id)
         if export_file.permission and export_file.permission not in set(map(str, self.granted)):
             raise Problem("scope_missing", f"The key no longer holds {export_file.permission} in this clinic: the "
                           "file is not served.")
-        path = storage.attempt_directory(self.root, self.clinic_id, job.id, export_file.attempt) / export_file.name
+        directory = storage.attempt_directory(self.root, self.clinic_id, export_file.job_id, export_file.attempt)
+        path = directory / export_file.name
         return path if path.is_file() else None
 
 
