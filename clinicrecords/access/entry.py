@@ -36,21 +36,26 @@ def enter(request, clinic_id=None, reach=reach_of_key):
     if _key_in_query(request):
         raise Problem("invalid_key", "Send the key in the Authorization header, never in the URL.")
     policy = request.registry[KEY_POLICY]
+    db = None
+    if clinic_id is not None:
+        # Bound before the gate: nothing is read yet, and the rate-limit count travels with the BEGIN of the
+        # transaction pointed at the clinic (one round trip for both). A key refused below rolls it back, having
+        # read nothing of the clinic.
+        db = request.db
+        bind_to_clinic(db, clinic_id)
     try:
-        read = _checked(request, policy.read_key(request, clinic_id))
+        read = _checked(request, policy.read_key(request, clinic_id), db)
     except StaleKey:
         # The key came from the cache and the reach version has moved: nothing was counted yet, so the
         # statement decides as if there were no cache, in the same order.
-        read = _checked(request, policy.read_key(request, clinic_id, use_cache=False))
+        read = _checked(request, policy.read_key(request, clinic_id, use_cache=False), db)
     identity = request.state.gated_identity = read.identity
     if clinic_id is None:
         return None
     clinic, granted = reach(identity, read.found)
-    db = request.db
     # The key's statement ran before the request's transaction (or on an earlier request, for a cached key):
-    # its clinic row joins the request's session as it was read, with no query.
+    # its clinic row (the one `clinic_id` names) joins the request's session as it was read, with no query.
     clinic = db.merge(clinic, load=False)
-    bind_to_clinic(db, clinic.id)
     return ClinicScope(identity, clinic, frozenset(granted), db)
 
 
@@ -67,13 +72,13 @@ def _key_in_query(request):
                for name, value in request.GET.items())
 
 
-def _checked(request, read):
+def _checked(request, read, db):
     if read is None:
         raise Problem("invalid_key")
     identity = read.identity
     if not identity.ip_allowed(request.remote_addr):
         raise Problem("ip_not_allowed")
-    rate_limit_check(request, identity)
+    rate_limit_check(request, identity, db)
     record_last_use(request, identity)
     return read
 

@@ -13,7 +13,7 @@ from clinicrecords.access.permissions import ALL_PERMISSIONS
 from clinicrecords.access.ratelimit import current_decision
 from clinicrecords.clinics.services import with_clinic
 from clinicrecords.clock import now as clock_now
-from clinicrecords.db import ENGINE
+from clinicrecords.db.commit_or_apart import Apart, apart
 from clinicrecords.identity.services import terms_accepted
 
 
@@ -158,9 +158,10 @@ WHERE id = (SELECT id FROM control.api_keys WHERE id = CAST(:id AS uuid) FOR UPD
 
 def record_last_use(request, identity):
     """Gate check: set the key's last_used_at (and the address it came from, shown in the portal) on its first
-    request of each rate-limit window, so at most once
-    a minute per key; in autocommit and SKIP LOCKED, so it never waits for an operator changing the key."""
+    request of each rate-limit window, so at most once a minute per key; once the request's transaction has
+    ended, in a short transaction of its own (`commit_or_apart.apart`: the request never holds a second
+    connection for it), and SKIP LOCKED, so it never waits for an operator changing the key."""
     decision = current_decision(request)
     if decision is not None and decision.count == 1:
-        with request.registry[ENGINE].connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-            connection.execute(_TOUCH, {"id": identity.id, "address": (request.remote_addr or "")[:64] or None})
+        values = {"id": identity.id, "address": (request.remote_addr or "")[:64] or None}
+        apart(request, lambda outcome: Apart(_TOUCH, values))

@@ -68,16 +68,17 @@ class RateLimiter:
     def limit_for(self, identity):
         return identity.rate_limit or self.defaults[identity.mode]
 
-    def hit(self, identity, now=None):
+    def hit(self, identity, now=None, session=None):
         """Count one request of this key (and of its workspace's month) and decide. For an identity from the
         key cache, only while the reach version is still the one it was cached with: else nothing is counted
-        and the answer is None."""
+        and the answer is None. `session`: the request's, whose transaction the count may begin (the store's
+        `hit`)."""
         now = now or self.clock()
         limit = self.limit_for(identity)
         start = window_start(now)
         count, counted_start = self.store.hit(
             identity.id, start, limit, workspace_id=identity.workspace_id, month=month_of(now), mode=identity.mode,
-            expected_version=getattr(identity, "cached_at_version", None))
+            expected_version=getattr(identity, "cached_at_version", None), session=session)
         if count is None:
             return None
         return Decision(limit=limit, count=count, reset_seconds=seconds_until_reset(now, counted_start))
@@ -100,13 +101,14 @@ def current_decision(request):
     return request.environ.get(_COUNTED)
 
 
-def rate_limit_check(request, identity):
+def rate_limit_check(request, identity, session=None):
     """The gate check: count the request, answer 429 past the limit, and put the RateLimit-* headers on
-    whatever answer the request ends with (success or problem)."""
+    whatever answer the request ends with (success or problem). `session`: the request's, bound to its clinic,
+    when the count may travel with its BEGIN."""
     decision = request.environ.get(_COUNTED)
     if decision is None:
         # pyramid_retry reuses the environ for a retry: a retried request is not counted twice.
-        decision = request.registry[RATE_LIMITER].hit(identity)
+        decision = request.registry[RATE_LIMITER].hit(identity, session=session)
         if decision is None:
             raise StaleKey()
         request.environ[_COUNTED] = decision

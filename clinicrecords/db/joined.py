@@ -56,6 +56,11 @@ def leave():
     _state["outer"] = _state["thread"] = None
 
 
+def joins(engine):
+    """True while `engine`'s connections join a test's transaction (never in production)."""
+    return _state["outer"] is not None and _outer(engine) is not None
+
+
 def is_joined(connection):
     """True for a connection inside the test's transaction (its commit is a savepoint's release)."""
     return isinstance(connection, JoinedConnection)

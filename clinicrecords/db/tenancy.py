@@ -14,20 +14,26 @@ and a transaction-local setting ends with its transaction (COMMIT, ROLLBACK, a s
 neither a pooled connection nor a transaction pooler's server connection carries a clinic into the next.
 """
 
+import contextlib
 import re
 import uuid
 
 import psycopg
-from psycopg import pq
+from psycopg import generators, pq
+from psycopg.adapt import Transformer
 from sqlalchemy import event
 from sqlalchemy.orm import Session
 
+from clinicrecords.db import commit_wait, joined
 from clinicrecords.db.reconnect import as_sqlalchemy_error
 
 SCHEMA_PREFIX = "clinic_"
 _SCHEMA = re.compile(SCHEMA_PREFIX + "[0-9a-f]{32}")
 _TENANT_KEY = "tenant_schema"
 _POINTED = "tenant_pointed"  # (the session's root transaction, schema) its connection was last pointed for
+_BEGIN_WITH = "tenant_begin_with"  # a statement to send before the BEGIN, in the same message (`begin_with`)
+_BEGUN_WITH = "tenant_begun_with"  # its first row
+UNSENT = object()  # `begin_with`'s answer when its statement could not travel with a BEGIN
 
 
 def schema_name(clinic_id):
@@ -57,12 +63,37 @@ def bound_schema(session):
     return session.info.get(_TENANT_KEY)
 
 
+def begin_with(session, query, params):
+    """Run `query` (text with %(name)s placeholders, its `params` bound client-side by psycopg) as a statement
+    of its own, committed at once, in the same message as the BEGIN of `session`'s transaction (pointed at its
+    clinic, when it is bound to one): one round trip for both. Its first row (a tuple), or None.
+
+    For a statement that must commit whatever becomes of the request's transaction and that the request waits
+    for anyway before its first statement (the rate-limit counter). `session` must not have begun. `UNSENT`
+    when its transaction is not one the statement can precede (a connection in a transaction already, the test
+    suite's joined one): the statement was not run, and the caller runs it apart."""
+    if session.in_transaction():
+        raise RuntimeError("begin_with needs a session that has not begun its transaction")
+    if joined.joins(session.get_bind()):
+        return UNSENT  # its transaction would be a savepoint, which the statement must not be in
+    session.info[_BEGIN_WITH] = (query, params)
+    try:
+        session.connection()  # begins: `_point_on_begin` sends the statement with the BEGIN
+    finally:
+        session.info.pop(_BEGIN_WITH, None)
+    return session.info.pop(_BEGUN_WITH, UNSENT)
+
+
 @event.listens_for(Session, "after_begin")
 def _point_on_begin(session, transaction, connection):
     schema = session.info.get(_TENANT_KEY)
+    before = session.info.pop(_BEGIN_WITH, None)
     session.info[_POINTED] = None
-    if schema is not None:
+    if before is not None and _idle(connection):
+        session.info[_BEGUN_WITH] = _begin(connection, schema, before)
+    elif schema is not None:
         point_at(connection, schema)
+    if schema is not None:
         session.info[_POINTED] = (session.get_transaction(), schema)
 
 
@@ -73,27 +104,58 @@ def point_at(connection, schema):
     When the driver has not begun the transaction yet (the usual case: SQLAlchemy begins lazily, psycopg sends
     BEGIN with the first statement), BEGIN and the setting go in one message: the round trip BEGIN costs
     anyway. Inside a transaction already begun, the setting is one statement more."""
-    driver = connection.connection.driver_connection
+    if not _idle(connection):
+        connection.exec_driver_sql(_setting(connection.connection.driver_connection, schema))
+        return
+    _begin(connection, schema)
+
+
+def _idle(connection):
+    return connection.connection.driver_connection.pgconn.transaction_status == pq.TransactionStatus.IDLE
+
+
+def _setting(driver, schema):
     if driver.autocommit:
         raise RuntimeError("a clinic's statements need a transaction: a connection in autocommit has no "
                            "transaction-local search_path")
     if not _SCHEMA.fullmatch(schema):
         raise ValueError(f"not a clinic schema: {schema!r}")
-    setting = f'SET LOCAL search_path TO "{schema}"'  # a prefix and a uuid's hex digits: nothing to escape
-    if driver.pgconn.transaction_status != pq.TransactionStatus.IDLE:
-        connection.exec_driver_sql(setting)
-        return
-    message = f"{_begin(driver)}; {setting}"
+    return f'SET LOCAL search_path TO "{schema}"'  # a prefix and a uuid's hex digits: nothing to escape
+
+
+def _begin(connection, schema, before=None):
+    """One message: `before` (query, params) committed on its own, BEGIN, and the clinic's setting. The first row
+    of `before`, if any."""
+    driver = connection.connection.driver_connection
+    if driver.autocommit:
+        raise RuntimeError("a transaction is begun on a connection out of autocommit")
+    parts = [_begin_command(driver)]
+    if schema is not None:
+        parts.append(_setting(driver, schema))
+    if before is not None:
+        # The COMMIT ends the implicit transaction a statement of a multi-statement message runs in: without
+        # it, the BEGIN would take the statement into the request's transaction, and a rollback would undo it.
+        parts[:0] = [psycopg.ClientCursor(driver).mogrify(*before), "COMMIT"]
+    message = "; ".join(parts)
+    # The statement before commits at once: a synchronous standby confirms it (db/commit_wait.py).
+    watch = commit_wait.watched(connection.engine, driver) if before is not None else contextlib.nullcontext()
     try:
-        with driver.lock:
-            result = driver.pgconn.exec_(message.encode())
-        if result.status != pq.ExecStatus.COMMAND_OK:
-            raise psycopg.errors.error_from_result(result, encoding="utf-8")
+        with watch, driver.lock:
+            driver.pgconn.send_query(message.encode())
+            results = driver.wait(generators.execute(driver.pgconn))
+        for result in results:
+            if result.status not in (pq.ExecStatus.COMMAND_OK, pq.ExecStatus.TUPLES_OK):
+                raise psycopg.errors.error_from_result(result, encoding=driver.info.encoding)
     except psycopg.Error as exc:
         raise as_sqlalchemy_error(connection, driver, message, None, exc) from exc
+    if before is None or not results[0].ntuples:
+        return None
+    loader = Transformer.from_context(driver)
+    loader.set_pgresult(results[0])
+    return loader.load_row(0, tuple)
 
 
-def _begin(driver):
+def _begin_command(driver):
     """psycopg's own BEGIN for this connection (its isolation level, read only, deferrable)."""
     parts = ["BEGIN"]
     if driver.isolation_level is not None:

@@ -3,10 +3,12 @@
 import uuid
 
 import pytest
+import webtest
 
 from clinicrecords.access.keys import parse_key
 from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
 from tests.access.helpers import bearer
+from tests.common.world import World
 
 OUTSIDE = {"REMOTE_ADDR": "198.51.100.7"}
 INSIDE = {"REMOTE_ADDR": "192.0.2.7"}
@@ -140,3 +142,16 @@ def test_scope_missing_beats_not_found_for_records_so_existence_never_leaks(worl
     writer = world.key(clinic_id=clinic_id, scopes={"patients:write"})
     response = testapp.get(f"/v1/clinics/{clinic_id}/patients/{existing}", headers=bearer(writer), status=403)
     assert "patients:read" in response.json["detail"]
+
+
+@pytest.mark.commits  # committed for real: the count travels with the BEGIN of a transaction the refusal rolls back
+def test_a_count_sent_with_the_requests_begin_stands_when_the_request_is_refused(make_app):
+    app = make_app()
+    world = World(app.registry)
+    clinic_id, other_clinic_id = world.clinic(), world.clinic()
+    key = world.key(clinic_id=clinic_id, rate_limit=2)
+    client = webtest.TestApp(app, extra_environ=INSIDE)
+    client.get(f"/v1/clinics/{other_clinic_id}/patients", headers=bearer(key), status=404)
+    assert client.get(f"/v1/clinics/{clinic_id}/patients", headers=bearer(key)).headers["RateLimit-Remaining"] == "0"
+    assert client.get(f"/v1/clinics/{clinic_id}/patients", headers=bearer(key), status=429).json["code"] == \
+        "rate_limited"

@@ -28,19 +28,19 @@ from tests.common.world import World
 # be the first a test process runs.
 pytestmark = [pytest.mark.commits, pytest.mark.usefixtures("app")]
 
-# A warm key: the rate-limit counter, which also checks the cached key's reach version (autocommit), then the
-# request's transaction: BEGIN, the read, and the audit row sent with COMMIT.
-GET_ONE = 4
-# The same counter before the transaction; in it BEGIN, the idempotency lock and lookup in one call, the patient
-# INSERT and what it sends, then the stored answer and the audit row sent with COMMIT.
-POST_WITH_IDEMPOTENCY_KEY = 6
-# A send for review (an allergy): the counter; in its transaction BEGIN, the claim, the patient check, the
-# submission's INSERT, which also asks whether automatic acceptance is on for the sender, then the stored answer
+# A warm key: the rate-limit counter, which also checks the cached key's reach version (committed on its own), sent
+# in one message with the BEGIN of the request's transaction; the read; the audit row sent with COMMIT.
+GET_ONE = 3
+# The same counter with the BEGIN; the idempotency lock and lookup in one call, the patient INSERT and what it
+# sends, then the stored answer and the audit row sent with COMMIT.
+POST_WITH_IDEMPOTENCY_KEY = 5
+# A send for review (an allergy): the counter with the BEGIN; the claim, the patient check, the submission's
+# INSERT, which also asks whether automatic acceptance is on for the sender, then the stored answer
 # and the audit row sent with COMMIT.
-SEND_WITH_IDEMPOTENCY_KEY = 6
-# A refused one: the counter; in its transaction BEGIN, the claim and the ROLLBACK; then what it owes apart (the
-# refusal to replay and the audit entry) in one transaction of its own.
-REFUSED_POST_WITH_IDEMPOTENCY_KEY = 8
+SEND_WITH_IDEMPOTENCY_KEY = 5
+# A refused one: the counter with the BEGIN; the claim and the ROLLBACK; then what it owes apart (the refusal to
+# replay and the audit entry) in one transaction of its own.
+REFUSED_POST_WITH_IDEMPOTENCY_KEY = 7
 
 
 @pytest.fixture
@@ -67,7 +67,7 @@ def per_request(client, trips, call, requests=7):
     return statistics.mode(counts)
 
 
-def test_get_one_takes_four_round_trips_and_its_audit_row_commits(counted):
+def test_get_one_takes_three_round_trips_and_its_audit_row_commits(counted):
     client, trips, connected, patient_id = counted
     url = f"/v1/clinics/{connected.clinic_id}/patients/{patient_id}"
     assert per_request(client, trips, lambda: client.get(url, headers=connected.headers)) == GET_ONE
@@ -77,7 +77,7 @@ def test_get_one_takes_four_round_trips_and_its_audit_row_commits(counted):
     assert len(reads) == 13 and {tuple(entry["record_ids"]) for entry in reads} == {(str(patient_id),)}
 
 
-def test_post_with_an_idempotency_key_takes_six_round_trips_and_its_answer_is_stored(counted):
+def test_post_with_an_idempotency_key_takes_five_round_trips_and_its_answer_is_stored(counted):
     client, trips, connected, _ = counted
     url, keys = f"/v1/clinics/{connected.clinic_id}/patients", []
 
@@ -93,7 +93,7 @@ def test_post_with_an_idempotency_key_takes_six_round_trips_and_its_answer_is_st
     assert replayed.headers["Idempotent-Replayed"] == "true" and replayed.json["data"]["id"] == first.json["data"]["id"]
 
 
-def test_a_send_for_review_takes_six_round_trips_and_is_pending(counted):
+def test_a_send_for_review_takes_five_round_trips_and_is_pending(counted):
     client, trips, connected, patient_id = counted
     url, sent = f"/v1/clinics/{connected.clinic_id}/allergies", []
 

@@ -4,12 +4,12 @@ import uuid
 
 import pytest
 from sqlalchemy import select, text
-from sqlalchemy.exc import ProgrammingError
+from sqlalchemy.exc import DBAPIError, ProgrammingError
 from sqlalchemy.orm import Session
 
 from clinicrecords.db import make_engine
 from clinicrecords.settings import read
-from clinicrecords.db.tenancy import bind_to_clinic, schema_name
+from clinicrecords.db.tenancy import UNSENT, begin_with, bind_to_clinic, schema_name
 from clinicrecords.patients.models import Patient
 
 
@@ -107,3 +107,71 @@ def test_a_connection_in_autocommit_cannot_be_bound_to_a_clinic(world, one_conne
             with pytest.raises(RuntimeError, match="autocommit"):
                 session.scalars(select(Patient)).all()
         assert connection.scalar(text("SHOW search_path")) == '""'
+
+
+@pytest.mark.commits  # the statement commits apart from a transaction that rolls back: committed for real
+def test_a_statement_begun_with_commits_on_its_own_and_the_transaction_is_pointed_at_the_clinic(
+        world, one_connection_engine):
+    clinic = world.clinic()
+    marker = f"begun-with-{uuid.uuid4().hex[:8]}"
+    with Session(one_connection_engine) as session:
+        bind_to_clinic(session, clinic)
+        row = begin_with(session, "SELECT %(marker)s, set_config('clinicrecords.marker', %(marker)s, false)",
+                         {"marker": marker})
+        assert row == (marker, marker)
+        assert session.execute(text("SHOW search_path")).scalar() == schema_name(clinic)
+        session.add(Patient(given_name="Rolled", family_name="back"))
+        session.flush()
+        session.rollback()
+        # The session-level setting was made before the BEGIN, in a transaction that committed: it stays.
+        assert session.execute(text("SELECT current_setting('clinicrecords.marker')")).scalar() == marker
+    assert _family_names(one_connection_engine, clinic) == []
+
+
+@pytest.mark.commits
+def test_a_write_begun_with_survives_the_rollback_of_the_transaction_it_began(world, one_connection_engine):
+    clinic = world.clinic()
+    key_id = uuid.uuid4()
+    count = ("INSERT INTO control.rate_limit_counters (api_key_id, window_start, count) "
+             "VALUES (%(key)s, now(), 41) RETURNING count")
+    with Session(one_connection_engine) as session:
+        bind_to_clinic(session, clinic)
+        assert begin_with(session, count, {"key": key_id}) == (41,)
+        # The write committed before the BEGIN: the transaction it began has written nothing yet.
+        assert session.execute(text("SELECT pg_current_xact_id_if_assigned() IS NULL")).scalar()
+        session.add(Patient(given_name="Rolled", family_name="back"))
+        session.flush()
+        session.rollback()
+    with one_connection_engine.begin() as connection:
+        assert connection.execute(text("SELECT count FROM control.rate_limit_counters WHERE api_key_id = :key"),
+                                  {"key": key_id}).scalar() == 41
+        connection.execute(text("DELETE FROM control.rate_limit_counters WHERE api_key_id = :key"), {"key": key_id})
+    assert _family_names(one_connection_engine, clinic) == []
+
+
+@pytest.mark.commits
+def test_a_failing_statement_begun_with_begins_nothing_and_leaves_the_connection_usable(
+        world, one_connection_engine):
+    clinic = world.clinic()
+    _add_patient(one_connection_engine, clinic, "kept")
+    with Session(one_connection_engine) as session:
+        bind_to_clinic(session, clinic)
+        with pytest.raises(DBAPIError):
+            begin_with(session, "SELECT 1 / %(zero)s", {"zero": 0})
+        session.rollback()
+    assert _family_names(one_connection_engine, clinic) == ["kept"]
+
+
+def test_begin_with_a_begun_session_is_refused(world, engine):
+    with Session(engine) as session:
+        session.execute(text("SELECT 1"))
+        with pytest.raises(RuntimeError):
+            begin_with(session, "SELECT 1", {})
+
+
+def test_begin_with_in_the_suites_joined_transaction_sends_nothing(world, engine):
+    # The suite's transaction makes each session's a savepoint: a statement that must commit apart cannot
+    # precede it, so it is left to the caller (the rate-limit counter then uses a connection of its own).
+    with Session(engine) as session:
+        assert begin_with(session, "SELECT 1 / 0", {}) is UNSENT
+        assert not session.in_transaction()
