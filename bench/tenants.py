@@ -10,8 +10,8 @@ In a database of its own on the embedded PostgreSQL (or DATABASE_URL), under ben
 3. GET one allergy with requests spread at random over the first 10 clinics (one server process) and over
    all N clinics (another, fresh, server process), in alternating pairs, after each process has served every
    path once (the key cache's first sight of each clinic, reported apart as `first_sight`: a server that has
-   been up paid it long ago): the median latency ratio N/10 (target <= 1.2), server CPU per request of each, each process's RSS after its load (ratio target <= 1.5)
-   and its PostgreSQL backends' private memory;
+   been up paid it long ago): the median latency ratio N/10 (target <= 1.2), server CPU per request of each,
+   each process's RSS after its load (ratio target <= 1.5) and its PostgreSQL backends' private memory;
 4. `migrate` with every schema already at head: the real `migrate_all` in this process, then the whole
    `clinicrecords-admin INI migrate` command;
 5. `pg_dump -n` of one clinic's schema (seconds, bytes, pg_dump's peak memory), restored into a throwaway

@@ -116,7 +116,7 @@ class PostgresStore:
                   "month": month, "mode": mode, "limit": limit, "expected_version": expected_version}
         row = UNSENT
         if session is not None and not session.in_transaction():
-            row = begin_with(session, self._sql, params)
+            row = begin_with(session, self._sql, params, prepared_as="clinicrecords_count")
             if row is None:
                 # Nothing counted: the key is read again first, on a connection of its own, and the request
                 # must not hold two. The BEGIN is undone and the count sent again with the next one.

@@ -14,7 +14,7 @@ and a transaction-local setting ends with its transaction (COMMIT, ROLLBACK, a s
 neither a pooled connection nor a transaction pooler's server connection carries a clinic into the next.
 """
 
-import contextlib
+import functools
 import re
 import uuid
 
@@ -22,6 +22,7 @@ import psycopg
 from psycopg import generators, pq
 from psycopg.adapt import Transformer
 from sqlalchemy import event
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from clinicrecords.db import commit_wait, joined
@@ -29,11 +30,13 @@ from clinicrecords.db.reconnect import as_sqlalchemy_error
 
 SCHEMA_PREFIX = "clinic_"
 _SCHEMA = re.compile(SCHEMA_PREFIX + "[0-9a-f]{32}")
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 _TENANT_KEY = "tenant_schema"
 _POINTED = "tenant_pointed"  # (the session's root transaction, schema) its connection was last pointed for
 _BEGIN_WITH = "tenant_begin_with"  # a statement to send before the BEGIN, in the same message (`begin_with`)
 _BEGUN_WITH = "tenant_begun_with"  # its first row
 UNSENT = object()  # `begin_with`'s answer when its statement could not travel with a BEGIN
+_PREPARED = "clinicrecords.prepared_before_begin"  # in a pooled connection's info: the names prepared on it
 
 
 def schema_name(clinic_id):
@@ -63,20 +66,23 @@ def bound_schema(session):
     return session.info.get(_TENANT_KEY)
 
 
-def begin_with(session, query, params):
+def begin_with(session, query, params, prepared_as=None):
     """Run `query` (text with %(name)s placeholders, its `params` bound client-side by psycopg) as a statement
     of its own, committed at once, in the same message as the BEGIN of `session`'s transaction (pointed at its
     clinic, when it is bound to one): one round trip for both. Its first row (a tuple), or None.
 
     For a statement that must commit whatever becomes of the request's transaction and that the request waits
-    for anyway before its first statement (the rate-limit counter). `session` must not have begun. `UNSENT`
+    for anyway before its first statement (the rate-limit counter). `session` must not have begun.
+    `prepared_as`: a name to PREPARE the statement under on each connection (in the first message that sends
+    it there), so that PostgreSQL plans it once per connection, not on every request; not through a
+    transaction pooler (`database.pooled`), whose server connections a prepared statement does not follow. `UNSENT`
     when its transaction is not one the statement can precede (a connection in a transaction already, the test
     suite's joined one): the statement was not run, and the caller runs it apart."""
     if session.in_transaction():
         raise RuntimeError("begin_with needs a session that has not begun its transaction")
     if joined.joins(session.get_bind()):
         return UNSENT  # its transaction would be a savepoint, which the statement must not be in
-    session.info[_BEGIN_WITH] = (query, params)
+    session.info[_BEGIN_WITH] = (query, params, prepared_as)
     try:
         session.connection()  # begins: `_point_on_begin` sends the statement with the BEGIN
     finally:
@@ -124,23 +130,59 @@ def _setting(driver, schema):
 
 
 def _begin(connection, schema, before=None):
-    """One message: `before` (query, params) committed on its own, BEGIN, and the clinic's setting. The first row
-    of `before`, if any."""
+    """One message: `before` (query, params, prepared_as) committed on its own, BEGIN, and the clinic's setting.
+    The first row of `before`, if any."""
     driver = connection.connection.driver_connection
     if driver.autocommit:
         raise RuntimeError("a transaction is begun on a connection out of autocommit")
-    parts = [_begin_command(driver)]
-    if schema is not None:
-        parts.append(_setting(driver, schema))
-    if before is not None:
-        # The COMMIT ends the implicit transaction a statement of a multi-statement message runs in: without
-        # it, the BEGIN would take the statement into the request's transaction, and a rollback would undo it.
-        parts[:0] = [psycopg.ClientCursor(driver).mogrify(*before), "COMMIT"]
+    begin = [_begin_command(driver), *([_setting(driver, schema)] if schema is not None else [])]
+    if before is None:
+        _send(connection, driver, begin)
+        return None
+    query, params, prepared_as = before
+    if prepared_as is not None and driver.prepare_threshold is None:
+        prepared_as = None  # through a transaction pooler, whose server connections a PREPARE does not follow
+    prepared = connection.connection.info.setdefault(_PREPARED, set())
+
+    def send():
+        """The results of the statement (after its PREPARE's, when this message prepares it)."""
+        prepare = prepared_as is not None and prepared_as not in prepared
+        # The COMMIT ends the implicit transaction a statement of a multi-statement message runs in: without it,
+        # the BEGIN would take the statement into the request's transaction, and a rollback would undo it.
+        results = _send(connection, driver, [*_statement_before(driver, query, params, prepared_as, prepare),
+                                             "COMMIT", *begin])
+        if prepare:
+            prepared.add(prepared_as)
+        return results[1:] if prepare else results
+
+    with commit_wait.watched(connection.engine, driver):  # it commits at once: a synchronous standby confirms it
+        try:
+            results = send()
+        except DBAPIError as exc:
+            # What this connection holds prepared was changed behind the set's back: psycopg deallocates every
+            # prepared statement of a connection when a transaction rolls back, and a PREPARE stays when the
+            # message fails after it. Either way the message stopped before its COMMIT: sent again, set right.
+            if prepared_as is None:
+                raise
+            if isinstance(exc.orig, psycopg.errors.InvalidSqlStatementName):
+                prepared.discard(prepared_as)
+            elif isinstance(exc.orig, psycopg.errors.DuplicatePreparedStatement):
+                prepared.add(prepared_as)
+            else:
+                raise
+            results = send()
+    if not results[0].ntuples:
+        return None
+    loader = Transformer.from_context(driver)
+    loader.set_pgresult(results[0])
+    return loader.load_row(0, tuple)
+
+
+def _send(connection, driver, parts):
+    """`parts` in one simple-protocol message; every result, once all succeeded."""
     message = "; ".join(parts)
-    # The statement before commits at once: a synchronous standby confirms it (db/commit_wait.py).
-    watch = commit_wait.watched(connection.engine, driver) if before is not None else contextlib.nullcontext()
     try:
-        with watch, driver.lock:
+        with driver.lock:
             driver.pgconn.send_query(message.encode())
             results = driver.wait(generators.execute(driver.pgconn))
         for result in results:
@@ -148,11 +190,26 @@ def _begin(connection, schema, before=None):
                 raise psycopg.errors.error_from_result(result, encoding=driver.info.encoding)
     except psycopg.Error as exc:
         raise as_sqlalchemy_error(connection, driver, message, None, exc) from exc
-    if before is None or not results[0].ntuples:
-        return None
-    loader = Transformer.from_context(driver)
-    loader.set_pgresult(results[0])
-    return loader.load_row(0, tuple)
+    return results
+
+
+def _statement_before(driver, query, params, prepared_as, prepare):
+    """The statement sent before a BEGIN, bound client-side: EXECUTE of the statement prepared on this connection
+    as `prepared_as` (after its PREPARE, with `prepare`), or the statement itself."""
+    binder = psycopg.ClientCursor(driver)
+    if prepared_as is None:
+        return [binder.mogrify(query, params)]
+    positional, names = _positional(query)
+    execute = binder.mogrify(f"EXECUTE {prepared_as}({', '.join(f'%({name})s' for name in names)})", params)
+    return [f"PREPARE {prepared_as} AS {positional}", execute] if prepare else [execute]
+
+
+@functools.lru_cache(maxsize=16)
+def _positional(query):
+    """`query`'s %(name)s placeholders as $1, $2, ... (one per name, in order of first appearance), and the
+    names in that order."""
+    names = list(dict.fromkeys(_PLACEHOLDER.findall(query)))
+    return _PLACEHOLDER.sub(lambda found: f"${names.index(found[1]) + 1}", query), tuple(names)
 
 
 def _begin_command(driver):

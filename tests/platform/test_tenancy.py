@@ -175,3 +175,42 @@ def test_begin_with_in_the_suites_joined_transaction_sends_nothing(world, engine
     with Session(engine) as session:
         assert begin_with(session, "SELECT 1 / 0", {}) is UNSENT
         assert not session.in_transaction()
+
+
+@pytest.mark.commits  # its own one-connection pool: the same connection each time, as a pooled one is
+def test_a_statement_begun_with_is_prepared_once_per_connection(world, one_connection_engine):
+    clinic = world.clinic()
+    for value in (1, 2, 3):  # a second PREPARE of the name on the connection would fail
+        with Session(one_connection_engine) as session:
+            bind_to_clinic(session, clinic)
+            assert begin_with(session, "SELECT CAST(%(value)s AS integer) * 2", {"value": value},
+                              prepared_as="test_doubled") == (value * 2,)
+            assert session.execute(text("SELECT count(*) FROM pg_prepared_statements "
+                                        "WHERE name = 'test_doubled'")).scalar() == 1
+
+
+@pytest.mark.commits
+def test_a_statement_begun_with_is_prepared_again_when_the_connection_lost_it(world, one_connection_engine):
+    # psycopg sends DEALLOCATE ALL when a transaction that ran its prepared statements rolls back.
+    clinic = world.clinic()
+    for value in (1, 2):
+        with Session(one_connection_engine) as session:
+            bind_to_clinic(session, clinic)
+            assert begin_with(session, "SELECT CAST(%(value)s AS integer) + 1", {"value": value},
+                              prepared_as="test_plus_one") == (value + 1,)
+            session.execute(text("DEALLOCATE ALL"))
+
+
+@pytest.mark.commits
+def test_a_statement_begun_with_that_failed_after_its_prepare_is_not_prepared_twice(world, one_connection_engine):
+    clinic = world.clinic()
+    query = "SELECT 10 / CAST(%(divisor)s AS integer)"
+    with Session(one_connection_engine) as session:
+        bind_to_clinic(session, clinic)
+        with pytest.raises(DBAPIError):
+            begin_with(session, query, {"divisor": 0}, prepared_as="test_divided")
+        session.rollback()
+    for divisor in (2, 5):
+        with Session(one_connection_engine) as session:
+            bind_to_clinic(session, clinic)
+            assert begin_with(session, query, {"divisor": divisor}, prepared_as="test_divided") == (10 // divisor,)
