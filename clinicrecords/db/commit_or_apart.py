@@ -8,8 +8,8 @@ Two records must land whatever becomes of a request: the answer an Idempotency-K
   or neither does. `else_apart(outcome)` names what to write instead when that COMMIT never happens (an
   error answer after all, or a COMMIT that failed); without it, nothing is.
 - `apart(request, write)`: for what a request owes when its transaction will not commit (a refusal: it is
-  rolled back and wrote nothing). Written once that transaction has ended; writing it meanwhile would hold
-  a second pooled connection.
+  rolled back and wrote nothing), and for what it owes whatever becomes of that transaction (a key's last
+  use). Written once that transaction has ended; writing it meanwhile would hold a second pooled connection.
 
 The tween, outside pyramid_tm, writes everything a request owes apart in one short transaction of its own.
 If that fails (the database is down), it is logged and the answer stands: the request log line remains.

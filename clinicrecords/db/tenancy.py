@@ -73,11 +73,13 @@ def begin_with(session, query, params, prepared_as=None):
 
     For a statement that must commit whatever becomes of the request's transaction and that the request waits
     for anyway before its first statement (the rate-limit counter). `session` must not have begun.
-    `prepared_as`: a name to PREPARE the statement under on each connection (in the first message that sends
-    it there), so that PostgreSQL plans it once per connection, not on every request; not through a
-    transaction pooler (`database.pooled`), whose server connections a prepared statement does not follow. `UNSENT`
-    when its transaction is not one the statement can precede (a connection in a transaction already, the test
-    suite's joined one): the statement was not run, and the caller runs it apart."""
+
+    `prepared_as`: a name to PREPARE the statement under on each connection (in the first message that sends it
+    there), so that PostgreSQL plans it once per connection, not on every request; ignored through a
+    transaction pooler (`database.pooled`), whose server connections a prepared statement does not follow.
+
+    `UNSENT` when its transaction is not one the statement can precede (a connection in a transaction already,
+    the test suite's joined one): the statement was not run, and the caller runs it apart."""
     if session.in_transaction():
         raise RuntimeError("begin_with needs a session that has not begun its transaction")
     if joined.joins(session.get_bind()):
