@@ -48,7 +48,7 @@ def follow_failover(engine):
 def as_sqlalchemy_error(connection, driver, statement, params, exc):
     """A driver error as SQLAlchemy would have raised it (so the exception views, the 503 on an unavailable
     database and pyramid_tm's retry of serialization failures answer alike); when the server is gone (or
-    read-only), the pool's connections invalidated with this one (db/reconnect.py)."""
+    read-only), the pool's connections invalidated with this one (`drop_pool`)."""
     dialect = connection.dialect
     invalidated = server_gone(dialect, exc, driver)
     if invalidated:

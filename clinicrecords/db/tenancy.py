@@ -68,11 +68,12 @@ def bound_schema(session):
 
 def begin_with(session, query, params, prepared_as=None):
     """Run `query` (text with %(name)s placeholders, its `params` bound client-side by psycopg) as a statement
-    of its own, committed at once, in the same message as the BEGIN of `session`'s transaction (pointed at its
-    clinic, when it is bound to one): one round trip for both. Its first row (a tuple), or None.
+    of its own, committed at once, in the same message as the BEGIN of `session`'s transaction and the setting
+    that points it at its clinic (`point_at`): one round trip for both. Its first row (a tuple), or None.
 
     For a statement that must commit whatever becomes of the request's transaction and that the request waits
-    for anyway before its first statement (the rate-limit counter). `session` must not have begun.
+    for anyway before its first statement (the rate-limit counter). `session` must be bound to a clinic and
+    not have begun.
 
     `prepared_as`: a name to PREPARE the statement under on each connection (in the first message that sends it
     there), so that PostgreSQL plans it once per connection, not on every request; ignored through a
@@ -80,8 +81,8 @@ def begin_with(session, query, params, prepared_as=None):
 
     `UNSENT` when its transaction is not one the statement can precede (a connection in a transaction already,
     the test suite's joined one): the statement was not run, and the caller runs it apart."""
-    if session.in_transaction():
-        raise RuntimeError("begin_with needs a session that has not begun its transaction")
+    if session.in_transaction() or bound_schema(session) is None:
+        raise RuntimeError("begin_with needs a session bound to a clinic that has not begun its transaction")
     if joined.joins(session.get_bind()):
         return UNSENT  # its transaction would be a savepoint, which the statement must not be in
     session.info[_BEGIN_WITH] = (query, params, prepared_as)
@@ -97,25 +98,25 @@ def _point_on_begin(session, transaction, connection):
     schema = session.info.get(_TENANT_KEY)
     before = session.info.pop(_BEGIN_WITH, None)
     session.info[_POINTED] = None
-    if before is not None and _idle(connection):
-        session.info[_BEGUN_WITH] = _begin(connection, schema, before)
-    elif schema is not None:
-        point_at(connection, schema)
     if schema is not None:
+        row = point_at(connection, schema, before)
+        if before is not None:
+            session.info[_BEGUN_WITH] = row
         session.info[_POINTED] = (session.get_transaction(), schema)
 
 
-def point_at(connection, schema):
+def point_at(connection, schema, before=None):
     """Set the search_path of `connection`'s transaction (a SQLAlchemy Connection) to `schema`, for that
     transaction only.
 
     When the driver has not begun the transaction yet (the usual case: SQLAlchemy begins lazily, psycopg sends
     BEGIN with the first statement), BEGIN and the setting go in one message: the round trip BEGIN costs
-    anyway. Inside a transaction already begun, the setting is one statement more."""
+    anyway, and `before` (`begin_with`'s statement) goes first in it; its first row is returned. Inside a
+    transaction already begun, the setting is one statement more, and `before` is not sent: UNSENT."""
     if not _idle(connection):
         connection.exec_driver_sql(_setting(connection.connection.driver_connection, schema))
-        return
-    _begin(connection, schema)
+        return UNSENT
+    return _begin(connection, schema, before)
 
 
 def _idle(connection):
@@ -131,13 +132,11 @@ def _setting(driver, schema):
     return f'SET LOCAL search_path TO "{schema}"'  # a prefix and a uuid's hex digits: nothing to escape
 
 
-def _begin(connection, schema, before=None):
-    """One message: `before` (query, params, prepared_as) committed on its own, BEGIN, and the clinic's setting.
-    The first row of `before`, if any."""
+def _begin(connection, schema, before):
+    """One message: `before` (query, params, prepared_as; or None) committed on its own, BEGIN, and the clinic's
+    setting. The first row of `before`, if any."""
     driver = connection.connection.driver_connection
-    if driver.autocommit:
-        raise RuntimeError("a transaction is begun on a connection out of autocommit")
-    begin = [_begin_command(driver), *([_setting(driver, schema)] if schema is not None else [])]
+    begin = [_begin_command(driver), _setting(driver, schema)]
     if before is None:
         _send(connection, driver, begin)
         return None

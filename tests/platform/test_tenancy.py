@@ -164,15 +164,24 @@ def test_a_failing_statement_begun_with_begins_nothing_and_leaves_the_connection
 
 def test_begin_with_a_begun_session_is_refused(world, engine):
     with Session(engine) as session:
+        bind_to_clinic(session, world.clinic())
         session.execute(text("SELECT 1"))
         with pytest.raises(RuntimeError):
             begin_with(session, "SELECT 1", {})
+
+
+def test_begin_with_a_session_bound_to_no_clinic_is_refused(world, engine):
+    with Session(engine) as session:
+        with pytest.raises(RuntimeError):
+            begin_with(session, "SELECT 1", {})
+        assert not session.in_transaction()
 
 
 def test_begin_with_in_the_suites_joined_transaction_sends_nothing(world, engine):
     # The suite's transaction makes each session's a savepoint: a statement that must commit apart cannot
     # precede it, so it is left to the caller (the rate-limit counter then uses a connection of its own).
     with Session(engine) as session:
+        bind_to_clinic(session, world.clinic())
         assert begin_with(session, "SELECT 1 / 0", {}) is UNSENT
         assert not session.in_transaction()
 
