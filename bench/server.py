@@ -1,7 +1,7 @@
-"""One server process of the benchmark: `python -m bench.server {app,reference} PORT SETTINGS_JSON LOG_FILE
-[reuseport]`.
+"""One server process of the benchmark: `python -m bench.server {app,reference,floor,floor_reads} PORT
+SETTINGS_JSON LOG_FILE [reuseport]`.
 
-Both run on waitress with the same settings (8 threads, no debug), log one line per request to LOG_FILE and
+Each runs on waitress with the same settings (8 threads, no debug), log one line per request to LOG_FILE and
 use the same engine/pool factory (clinicrecords.db.make_engine). The reference is a bare Pyramid app whose
 views check a connection out of the pool and run BEGIN; SELECT by primary key (or N rows); COMMIT.
 With `reuseport`, the listening socket is bound with SO_REUSEPORT so several processes share one port and
@@ -14,6 +14,7 @@ import datetime
 import decimal
 import json
 import logging
+import os
 import sys
 import uuid
 
@@ -106,7 +107,12 @@ def main(argv=None):
         logger.addHandler(handler)
         logger.propagate = False
     settings = json.loads(settings_json)
-    app = reference_app(settings) if kind == "reference" else service_app(settings)
+    if kind in ("floor", "floor_reads"):
+        from bench.floor import floor_app
+
+        app = _logged(floor_app(settings, os.environ["FLOOR_KEY"], writes=kind == "floor"))
+    else:
+        app = reference_app(settings) if kind == "reference" else service_app(settings)
     print("ready", flush=True)
     if "reuseport" in argv[4:]:
         listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -148,21 +148,26 @@ def _begin(connection, schema, before):
     def send():
         """The results of the statement (after its PREPARE's, when this message prepares it)."""
         prepare = prepared_as is not None and prepared_as not in prepared
-        # The COMMIT ends the implicit transaction a statement of a multi-statement message runs in: without it,
-        # the BEGIN would take the statement into the request's transaction, and a rollback would undo it.
-        results = _send(connection, driver, [*_statement_before(driver, query, params, prepared_as, prepare),
+        # The statement's own transaction, begun and committed in so many words: a COMMIT ending the implicit
+        # transaction of a multi-statement message would draw a warning ("there is no transaction in
+        # progress") into the server's log on every request, and the BEGIN must not take the statement in.
+        results = _send(connection, driver, ["BEGIN", *_statement_before(driver, query, params, prepared_as, prepare),
                                              "COMMIT", *begin])
         if prepare:
             prepared.add(prepared_as)
-        return results[1:] if prepare else results
+        return results[2:] if prepare else results[1:]
 
     with commit_wait.watched(connection.engine, driver):  # it commits at once: a synchronous standby confirms it
         try:
             results = send()
         except DBAPIError as exc:
+            # The message stopped before its COMMIT, in the statement's own transaction: ended here, so that
+            # nothing is begun.
+            if driver.pgconn.transaction_status == pq.TransactionStatus.INERROR:
+                _send(connection, driver, ["ROLLBACK"])
             # What this connection holds prepared was changed behind the set's back: psycopg deallocates every
             # prepared statement of a connection when a transaction rolls back, and a PREPARE stays when the
-            # message fails after it. Either way the message stopped before its COMMIT: sent again, set right.
+            # message fails after it. Either way: sent again, set right.
             if prepared_as is None:
                 raise
             if isinstance(exc.orig, psycopg.errors.InvalidSqlStatementName):

@@ -3,6 +3,7 @@
 import uuid
 
 import pytest
+from psycopg import pq
 from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError, ProgrammingError
 from sqlalchemy.orm import Session
@@ -150,6 +151,27 @@ def test_a_write_begun_with_survives_the_rollback_of_the_transaction_it_began(wo
 
 
 @pytest.mark.commits
+def test_a_statement_begun_with_draws_no_warning_from_the_server(world, one_connection_engine):
+    # A COMMIT ending a multi-statement message's implicit transaction is answered "WARNING: there is no
+    # transaction in progress", which the server also writes to its log: once per request, it filled the log.
+    clinic = world.clinic()
+    with Session(one_connection_engine) as session:
+        driver = session.connection().connection.driver_connection
+        session.rollback()
+        notices = []
+        driver.add_notice_handler(notices.append)
+        try:
+            for value in (1, 2):  # the message that prepares the statement, then the one that executes it
+                bind_to_clinic(session, clinic)
+                assert begin_with(session, "SELECT CAST(%(value)s AS integer)", {"value": value},
+                                  prepared_as="test_quiet") == (value,)
+                session.rollback()
+        finally:
+            driver.remove_notice_handler(notices.append)
+    assert [(notice.severity, notice.message_primary) for notice in notices] == []
+
+
+@pytest.mark.commits
 def test_a_failing_statement_begun_with_begins_nothing_and_leaves_the_connection_usable(
         world, one_connection_engine):
     clinic = world.clinic()
@@ -158,6 +180,8 @@ def test_a_failing_statement_begun_with_begins_nothing_and_leaves_the_connection
         bind_to_clinic(session, clinic)
         with pytest.raises(DBAPIError):
             begin_with(session, "SELECT 1 / %(zero)s", {"zero": 0})
+        driver = session.connection().connection.driver_connection
+        assert driver.pgconn.transaction_status == pq.TransactionStatus.IDLE  # not a failed block left open
         session.rollback()
     assert _family_names(one_connection_engine, clinic) == ["kept"]
 
