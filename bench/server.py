@@ -1,8 +1,8 @@
 """One server process of the benchmark: `python -m bench.server {app,reference,floor,floor_reads} PORT
 SETTINGS_JSON LOG_FILE [reuseport]`.
 
-Each runs on waitress with the same settings (8 threads, no debug), log one line per request to LOG_FILE and
-use the same engine/pool factory (clinicrecords.db.make_engine). The reference is a bare Pyramid app whose
+Each runs on waitress with the same settings (8 threads, no debug), logs one line per request to LOG_FILE and
+uses the same engine/pool factory (clinicrecords.db.make_engine). The reference is a bare Pyramid app whose
 views check a connection out of the pool and run BEGIN; SELECT by primary key (or N rows); COMMIT.
 With `reuseport`, the listening socket is bound with SO_REUSEPORT so several processes share one port and
 the kernel spreads connections over them (docs/deployment.md, several web processes on one host).
