@@ -17,12 +17,15 @@ the order turns each round. Prints one JSON object: medians, and ratios to the r
 """
 
 import argparse
+import collections
 import datetime
+import hashlib
 import json
 import os
 import re
 import uuid
 
+from psycopg.types.json import Jsonb
 from pyramid.authorization import ACLHelper, Allow, Authenticated
 from pyramid.config import Configurator
 from pyramid.response import Response
@@ -30,19 +33,28 @@ from pyramid.response import Response
 from bench.__main__ import Server, bench_settings, bench_var, measure, seed, summarise
 
 def floor_app(settings, key, writes=True):
-    """GET one through the fixed design; with `writes`, the count and the audit row the spec asks of it."""
+    """GET one and POST through the fixed design; with `writes`, the writes the spec asks of each: the count and
+    the audit row, and for POST the Idempotency-Key's claim and stored answer and the submission."""
+    from sqlalchemy import text
     from sqlalchemy.orm import sessionmaker
 
     from clinicrecords.access.ratelimit_stores import _HIT
+    from clinicrecords.api.idempotency import _CLAIM, _UPSERT_TEXT
     from clinicrecords.audit.services import entry_with_commit
     from clinicrecords.db import make_engine, request_transaction
     from clinicrecords.db.tenancy import begin_with, bind_to_clinic
+    from clinicrecords.patients.services import is_visible_patient
+    from clinicrecords.review.auto_accept import asked
+    from clinicrecords.review.services import _INSERT_SUBMISSION
     from clinicrecords.settings import read
 
     engine = make_engine(read(settings))
     sessions = sessionmaker(bind=engine, class_=request_transaction.RequestSession, expire_on_commit=False)
     count = re.sub(r"(?<!:):(\w+)", r"%(\1)s", _HIT.text)  # the service's count, as begin_with takes it
-    keys = {key: uuid.uuid4()}
+    with engine.connect() as connection:  # the seeded key: its id and workspace, as the key cache holds them
+        found = connection.execute(text("SELECT id, workspace_id FROM control.api_keys "
+                                        "WHERE strpos(:token, key_id) > 0"), {"token": key}).one()
+    keys = {key: Key(found.id, found.workspace_id)}
 
     class Node:
         def __init__(self, parent, name, request):
@@ -57,6 +69,8 @@ def floor_app(settings, key, writes=True):
         __acl__ = [(Allow, Authenticated, "read")]
 
     class Allergies(Node):
+        __acl__ = [(Allow, Authenticated, "write")]
+
         def __getitem__(self, name):
             item = Item(self, name, self.request)
             item.row = self.request.db.connection().exec_driver_sql(
@@ -79,7 +93,8 @@ def floor_app(settings, key, writes=True):
                 return Clinic(self, name, request)
             minute = datetime.datetime.now(datetime.UTC).replace(second=0, microsecond=0)
             begin_with(request.db, count, {
-                "api_key_id": request.identity, "window_start": minute, "workspace_id": None,
+                "api_key_id": request.identity.id, "window_start": minute,
+                "workspace_id": request.identity.workspace_id,
                 "month": minute.date(), "mode": "live", "limit": 10 ** 9, "expected_version": None},
                 prepared_as="floor_count")
             clinic = Clinic(self, name, request)
@@ -103,7 +118,7 @@ def floor_app(settings, key, writes=True):
             return keys.get(token) if scheme == "Bearer" else None
 
         def authenticated_userid(self, request):
-            return None if request.identity is None else str(request.identity)
+            return None if request.identity is None else str(request.identity.id)
 
         def permits(self, request, context, permission):
             principals = [Authenticated] if request.identity is not None else []
@@ -115,16 +130,49 @@ def floor_app(settings, key, writes=True):
         def forget(self, request, **kw):
             return []
 
+    def audited(request, clinic, route, status, record_ids):
+        request_transaction.send_with_commit(request.db, *entry_with_commit({
+            "id": uuid.uuid4(), "request_id": "floor", "key_id": request.identity.id, "owner_kind": "workspace",
+            "owner_id": request.identity.workspace_id, "method": request.method, "route": route, "status": status,
+            "record_ids": [str(clinic.clinic_id), *record_ids]}))
+
     def get_one(context, request):
         body = json.dumps({"data": {name: _plain(value) for name, value in context.row.items()}})
-        if not writes:
-            return Response(body, content_type="application/json", charset="utf-8")
-        clinic = context.__parent__.__parent__
-        request_transaction.send_with_commit(request.db, *entry_with_commit({
-            "id": uuid.uuid4(), "request_id": "floor", "key_id": request.identity, "owner_kind": "clinic",
-            "owner_id": clinic.clinic_id, "method": "GET", "route": "/v1/clinics/{clinic}/allergies/{id}",
-            "status": 200, "record_ids": [context.__name__]}))
+        if writes:
+            audited(request, context.__parent__.__parent__, "/v1/clinics/{clinic}/allergies/{id}", 200,
+                    [context.__name__])
         return Response(body, content_type="application/json", charset="utf-8")
+
+    def send_one(context, request):
+        identity, data = request.identity, json.loads(request.body)
+        key = request.headers["Idempotency-Key"]
+        digest = hashlib.sha256(request.method.encode() + request.path.encode() + request.body).digest()
+        claim = _CLAIM.first(request.db, owner_id=identity.workspace_id, key=key) if writes else None
+        if claim is not None and not claim.claimed:
+            return Response(status=409)
+        if claim is not None and claim.status is not None:  # the stored answer, replayed
+            return Response(claim.body, status=claim.status, content_type="application/json", charset=None)
+        if not is_visible_patient(request.db, uuid.UUID(data["patient_id"])):
+            return Response(status=422)
+        values = dict(
+            id=uuid.uuid4(), patient_id=uuid.UUID(data["patient_id"]), resource_type="allergy", action="create",
+            review_status="pending", target_id=uuid.uuid4(), accepted_automatically=False, source="api",
+            decided_at=None, decision_reason=None, decided_by_staff_id=None, result_record_id=None,
+            client_reference=None, origin_assistant_name=None, payload=data, content_hash=digest.hex(),
+            api_key_id=identity.id, workspace_id=identity.workspace_id, sender_owner_id=identity.workspace_id)
+        if writes:
+            written = _INSERT_SUBMISSION.first(request.db, **values, **asked(identity, "allergy"))
+            values["submitted_at"] = written.submitted_at
+        body = json.dumps({"data": {"submission_id": str(values["id"]), "review_status": "pending",
+                                    "submitted_at": _plain(values.get("submitted_at"))}})
+        response = Response(body, status=202, content_type="application/json", charset="utf-8")
+        if writes:
+            request_transaction.send_with_commit(request.db, _UPSERT_TEXT, {
+                "owner_id": identity.workspace_id, "key": key, "fingerprint": digest, "status": 202,
+                "headers": Jsonb({}), "body": response.body})
+            audited(request, context.__parent__, "/v1/clinics/{clinic}/allergies", 202,
+                    [str(values["patient_id"]), str(values["id"])])
+        return response
 
     def db(request):
         session = request_transaction.for_request(sessions, request.tm)
@@ -136,13 +184,51 @@ def floor_app(settings, key, writes=True):
     config.set_security_policy(Policy())
     config.add_request_method(db, "db", reify=True)
     config.add_view(get_one, context=Item, permission="read", request_method="GET")
+    config.add_view(send_one, context=Allergies, permission="write", request_method="POST")
     return config.make_wsgi_app()
+
+
+Key = collections.namedtuple("Key", "id workspace_id")
 
 
 def _plain(value):
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
     return str(value) if isinstance(value, uuid.UUID) else value
+
+
+def scenarios(seeded, servers):
+    """{scenario: {server kind: load spec}}: GET one on every server; POST on those that write (the reference's
+    GET one at the same 32 connections, as `python -m bench` compares POST)."""
+    clinic, allergy = seeded["clinic_id"], seeded["allergy_id"]
+    auth = {"Authorization": f"Bearer {seeded['key']}"}
+    item, collection = f"/v1/clinics/{clinic}/allergies/{allergy}", f"/v1/clinics/{clinic}/allergies"
+    body = json.dumps({"patient_id": seeded["patient_id"], "substance": {"text": "Floor {{n}}"},
+                       "clinical_status": "active", "criticality": "low"})
+    reference = servers["reference"].url(f"/ref/{clinic}/allergies/{allergy}")
+    get_one = {kind: {"url": server.url(item), "headers": auth, "connections": 16}
+               for kind, server in servers.items()}
+    post = {kind: {"url": servers[kind].url(collection), "method": "POST", "body": body, "unique": True,
+                   "headers": {**auth, "Content-Type": "application/json"}, "connections": 32}
+            for kind in ("floor", "app")}
+    return {"get_one_allergy": {**get_one, "reference": {"url": reference, "connections": 16}},
+            "post_allergy_32c": {"reference": {"url": reference, "connections": 32}, **post}}
+
+
+def run(servers, specs, rounds, seconds, warmup):
+    """Medians and ratios to the reference of one scenario's servers, run in turn, the order turned each round."""
+    runs = {kind: [] for kind in specs}
+    for kind, spec in specs.items():
+        measure(servers[kind], spec, warmup)
+    for n in range(rounds):
+        for kind in list(specs) if n % 2 == 0 else list(reversed(specs)):
+            runs[kind].append(measure(servers[kind], specs[kind], seconds))
+    medians = {kind: summarise(kind_runs) for kind, kind_runs in runs.items()}
+    ref = medians["reference"]
+    ratios = {kind: {"rps": round(row["rps"] / ref["rps"], 3),
+                     "cpu": round(row["cpu_ms_per_request"] / ref["cpu_ms_per_request"], 3),
+                     "p99": round(row["p99_ms"] / ref["p99_ms"], 3)} for kind, row in medians.items()}
+    return {"medians": medians, "ratios_to_reference": ratios}
 
 
 def main(argv=None):
@@ -156,32 +242,17 @@ def main(argv=None):
     settings = bench_settings()
     seeded = seed(settings, 100)
     settings["clinicrecords.var"] = str(var)
-    clinic, allergy = seeded["clinic_id"], seeded["allergy_id"]
-    auth = {"Authorization": f"Bearer {seeded['key']}"}
-    os.environ["FLOOR_KEY"] = seeded["key"]  # the floor server's one key (bench.server reads it)
+    os.environ["FLOOR_KEY"] = seeded["key"]  # the floor servers' one key (bench.server reads it)
     servers = {kind: Server(kind, settings, var) for kind in ("reference", "floor_reads", "floor", "app")}
-    item = f"/v1/clinics/{clinic}/allergies/{allergy}"
-    specs = {kind: {"url": server.url(item), "headers": auth, "connections": 16} for kind, server in servers.items()}
-    specs["reference"] = {"url": servers["reference"].url(f"/ref/{clinic}/allergies/{allergy}"), "connections": 16}
-    runs = {kind: [] for kind in servers}
     try:
-        for kind, server in servers.items():
-            measure(server, specs[kind], warmup)
-        for n in range(rounds):
-            order = list(servers) if n % 2 == 0 else list(reversed(servers))
-            for kind in order:
-                runs[kind].append(measure(servers[kind], specs[kind], seconds))
+        report = {name: run(servers, specs, rounds, seconds, warmup)
+                  for name, specs in scenarios(seeded, servers).items()}
     finally:
         for server in servers.values():
             server.stop()
-    medians = {kind: summarise(kind_runs) for kind, kind_runs in runs.items()}
-    ref = medians["reference"]
-    ratios = {kind: {"rps": round(row["rps"] / ref["rps"], 3),
-                     "cpu": round(row["cpu_ms_per_request"] / ref["cpu_ms_per_request"], 3),
-                     "p99": round(row["p99_ms"] / ref["p99_ms"], 3)} for kind, row in medians.items()}
-    print(json.dumps({"scenario": "get_one_allergy", "rounds": rounds, "seconds": seconds, "medians": medians,
-                      "ratios_to_reference": ratios, "load_average": os.getloadavg()}, indent=2))
-    errors = sum(row["errors"] for row in medians.values())
+    print(json.dumps({"rounds": rounds, "seconds": seconds, "scenarios": report, "load_average": os.getloadavg()},
+                     indent=2))
+    errors = sum(row["errors"] for scenario in report.values() for row in scenario["medians"].values())
     return 1 if errors else 0
 
 
