@@ -256,9 +256,9 @@ MODULES = {  # the existing bench modules, called as they are: (full arguments, 
     "tenants": (["--clinics", "1000"], ["--smoke", "--seconds", "1"]),
     # Issue 18 item 10: GET one with the request log's writer off and on (must stay within 5%).
     "request_log": (["--pairs", "3"], ["--smoke", "--seconds", "1"]),
-    # Issue 36: GET one on the least the fixed design and the spec's writes allow, beside the reference and the
-    # service (the floor the service's ratios are bounded by).
-    "floor": (["--rounds", "2"], ["--smoke"]),
+    # Issue 36: GET one and POST on the least the fixed design and the spec's writes allow (the design's floor),
+    # beside the reference and the service.
+    "design_floor": (["--rounds", "2", "--seconds", "8"], ["--smoke"]),
 }
 
 

@@ -1,4 +1,4 @@
-"""One server process of the benchmark: `python -m bench.server {app,reference,floor,floor_reads} PORT
+"""One server process of the benchmark: `python -m bench.server {app,reference,design,design_reads} PORT
 SETTINGS_JSON LOG_FILE [reuseport]`.
 
 Each runs on waitress with the same settings (8 threads, no debug), logs one line per request to LOG_FILE and
@@ -107,10 +107,10 @@ def main(argv=None):
         logger.addHandler(handler)
         logger.propagate = False
     settings = json.loads(settings_json)
-    if kind in ("floor", "floor_reads"):
-        from bench.floor import floor_app
+    if kind in ("design", "design_reads"):
+        from bench.design_floor import design_app
 
-        app = _logged(floor_app(settings, os.environ["FLOOR_KEY"], writes=kind == "floor"))
+        app = _logged(design_app(settings, os.environ["DESIGN_FLOOR_KEY"], writes=kind == "design"))
     else:
         app = reference_app(settings) if kind == "reference" else service_app(settings)
     print("ready", flush=True)

@@ -1,19 +1,23 @@
-"""`python -m bench.floor [--rounds 3] [--seconds 10] [--smoke]`: GET one allergy on the reference, on the
-least the service's design must do for it, and on the service, over HTTP, in alternating rounds.
+"""`python -m bench.design_floor [--rounds 3] [--seconds 10] [--smoke]`: GET one allergy and POST of an allergy
+on the reference, on the least the service's design and the spec allow for them (the design's floor), and on
+the service, over HTTP, in alternating rounds.
 
-The reference (bench/server.py) is a bare Pyramid view: BEGIN; SELECT; COMMIT. The service's GET one must also
-be reached by traversal and allowed by a security policy (the fixed design), count the key's request (the
-spec's rate limit and usage) and write an audit row for the read (the spec's audit trail). `floor_app` does
-exactly that and nothing else, with the service's own pieces where they exist: its pyramid_tm session
-(`db.request_transaction`), the count's statement sent prepared with the BEGIN (`db.tenancy.begin_with`), the
-audit INSERT sent with the COMMIT. The key is found in a dict (a warm key cache); no request id, validation,
-representation, security headers, limits or request log table. `floor_reads` is the same without the two
-writes. So what lies between the service and the reference splits in three: what the design costs
-(floor_reads / reference), what the spec's two writes add (floor / floor_reads), and what the service does
-beyond them (app / floor).
+The reference (bench/server.py, what `python -m bench` compares with) is a bare Pyramid view: BEGIN; SELECT;
+COMMIT. The service must also reach a record by traversal and let a security policy allow it (the fixed
+design), count the key's request (the spec's rate limit and monthly usage) and write an audit row for it (the
+spec's audit trail); a send must also claim its Idempotency-Key, check the patient, write the submission and
+store its answer. `design_app` does exactly that and nothing else, with the service's own pieces: its
+pyramid_tm session (`db.request_transaction`), the count's statement sent prepared with the BEGIN
+(`db.tenancy.begin_with`), the service's prebuilt claim, patient check and submission INSERT, the stored answer
+and the audit INSERT sent with the COMMIT. The key is found in a dict (a warm key cache); no request id, body
+validation, canonical hashes, representation, security headers, limits or request log table. `design_reads`
+is GET one without the writes. So what lies between the service and the reference splits in three: what the
+design costs (design_reads / reference), what the spec's writes add (design / design_reads), and what the
+service does beyond them (app / design).
 
-Each server is a fresh waitress process (8 threads), loaded by the same 16-connection runs as `python -m bench`;
-the order turns each round. Prints one JSON object: medians, and ratios to the reference.
+Each server is a fresh waitress process (8 threads), loaded like `python -m bench` loads it (16 connections
+for GET one, 32 for POST, where the reference answers its GET one); the order turns each round. Prints one JSON
+object: medians, and ratios to the reference.
 """
 
 import argparse
@@ -32,7 +36,7 @@ from pyramid.response import Response
 
 from bench.__main__ import Server, bench_settings, bench_var, measure, seed, summarise
 
-def floor_app(settings, key, writes=True):
+def design_app(settings, key, writes=True):
     """GET one and POST through the fixed design; with `writes`, the writes the spec asks of each: the count and
     the audit row, and for POST the Idempotency-Key's claim and stored answer and the submission."""
     from sqlalchemy import text
@@ -96,7 +100,7 @@ def floor_app(settings, key, writes=True):
                 "api_key_id": request.identity.id, "window_start": minute,
                 "workspace_id": request.identity.workspace_id,
                 "month": minute.date(), "mode": "live", "limit": 10 ** 9, "expected_version": None},
-                prepared_as="floor_count")
+                prepared_as="design_floor_count")
             clinic = Clinic(self, name, request)
             clinic.clinic_id = clinic_id
             return clinic
@@ -132,7 +136,7 @@ def floor_app(settings, key, writes=True):
 
     def audited(request, clinic, route, status, record_ids):
         request_transaction.send_with_commit(request.db, *entry_with_commit({
-            "id": uuid.uuid4(), "request_id": "floor", "key_id": request.identity.id, "owner_kind": "workspace",
+            "id": uuid.uuid4(), "request_id": "design-floor", "key_id": request.identity.id, "owner_kind": "workspace",
             "owner_id": request.identity.workspace_id, "method": request.method, "route": route, "status": status,
             "record_ids": [str(clinic.clinic_id), *record_ids]}))
 
@@ -203,14 +207,14 @@ def scenarios(seeded, servers):
     clinic, allergy = seeded["clinic_id"], seeded["allergy_id"]
     auth = {"Authorization": f"Bearer {seeded['key']}"}
     item, collection = f"/v1/clinics/{clinic}/allergies/{allergy}", f"/v1/clinics/{clinic}/allergies"
-    body = json.dumps({"patient_id": seeded["patient_id"], "substance": {"text": "Floor {{n}}"},
+    body = json.dumps({"patient_id": seeded["patient_id"], "substance": {"text": "Design {{n}}"},
                        "clinical_status": "active", "criticality": "low"})
     reference = servers["reference"].url(f"/ref/{clinic}/allergies/{allergy}")
     get_one = {kind: {"url": server.url(item), "headers": auth, "connections": 16}
                for kind, server in servers.items()}
     post = {kind: {"url": servers[kind].url(collection), "method": "POST", "body": body, "unique": True,
                    "headers": {**auth, "Content-Type": "application/json"}, "connections": 32}
-            for kind in ("floor", "app")}
+            for kind in ("design", "app")}
     return {"get_one_allergy": {**get_one, "reference": {"url": reference, "connections": 16}},
             "post_allergy_32c": {"reference": {"url": reference, "connections": 32}, **post}}
 
@@ -232,7 +236,7 @@ def run(servers, specs, rounds, seconds, warmup):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m bench.floor", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.design_floor", description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="rounds of one run per server (default 3)")
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--smoke", action="store_true", help="one round of 1 s: fails on errors only")
@@ -242,8 +246,8 @@ def main(argv=None):
     settings = bench_settings()
     seeded = seed(settings, 100)
     settings["clinicrecords.var"] = str(var)
-    os.environ["FLOOR_KEY"] = seeded["key"]  # the floor servers' one key (bench.server reads it)
-    servers = {kind: Server(kind, settings, var) for kind in ("reference", "floor_reads", "floor", "app")}
+    os.environ["DESIGN_FLOOR_KEY"] = seeded["key"]  # the design servers' one key (bench.server reads it)
+    servers = {kind: Server(kind, settings, var) for kind in ("reference", "design_reads", "design", "app")}
     try:
         report = {name: run(servers, specs, rounds, seconds, warmup)
                   for name, specs in scenarios(seeded, servers).items()}
