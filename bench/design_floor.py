@@ -36,6 +36,7 @@ from pyramid.response import Response
 
 from bench.__main__ import Server, bench_settings, bench_var, measure, seed, summarise
 
+
 def design_app(settings, key, writes=True):
     """GET one and POST through the fixed design; with `writes`, the writes the spec asks of each: the count and
     the audit row, and for POST the Idempotency-Key's claim and stored answer and the submission."""
@@ -45,6 +46,8 @@ def design_app(settings, key, writes=True):
     from clinicrecords.access.ratelimit_stores import _HIT
     from clinicrecords.api.idempotency import _CLAIM, _UPSERT_TEXT
     from clinicrecords.audit.services import entry_with_commit
+    from clinicrecords.clinical.models import Allergy
+    from clinicrecords.clinical.services import _get
     from clinicrecords.db import make_engine, request_transaction
     from clinicrecords.db.tenancy import begin_with, bind_to_clinic
     from clinicrecords.patients.services import is_visible_patient
@@ -59,6 +62,7 @@ def design_app(settings, key, writes=True):
         found = connection.execute(text("SELECT id, workspace_id FROM control.api_keys "
                                         "WHERE strpos(:token, key_id) > 0"), {"token": key}).one()
     keys = {key: Key(found.id, found.workspace_id)}
+    read_allergy = _get(Allergy)
 
     class Node:
         def __init__(self, parent, name, request):
@@ -77,8 +81,7 @@ def design_app(settings, key, writes=True):
 
         def __getitem__(self, name):
             item = Item(self, name, self.request)
-            item.row = self.request.db.connection().exec_driver_sql(
-                "SELECT * FROM allergies WHERE id = %(id)s", {"id": uuid.UUID(name)}).mappings().first()
+            item.row = read_allergy.first(self.request.db, item_id=uuid.UUID(name))  # the service's own read
             if item.row is None:
                 raise KeyError(name)
             return item
@@ -136,12 +139,12 @@ def design_app(settings, key, writes=True):
 
     def audited(request, clinic, route, status, record_ids):
         request_transaction.send_with_commit(request.db, *entry_with_commit({
-            "id": uuid.uuid4(), "request_id": "design-floor", "key_id": request.identity.id, "owner_kind": "workspace",
-            "owner_id": request.identity.workspace_id, "method": request.method, "route": route, "status": status,
-            "record_ids": [str(clinic.clinic_id), *record_ids]}))
+            "id": uuid.uuid4(), "request_id": "design-floor", "key_id": request.identity.id,
+            "owner_kind": "workspace", "owner_id": request.identity.workspace_id, "method": request.method,
+            "route": route, "status": status, "record_ids": [str(clinic.clinic_id), *record_ids]}))
 
     def get_one(context, request):
-        body = json.dumps({"data": {name: _plain(value) for name, value in context.row.items()}})
+        body = json.dumps({"data": {name: _plain(value) for name, value in context.row._asdict().items()}})
         if writes:
             audited(request, context.__parent__.__parent__, "/v1/clinics/{clinic}/allergies/{id}", 200,
                     [context.__name__])
