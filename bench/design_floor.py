@@ -96,14 +96,13 @@ def design_app(settings, key, writes=True):
             if request.identity is None:
                 raise KeyError(name)
             bind_to_clinic(request.db, clinic_id)
-            if not writes:
-                return Clinic(self, name, request)
-            minute = datetime.datetime.now(datetime.UTC).replace(second=0, microsecond=0)
-            begin_with(request.db, count, {
-                "api_key_id": request.identity.id, "window_start": minute,
-                "workspace_id": request.identity.workspace_id,
-                "month": minute.date(), "mode": "live", "limit": 10 ** 9, "expected_version": None},
-                prepared_as="design_floor_count")
+            if writes:
+                minute = datetime.datetime.now(datetime.UTC).replace(second=0, microsecond=0)
+                begin_with(request.db, count, {
+                    "api_key_id": request.identity.id, "window_start": minute,
+                    "workspace_id": request.identity.workspace_id,
+                    "month": minute.date(), "mode": "live", "limit": 10 ** 9, "expected_version": None},
+                    prepared_as="design_floor_count")
             clinic = Clinic(self, name, request)
             clinic.clinic_id = clinic_id
             return clinic
