@@ -3,17 +3,17 @@ on the reference, on the least the service's design and the spec allow for them 
 the service, over HTTP, in alternating rounds.
 
 The reference (bench/server.py, what `python -m bench` compares with) is a bare Pyramid view: BEGIN; SELECT;
-COMMIT. The service must also reach a record by traversal and let a security policy allow it (the fixed
-design), count the key's request (the spec's rate limit and monthly usage) and write an audit row for it (the
-spec's audit trail); a send must also claim its Idempotency-Key, check the patient, write the submission and
-store its answer. `design_app` does exactly that and nothing else, with the service's own pieces: its
-pyramid_tm session (`db.request_transaction`), the count's statement sent prepared with the BEGIN
-(`db.tenancy.begin_with`), the service's prebuilt claim, patient check and submission INSERT, the stored answer
-and the audit INSERT sent with the COMMIT. The key is found in a dict (a warm key cache); no request id, body
-validation, canonical hashes, representation, security headers, limits or request log table. `design_reads`
-is GET one without the writes. So what lies between the service and the reference splits in three: what the
-design costs (design_reads / reference), what the spec's writes add (design / design_reads), and what the
-service does beyond them (app / design).
+COMMIT. The service must also reach a record by traversal and let a security policy allow it (the fixed design),
+count the key's request (the spec's rate limit and monthly usage) and write an audit row for it (the spec's audit
+trail); a send must also claim its Idempotency-Key, check the patient, write the submission and store its answer.
+`design_app` does exactly that and nothing else, with the service's own pieces: its pyramid_tm session
+(`db.request_transaction`), the rate-limit store's count sent prepared with the BEGIN (`PostgresStore.hit`, through
+`db.tenancy.begin_with`), the service's prebuilt claim, patient check and submission INSERT, the stored answer and
+the audit INSERT sent with the COMMIT. The key is found in a dict (a warm key cache); no request id, body
+validation, canonical hashes, representation, security headers, limits or request log table. `design_reads` is GET
+one without the writes. So what lies between the service and the reference splits in three: what the design costs
+(design_reads / reference), what the spec's writes add (design / design_reads), and what the service does beyond
+them (app / design).
 
 Each server is a fresh waitress process (8 threads), loaded like `python -m bench` loads it (16 connections
 for GET one, 32 for POST, where the reference answers its GET one); the order turns each round. Prints one JSON
@@ -26,7 +26,6 @@ import datetime
 import hashlib
 import json
 import os
-import re
 import uuid
 
 from psycopg.types.json import Jsonb
@@ -35,6 +34,7 @@ from pyramid.config import Configurator
 from pyramid.response import Response
 
 from bench.__main__ import Server, bench_settings, bench_var, measure, seed, summarise
+from bench.server import plain
 
 
 def design_app(settings, key, writes=True):
@@ -43,13 +43,13 @@ def design_app(settings, key, writes=True):
     from sqlalchemy import text
     from sqlalchemy.orm import sessionmaker
 
-    from clinicrecords.access.ratelimit_stores import _HIT
+    from clinicrecords.access.ratelimit_stores import PostgresStore
     from clinicrecords.api.idempotency import _CLAIM, _UPSERT_TEXT
     from clinicrecords.audit.services import entry_with_commit
     from clinicrecords.clinical.models import Allergy
     from clinicrecords.clinical.services import _get
     from clinicrecords.db import make_engine, request_transaction
-    from clinicrecords.db.tenancy import begin_with, bind_to_clinic
+    from clinicrecords.db.tenancy import bind_to_clinic
     from clinicrecords.patients.services import is_visible_patient
     from clinicrecords.review.auto_accept import asked
     from clinicrecords.review.services import _INSERT_SUBMISSION
@@ -57,7 +57,7 @@ def design_app(settings, key, writes=True):
 
     engine = make_engine(read(settings))
     sessions = sessionmaker(bind=engine, class_=request_transaction.RequestSession, expire_on_commit=False)
-    count = re.sub(r"(?<!:):(\w+)", r"%(\1)s", _HIT.text)  # the service's count, as begin_with takes it
+    store = PostgresStore(engine)  # the service's count, sent with the request's BEGIN as the service sends it
     with engine.connect() as connection:  # the seeded key: its id and workspace, as the key cache holds them
         found = connection.execute(text("SELECT id, workspace_id FROM control.api_keys "
                                         "WHERE strpos(:token, key_id) > 0"), {"token": key}).one()
@@ -98,11 +98,8 @@ def design_app(settings, key, writes=True):
             bind_to_clinic(request.db, clinic_id)
             if writes:
                 minute = datetime.datetime.now(datetime.UTC).replace(second=0, microsecond=0)
-                begin_with(request.db, count, {
-                    "api_key_id": request.identity.id, "window_start": minute,
-                    "workspace_id": request.identity.workspace_id,
-                    "month": minute.date(), "mode": "live", "limit": 10 ** 9, "expected_version": None},
-                    prepared_as="design_floor_count")
+                store.hit(request.identity.id, minute, 10 ** 9, workspace_id=request.identity.workspace_id,
+                          month=minute.date(), mode="live", session=request.db)
             clinic = Clinic(self, name, request)
             clinic.clinic_id = clinic_id
             return clinic
@@ -143,7 +140,7 @@ def design_app(settings, key, writes=True):
             "route": route, "status": status, "record_ids": [str(clinic.clinic_id), *record_ids]}))
 
     def get_one(context, request):
-        body = json.dumps({"data": {name: _plain(value) for name, value in context.row._asdict().items()}})
+        body = json.dumps({"data": {name: plain(value) for name, value in context.row._asdict().items()}})
         if writes:
             audited(request, context.__parent__.__parent__, "/v1/clinics/{clinic}/allergies/{id}", 200,
                     [context.__name__])
@@ -170,7 +167,7 @@ def design_app(settings, key, writes=True):
             written = _INSERT_SUBMISSION.first(request.db, **values, **asked(identity, "allergy"))
             values["submitted_at"] = written.submitted_at
         body = json.dumps({"data": {"submission_id": str(values["id"]), "review_status": "pending",
-                                    "submitted_at": _plain(values.get("submitted_at"))}})
+                                    "submitted_at": plain(values.get("submitted_at"))}})
         response = Response(body, status=202, content_type="application/json", charset="utf-8")
         if writes:
             request_transaction.send_with_commit(request.db, _UPSERT_TEXT, {
@@ -195,12 +192,6 @@ def design_app(settings, key, writes=True):
 
 
 Key = collections.namedtuple("Key", "id workspace_id")
-
-
-def _plain(value):
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
-    return str(value) if isinstance(value, uuid.UUID) else value
 
 
 def scenarios(seeded, servers):

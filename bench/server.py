@@ -26,7 +26,7 @@ from sqlalchemy import text
 WAITRESS = {"threads": 8, "connection_limit": 200, "channel_timeout": 30, "ident": "bench"}
 
 
-def _plain(value):
+def plain(value):
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
     if isinstance(value, (uuid.UUID, decimal.Decimal)):
@@ -35,7 +35,7 @@ def _plain(value):
 
 
 def _rows(result):
-    return [{column: _plain(value) for column, value in row.items()} for row in result.mappings()]
+    return [{column: plain(value) for column, value in row.items()} for row in result.mappings()]
 
 
 def reference_app(settings, engine=None):
