@@ -45,6 +45,14 @@ def _own(path):
                 os.chown(os.path.join(folder, name), owner.pw_uid, owner.pw_gid)
 
 
+def _alive(pid):
+    """True while `pid` runs (a zombie, dead but not yet reaped, has let go of everything and counts as gone)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+
+
 class Node:
     """One PostgreSQL server: `pgdata` under the cluster's folder, listening on 127.0.0.1:`port` only."""
 
@@ -75,7 +83,11 @@ class Node:
         # The port on the command line: the configuration file is the same on every node. No Unix socket: in
         # the data folder it would break pg_rewind's copy, and clients come over loopback TCP.
         options = f"-c port={self.port} -c unix_socket_directories=''"
-        self.pg_ctl("-l", str(self.log), "-o", options, "-w", "-t", "60", "start")
+        try:
+            self.pg_ctl("-l", str(self.log), "-o", options, "-w", "-t", "60", "start")
+        except RuntimeError as refused:
+            tail = self.log.read_text(errors="replace")[-1500:] if self.log.exists() else ""
+            raise RuntimeError(f"{refused}\n{self.name}'s log ends:\n{tail}") from None
         return self
 
     def stop(self, mode="fast"):
@@ -93,18 +105,25 @@ class Node:
         return pid if command[0].endswith(b"postgres") and str(self.pgdata).encode() in command else None
 
     def kill(self):
-        """SIGKILL the postmaster and every backend: the host gone, nothing flushed or said goodbye."""
+        """SIGKILL the postmaster and every backend: the host gone, nothing flushed or said goodbye.
+
+        The postmaster is stopped first so that it forks no backend between the children's listing and its
+        death: a child it forked then would outlive it, keep the shared memory attached, and the next `start`
+        would refuse ("pre-existing shared memory block is still in use")."""
         pid = self.pid()
         if pid is None:
             return
-        children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
-        for victim in [pid, *map(int, children)]:
+        os.kill(pid, signal.SIGSTOP)
+        children = [int(child) for child in
+                    subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()]
+        victims = [pid, *children]
+        for victim in victims:
             try:
                 os.kill(victim, signal.SIGKILL)
             except ProcessLookupError:
                 pass
         deadline = time.monotonic() + 10
-        while self.pid() is not None and time.monotonic() < deadline:
+        while any(map(_alive, victims)) and time.monotonic() < deadline:
             time.sleep(0.05)
 
     def in_recovery(self):
