@@ -5,6 +5,9 @@ without the profiler (the figure docs/performance.md quotes as "in-process CPU m
 without waitress or HTTP.
 `--phases` prints instead each part of the request path as a share of the request's CPU (cProfile on CPU time;
 the profiler inflates call-heavy code, so shares, not milliseconds).
+`--against-design` (GET one or POST) measures instead the service and the design's floor (`bench.design_floor`:
+the fixed design and the spec's writes, nothing else) in this one process, in alternating rounds: what the
+service does beyond them, in CPU per request, without waitress or HTTP between them.
 """
 
 import argparse
@@ -12,6 +15,7 @@ import cProfile
 import os
 import pstats
 import re
+import statistics
 import time
 import uuid
 from pathlib import Path
@@ -42,6 +46,9 @@ def main(argv=None):
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--cpu-only", action="store_true", help="measure CPU per request, do not profile")
     parser.add_argument("--phases", action="store_true", help="each part of the request path's share of CPU")
+    parser.add_argument("--against-design", action="store_true",
+                        help="the service's CPU per request against the design floor's, alternated (one, post)")
+    parser.add_argument("--rounds", type=int, default=7, help="with --against-design: rounds of --requests each")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="a setting for the service, e.g. database.pooled=true (no prepared statements)")
     args = parser.parse_args(argv)
@@ -55,6 +62,9 @@ def main(argv=None):
     settings.update(item.split("=", 1) for item in args.set)
     client = webtest.TestApp(make_config(settings).make_wsgi_app(), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
     call = scenario_call(seeded, args.scenario)
+    if args.against_design:
+        print_against_design(settings, seeded, client, call, args)
+        return
     for _ in range(100):
         call(client)
     cpu, wall = time.process_time(), time.perf_counter()
@@ -77,6 +87,35 @@ def main(argv=None):
         for _ in range(args.requests):
             call(client)
     print(profiler.output_text(unicode=True, color=False, show_all=False))
+
+
+def print_against_design(settings, seeded, client, call, args):
+    """Each round runs the service then the design's floor (`--requests` each); the medians and the smallest of
+    each, and the median of the rounds' differences."""
+    import webtest
+
+    from bench.design_floor import design_app
+
+    if args.scenario not in ("one", "post"):
+        raise SystemExit("--against-design measures GET one and POST (the design floor's two requests)")
+    design = webtest.TestApp(design_app(settings, seeded["key"]), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+    servers = {"service": client, "design": design}
+    for app in servers.values():
+        for _ in range(200):
+            call(app)
+    spent = {name: [] for name in servers}
+    for _ in range(args.rounds):
+        for name, app in servers.items():
+            cpu = time.process_time()
+            for _ in range(args.requests):
+                call(app)
+            spent[name].append((time.process_time() - cpu) * 1e6 / args.requests)
+    beyond = statistics.median(s - d for s, d in zip(spent["service"], spent["design"]))
+    for name, values in spent.items():
+        print(f"{args.scenario} {name}: in-process CPU {statistics.median(values):.0f} us/req median, "
+              f"{min(values):.0f} smallest, over {args.rounds} rounds of {args.requests}")
+    print(f"{args.scenario}: the service beyond the design's floor {beyond:.0f} us/req (median of the rounds' "
+          f"differences), {beyond / statistics.median(spent['design']):.0%} of the floor")
 
 
 def round_trips_per_request(client, call, requests=50, engine=None):
