@@ -113,7 +113,10 @@ class Node:
         pid = self.pid()
         if pid is None:
             return
-        os.kill(pid, signal.SIGSTOP)
+        try:
+            os.kill(pid, signal.SIGSTOP)
+        except ProcessLookupError:
+            return
         children = [int(child) for child in
                     subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()]
         victims = [pid, *children]
