@@ -193,6 +193,13 @@ def summarise(runs):
         "errors": sum(run["errors"] for run in runs), "requests": sum(run["requests"] for run in runs)}
 
 
+def ratios_to(mine, ref):
+    """Requests per second, server CPU per request and p99 of `mine` over `ref` (two `summarise` results)."""
+    return {"rps": round(mine["rps"] / ref["rps"], 3),
+            "cpu": round(mine["cpu_ms_per_request"] / ref["cpu_ms_per_request"], 3),
+            "p99": round(mine["p99_ms"] / ref["p99_ms"], 3)}
+
+
 def run_scenarios(seeded, service, reference, pairs, seconds, warmup):
     report = {}
     for name, (spec, ref_spec) in scenarios(seeded, service, reference).items():
@@ -203,9 +210,7 @@ def run_scenarios(seeded, service, reference, pairs, seconds, warmup):
             runs["service"].append(measure(service, spec, seconds))
             runs["reference"].append(measure(reference, ref_spec, seconds))
         mine, ref = summarise(runs["service"]), summarise(runs["reference"])
-        ratios = {"rps": round(mine["rps"] / ref["rps"], 3),
-                  "cpu": round(mine["cpu_ms_per_request"] / ref["cpu_ms_per_request"], 3),
-                  "p99": round(mine["p99_ms"] / ref["p99_ms"], 3)}
+        ratios = ratios_to(mine, ref)
         report[name] = {"service": mine, "reference": ref, "ratios": ratios, "targets": TARGETS.get(name, {}),
                         "runs": runs}
         print(f"  {name}: {mine['rps']:.0f} rps vs {ref['rps']:.0f} (x{ratios['rps']}), errors {mine['errors']}",

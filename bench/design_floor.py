@@ -33,7 +33,7 @@ from pyramid.authorization import ACLHelper, Allow, Authenticated
 from pyramid.config import Configurator
 from pyramid.response import Response
 
-from bench.__main__ import Server, bench_settings, bench_var, measure, seed, summarise
+from bench.__main__ import Server, bench_settings, bench_var, measure, ratios_to, seed, summarise
 from bench.server import plain
 
 
@@ -221,10 +221,7 @@ def run(servers, specs, rounds, seconds, warmup):
         for kind in list(specs) if n % 2 == 0 else list(reversed(specs)):
             runs[kind].append(measure(servers[kind], specs[kind], seconds))
     medians = {kind: summarise(kind_runs) for kind, kind_runs in runs.items()}
-    ref = medians["reference"]
-    ratios = {kind: {"rps": round(row["rps"] / ref["rps"], 3),
-                     "cpu": round(row["cpu_ms_per_request"] / ref["cpu_ms_per_request"], 3),
-                     "p99": round(row["p99_ms"] / ref["p99_ms"], 3)} for kind, row in medians.items()}
+    ratios = {kind: ratios_to(row, medians["reference"]) for kind, row in medians.items()}
     return {"medians": medians, "ratios_to_reference": ratios}
 
 
