@@ -8,7 +8,7 @@ from clinicrecords.clinical import representations as rep
 from clinicrecords.clinical import resources, schemas
 from clinicrecords.clinical.models import Allergy, Condition, MedicationStatement, Referral
 from clinicrecords.clinical.schemas import RETRACTED
-from clinicrecords.clinical.services import ProposalService
+from clinicrecords.clinical.proposals import ProposalService
 from clinicrecords.clinical.terminology import RXNORM
 from clinicrecords.review.interfaces import ReviewKind, from_iso
 from clinicrecords.review.services import ReviewError

@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from clinicrecords.clinical import representations as rep
 from clinicrecords.clinical.kinds import KINDS
-from clinicrecords.clinical.services import _pages
+from clinicrecords.clinical.items import _pages
 from clinicrecords.db.tenancy import bind_to_clinic
 
 SHAPES = {"allergy": (rep.allergy_json, rep.allergy_fhir), "condition": (rep.condition_json, rep.condition_fhir),

@@ -36,7 +36,7 @@ ALWAYS_FILTERED_BY = {
 
 # Call sites whose sort columns name `self`: what `self` stands for, one value per listed model.
 SELF_STANDS_FOR = {
-    "clinicrecords.clinical.services": [types.SimpleNamespace(model=kind.model) for kind in KINDS],
+    "clinicrecords.clinical.items": [types.SimpleNamespace(model=kind.model) for kind in KINDS],
 }
 
 
