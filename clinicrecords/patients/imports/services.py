@@ -52,13 +52,15 @@ def empty_counts(failed=0):
 
 @implementer(IPatientImportService)
 class PatientImportService:
-    """`enqueue` queues a task after the commit (request.enqueue); `transaction` is the transaction manager
-    that write_and_wait commits so the task can see the job."""
+    """`enqueue` queues a task after the commit (request.enqueue) and `writer` is the task that writes an
+    accepted job's rows (the package's tasks build on this module, so they are handed in); `transaction` is the
+    transaction manager that write_and_wait commits so the task can see the job."""
 
-    def __init__(self, db, wait_seconds, enqueue=None, transaction=None):
+    def __init__(self, db, wait_seconds, enqueue=None, writer=None, transaction=None):
         self.db = db
         self.wait_seconds = wait_seconds
         self.enqueue = enqueue
+        self.writer = writer
         self.transaction = transaction
 
     def get(self, import_id):
@@ -119,10 +121,7 @@ class PatientImportService:
 
         Returns the job as it stands then: finished, or still validating when the bound passed.
         """
-        # A real cycle: the task module imports finish() from here.
-        from clinicrecords.patients.imports.tasks import write_patient_import
-
-        self.enqueue(write_patient_import, str(clinic_id), str(job.id))
+        self.enqueue(self.writer, str(clinic_id), str(job.id))
         self.transaction.commit()
         self.transaction.begin()
         deadline = time.monotonic() + self.wait_seconds
@@ -149,7 +148,10 @@ def announce_finished(db, clinic_id, job):
          audience_id=clinic_id)
 
 
-def patient_import_service_factory(context, request):
-    wait_seconds = app_settings(request.registry).patient_imports.wait_seconds
-    return PatientImportService(clinic_scope(context).db, wait_seconds, enqueue=request.enqueue,
-                                transaction=request.tm)
+def patient_import_service_factory(writer):
+    """The service's factory, its accepted jobs written by the task `writer`."""
+    def factory(context, request):
+        wait_seconds = app_settings(request.registry).patient_imports.wait_seconds
+        return PatientImportService(clinic_scope(context).db, wait_seconds, enqueue=request.enqueue,
+                                    writer=writer, transaction=request.tm)
+    return factory
