@@ -20,7 +20,6 @@ Paths, parameters, bodies and their `example`s come from `clinicrecords.api.rout
 `body_schema`, `query_schema` and `idempotency`.
 """
 
-import importlib.metadata
 import json
 
 from pyramid.security import NO_PERMISSION_REQUIRED
@@ -74,13 +73,6 @@ def served_document(request):
 
 def serve_document(context, request):
     return json_response(served_document(request))
-
-
-def version():
-    try:
-        return importlib.metadata.version("clinicrecords")
-    except importlib.metadata.PackageNotFoundError:
-        return "1.0.0"
 
 
 def includeme(config):

@@ -1,5 +1,6 @@
 """Builds the OpenAPI 3.1 document with apispec from `clinicrecords.api.routes` (see `api/openapi.py`)."""
 
+import importlib.metadata
 import json
 
 from apispec import APISpec
@@ -12,7 +13,6 @@ from clinicrecords.api.cursors import CURSOR_LIFETIME_SECONDS
 from clinicrecords.api.problem_codes import CODES, problem_type
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
 from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
-from clinicrecords.api.openapi import version
 from clinicrecords.api.permission_names import grantable_permissions, permission_descriptions
 from clinicrecords.api.render import json_bytes
 from clinicrecords.api.representations import FHIR_JSON, JSON
@@ -73,6 +73,13 @@ FHIR_BUNDLE_SCHEMA = {
             "search": {"type": "object"}}}},
     },
 }
+
+
+def version():
+    try:
+        return importlib.metadata.version("clinicrecords")
+    except importlib.metadata.PackageNotFoundError:
+        return "1.0.0"
 
 
 def _name_resolver():
