@@ -8,7 +8,8 @@ from sqlalchemy import select, tuple_
 
 from clinicrecords.api.render import iso
 from clinicrecords.events.models import WebhookAttempt, WebhookDelivery
-from clinicrecords.events.webhooks import WebhookError, as_id, get_endpoint
+from clinicrecords.events.errors import WebhookError
+from clinicrecords.events.webhooks import as_id, get_endpoint
 
 STATUSES = ("pending", "delivered", "failed", "cancelled")
 DEFAULT_LIMIT = 20

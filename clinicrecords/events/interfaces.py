@@ -10,7 +10,7 @@ from clinicrecords.events.owners import Owner
 # The moments of an endpoint the events context publishes (clinicrecords.publishing): the notifications listen.
 from clinicrecords.events.published import EndpointDisabled, EndpointFailing
 from clinicrecords.events.secret_box import SecretBoxError
-from clinicrecords.events.webhooks import EndpointNotFound, WebhookError
+from clinicrecords.events.errors import EndpointNotFound, WebhookError
 
 __all__ = ["EndpointDisabled", "EndpointFailing",
            "EndpointNotFound", "IEventFeed", "ISecretSealer", "IWebhookDeliveries", "IWebhookEndpoints",

@@ -94,12 +94,19 @@ def _after_transaction_end(session, transaction):
         enqueue_deliveries(state["deliveries"])
 
 
-def enqueue_deliveries(delivery_ids):
-    # Imported here: events.tasks imports this module for its sweep (a real cycle).
-    from clinicrecords.events.tasks import deliver
+# The Huey task that delivers one webhook. It is defined in events.tasks, which builds on this module (its
+# sweep queues through it), so that module names it here once it is loaded (the application scans it).
+_delivery_task = {}
 
+
+def deliver_with(task):
+    """Queue deliveries through `task` (events.tasks.deliver)."""
+    _delivery_task["deliver"] = task
+
+
+def enqueue_deliveries(delivery_ids):
     for delivery_id in delivery_ids:
         try:
-            deliver(str(delivery_id))
+            _delivery_task["deliver"](str(delivery_id))
         except Exception:  # a queue that is down must not fail a committed change; the sweep re-enqueues
             log.exception("could not queue webhook delivery %s; the sweep will", delivery_id)

@@ -11,7 +11,8 @@ from clinicrecords.api.render import iso
 from clinicrecords.events import delivery, types
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
 from clinicrecords.events.secret_box import SecretBoxError
-from clinicrecords.events.webhooks import WebhookError, get_endpoint, status_of
+from clinicrecords.events.errors import WebhookError
+from clinicrecords.events.webhooks import get_endpoint, status_of
 
 
 def record_ping(db, endpoint_id, now=None, owner=None):

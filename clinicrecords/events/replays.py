@@ -15,7 +15,8 @@ from clinicrecords.events.feed import RETENTION
 from clinicrecords.events.models import Event, WebhookDelivery
 from clinicrecords.events.outbox import queue_after_commit
 from clinicrecords.events.representations import event_json
-from clinicrecords.events.webhooks import WebhookError, as_id, get_endpoint
+from clinicrecords.events.errors import WebhookError
+from clinicrecords.events.webhooks import as_id, get_endpoint
 
 REPLAY_LIMIT = 10_000
 

@@ -9,7 +9,7 @@ from huey import crontab
 from clinicrecords import clock
 from clinicrecords.clinics.services import list_clinics
 from clinicrecords.events import delivery, feed
-from clinicrecords.events.outbox import queue_after_commit
+from clinicrecords.events.outbox import deliver_with, queue_after_commit
 from clinicrecords.events.settings import webhook_settings
 from clinicrecords.tasks import periodic_task, task
 
@@ -25,6 +25,9 @@ def deliver(request, delivery_id):
         except Exception:  # the row says when it is due: the sweep queues it if this is lost
             log.exception("could not schedule the retry of webhook delivery %s", delivery_id)
     return outcome.status
+
+
+deliver_with(deliver)
 
 
 @periodic_task(crontab(minute="*"))

@@ -11,29 +11,14 @@ from sqlalchemy import select
 from clinicrecords import clock
 from clinicrecords.access.services import AccessError, get_clinic, get_workspace
 from clinicrecords.api.render import iso
-from clinicrecords.errors import InvalidInput
 from clinicrecords.events import delivery, signing, transport, types
+from clinicrecords.events.errors import EndpointNotFound, WebhookError
 from clinicrecords.events.models import WebhookEndpoint
 from clinicrecords.events.secret_box import SecretBoxError
 
 MODES = ("live", "test")
 MAX_OVERLAP_SECONDS = 7 * 86400
 MANUAL_DISABLE_REASON = "disabled by its owner"
-
-
-class WebhookError(InvalidInput):
-    """Bad input for a webhook operation; nothing was written. `code` is stable (pages and problem
-    documents key on it); `field` names the form field at fault, if one is."""
-
-    def __init__(self, message, code="invalid_webhook", field=None):
-        super().__init__(message)
-        self.code = code
-        self.field = field
-
-
-class EndpointNotFound(WebhookError):
-    def __init__(self, endpoint_id):
-        super().__init__(f"no webhook endpoint {endpoint_id}", "not_found")
 
 
 def parse_types(text):
