@@ -3,6 +3,7 @@
 import ipaddress
 import re
 import secrets
+import urllib.parse
 
 import idna
 
@@ -71,3 +72,18 @@ def txt_host(domain):
 def new_txt_value():
     """A fresh value for one workspace and one domain; stored with them, never reused for another."""
     return TXT_VALUE_PREFIX + secrets.token_hex(TOKEN_BYTES)
+
+
+def website_host(website):
+    """The ASCII form of the host a profile's website names (as `normalize_domain` gives it), or None."""
+    try:
+        return normalize_domain(urllib.parse.urlsplit(website or "").hostname or "")
+    except (InvalidDomain, ValueError):
+        return None
+
+
+def website_on_domain(website, domain):
+    """Whether the website is on `domain` (an ASCII domain) or one of its subdomains. A profile whose website
+    is elsewhere is allowed, but its owner is warned: the reviewer will ask how the two are related."""
+    host = website_host(website)
+    return host is not None and (host == domain or host.endswith("." + domain))

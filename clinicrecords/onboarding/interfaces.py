@@ -54,13 +54,12 @@ class IBusinessProfile(Interface):
 # What other contexts name of onboarding, re-exported so they import it only through this module (the portal:
 # the profile's refusal, the domain's normal form, a refused check, the outcomes of a DNS check and the lapse
 # rule).
-from clinicrecords.onboarding.domains import normalize_domain  # noqa: E402
-from clinicrecords.onboarding.profiles import ProfileInvalid, website_host, website_on_domain  # noqa: E402
+from clinicrecords.onboarding.domains import normalize_domain, website_host, website_on_domain  # noqa: E402
+from clinicrecords.onboarding.errors import CheckRefused, ProfileInvalid  # noqa: E402
 # The moments onboarding publishes (clinicrecords.publishing): the notifications listen.
 from clinicrecords.onboarding.published import DomainLapsed, ProfileReviewed  # noqa: E402
 from clinicrecords.onboarding.schedule import (  # noqa: E402
     DNS_ERROR, FOUND, LAPSE_AFTER_ABSENT_CHECKS, NO_TXT, NXDOMAIN, SERVFAIL, TIMEOUT, WRONG_VALUE)
-from clinicrecords.onboarding.verification import CheckRefused  # noqa: E402
 
 __all__ = ["CheckRefused", "DNS_ERROR", "DomainLapsed", "FOUND", "IBusinessProfile", "IDomainVerification",
            "LAPSE_AFTER_ABSENT_CHECKS", "NO_TXT", "NXDOMAIN", "ProfileInvalid", "ProfileReviewed",

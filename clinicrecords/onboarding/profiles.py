@@ -15,6 +15,7 @@ from clinicrecords import clock
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
 from clinicrecords.onboarding.domains import InvalidDomain, normalize_domain
+from clinicrecords.onboarding.errors import ProfileInvalid
 from clinicrecords.onboarding.interfaces import IBusinessProfile
 from clinicrecords.onboarding.models import BusinessProfile
 from clinicrecords.onboarding.published import ProfileReviewed
@@ -29,14 +30,6 @@ MIN_INTENDED_USE_WORDS, MIN_INTENDED_USE_CHARACTERS = 4, 20
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")  # tabs and line breaks allowed
 _EMAIL_LOCAL = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}")
-
-
-class ProfileInvalid(InvalidInput):
-    """Some fields are wrong; `errors` maps each field to its message (for a form to show beside it)."""
-
-    def __init__(self, errors):
-        self.errors = errors
-        super().__init__("; ".join(f"{field}: {message}" for field, message in errors.items()))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,21 +89,6 @@ def _intended_use(value):
         return None, (f"must be a sentence at least ({MIN_INTENDED_USE_WORDS} words or more): what your product "
                       "does with clinics' records")
     return value, None
-
-
-def website_host(website):
-    """The ASCII form of the host a profile's website names (as `normalize_domain` gives it), or None."""
-    try:
-        return normalize_domain(urllib.parse.urlsplit(website or "").hostname or "")
-    except (InvalidDomain, ValueError):
-        return None
-
-
-def website_on_domain(website, domain):
-    """Whether the website is on `domain` (an ASCII domain) or one of its subdomains. A profile whose website
-    is elsewhere is allowed, but its owner is warned: the reviewer will ask how the two are related."""
-    host = website_host(website)
-    return host is not None and (host == domain or host.endswith("." + domain))
 
 
 def _country(value):

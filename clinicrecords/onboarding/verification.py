@@ -16,6 +16,7 @@ from clinicrecords.errors import InvalidInput
 from clinicrecords.onboarding import schedule
 from clinicrecords.onboarding.dns_lookup import TXT_LOOKUP
 from clinicrecords.onboarding.domains import new_txt_value, normalize_domain, txt_host
+from clinicrecords.onboarding.errors import CheckRefused
 from clinicrecords.onboarding.interfaces import IDomainVerification
 from clinicrecords.onboarding.models import WorkspaceDomain
 from clinicrecords.onboarding.published import DomainLapsed
@@ -71,14 +72,6 @@ class ClaimedCheck:
     txt_value: str
     started_at: datetime.datetime
     scheduled: bool
-
-
-class CheckRefused(InvalidInput):
-    """A check of this workspace is running, or the last one was too recent; `retry_after`: how long to wait."""
-
-    def __init__(self, message, retry_after):
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 def _seconds(delta):

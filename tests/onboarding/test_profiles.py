@@ -3,7 +3,8 @@
 import pytest
 
 from clinicrecords.errors import InvalidInput
-from clinicrecords.onboarding.profiles import ProfileInvalid, validate_profile
+from clinicrecords.onboarding.errors import ProfileInvalid
+from clinicrecords.onboarding.profiles import validate_profile
 from tests.onboarding.helpers import profile_service
 
 GOOD = {"legal_name": "Acme Health Ltd", "website": "https://acme-health.example", "country": "US",
@@ -88,7 +89,7 @@ def test_two_submissions_at_once_end_as_one_whole_profile(world):
 ])
 def test_a_website_is_on_the_verified_domain_or_a_subdomain(website, on_domain):
     """Issue 31, newcomer 12: the portal warns when it is not (allowed: the reviewer asks why)."""
-    from clinicrecords.onboarding.profiles import website_on_domain
+    from clinicrecords.onboarding.domains import website_on_domain
 
     assert website_on_domain(website, "acme.example") is on_domain
     assert website_on_domain("https://shop.bücher.example", "xn--bcher-kva.example")
