@@ -33,8 +33,7 @@ from pyramid.authorization import ACLHelper, Allow, Authenticated
 from pyramid.config import Configurator
 from pyramid.response import Response
 
-from bench.__main__ import Server, bench_settings, bench_var, measure, ratios_to, seed, summarise
-from bench.server import plain
+from bench.harness import Server, bench_settings, bench_var, measure, plain, ratios_to, seed, summarise
 
 
 def design_app(settings, key, writes=True):
@@ -47,7 +46,7 @@ def design_app(settings, key, writes=True):
     from clinicrecords.api.idempotency import _CLAIM, _UPSERT_TEXT
     from clinicrecords.audit.services import entry_with_commit
     from clinicrecords.clinical.models import Allergy
-    from clinicrecords.clinical.services import _get
+    from clinicrecords.clinical.items import _get
     from clinicrecords.db import make_engine, request_transaction
     from clinicrecords.db.tenancy import bind_to_clinic
     from clinicrecords.patients.services import is_visible_patient

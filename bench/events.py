@@ -16,7 +16,7 @@ import webtest
 from pyramid.paster import get_appsettings
 from sqlalchemy import text
 
-from bench.__main__ import request_in_transaction
+from bench.harness import request_in_transaction
 from clinicrecords import make_config
 from clinicrecords.access import services
 from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic

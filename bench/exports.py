@@ -24,7 +24,7 @@ from pathlib import Path
 from pyramid.paster import get_appsettings
 from sqlalchemy import insert, select
 
-from bench.__main__ import request_in_transaction
+from bench.harness import request_in_transaction
 
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE = "clinicrecords_bench_exports"

@@ -14,7 +14,7 @@ from pathlib import Path
 import webtest
 from pyramid.paster import get_appsettings
 
-from bench.__main__ import request_in_transaction
+from bench.harness import request_in_transaction
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,7 +19,7 @@ import threading
 import time
 from pathlib import Path
 
-from bench.__main__ import ROOT, _free_port, bench_settings, bench_var, measure, seed, summarise
+from bench.harness import ROOT, bench_settings, bench_var, free_port, measure, seed, summarise
 from bench.server import WAITRESS
 
 WAITRESS_THREADS = WAITRESS["threads"]
@@ -31,7 +31,7 @@ class Group:
     """`count` service processes on one port (SO_REUSEPORT), measured as one server."""
 
     def __init__(self, count, settings, var, label="processes"):
-        self.port = _free_port()
+        self.port = free_port()
         self.processes = []
         self.application_names = [f"bench-{label}-{count}-{n}" for n in range(count)]
         for n, application_name in enumerate(self.application_names):

@@ -20,7 +20,7 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.__main__ import ROOT, bench_settings, seed
+from bench.harness import ROOT, bench_settings, seed
 
 
 def scenario_call(seeded, scenario):

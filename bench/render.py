@@ -13,7 +13,7 @@ import sys
 import time
 import uuid
 
-from bench.__main__ import bench_settings, request_in_transaction, seed
+from bench.harness import bench_settings, request_in_transaction, seed
 
 
 def _load(path, name):
@@ -47,12 +47,14 @@ def main(argv=None):
     parser.add_argument("--pages", type=int, default=300, help="pages rendered per round and version")
     parser.add_argument("--against", help="another checkout whose representations to time alongside")
     args = parser.parse_args(argv)
+    from sqlalchemy import select
+
     from clinicrecords import make_config
     from clinicrecords.api import representations as api
     from clinicrecords.api.render import json_bytes
     from clinicrecords.clinical import representations as clinical
     from clinicrecords.clinical.models import Allergy
-    from clinicrecords.clinical.services import _VISIBLE_ROWS
+    from clinicrecords.patients.services import visible
     from clinicrecords.db.tenancy import bind_to_clinic
 
     settings = bench_settings()
@@ -60,7 +62,8 @@ def main(argv=None):
     registry = make_config(settings).make_wsgi_app().registry
     with request_in_transaction(registry) as request:
         bind_to_clinic(request.db, uuid.UUID(seeded["clinic_id"]))
-        rows = request.db.execute(_VISIBLE_ROWS[Allergy].order_by(Allergy.created_at).limit(100)).all()
+        rows = request.db.execute(visible(select(*Allergy.__table__.columns), Allergy.patient_id)
+                                  .order_by(Allergy.created_at).limit(100)).all()
     versions = {"this": _shapes(api, clinical, json_bytes)}
     if args.against:
         versions["against"] = _shapes(_load(f"{args.against}/clinicrecords/api/representations.py", "against_api"),

@@ -21,7 +21,7 @@ import time
 
 from sqlalchemy import text
 
-from bench.__main__ import bench_settings, bench_var, measure, seed, summarise
+from bench.harness import bench_settings, bench_var, measure, seed, summarise
 from bench.processes import Group
 
 DATABASE = "clinicrecords_bench_request_log"

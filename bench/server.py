@@ -10,8 +10,6 @@ the kernel spreads connections over them (docs/deployment.md, several web proces
 
 import socket
 
-import datetime
-import decimal
 import json
 import logging
 import os
@@ -23,15 +21,9 @@ from pyramid.config import Configurator
 from pyramid.response import Response
 from sqlalchemy import text
 
+from bench.harness import plain
+
 WAITRESS = {"threads": 8, "connection_limit": 200, "channel_timeout": 30, "ident": "bench"}
-
-
-def plain(value):
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat()
-    if isinstance(value, (uuid.UUID, decimal.Decimal)):
-        return str(value)
-    return value
 
 
 def _rows(result):

@@ -24,7 +24,7 @@ import sys
 import time
 import uuid
 
-from bench.__main__ import bench_var, request_in_transaction
+from bench.harness import bench_var, request_in_transaction
 from bench.tenants import DATABASE, ROOT, SMALL
 
 WORKSPACE = "Bench tenants"

@@ -77,7 +77,7 @@ def _percentile(values, fraction):
 
 def create_clinics(registry, count):
     """N clinics, each created in its own transaction (timed), then connected and seeded (not timed)."""
-    from bench.__main__ import request_in_transaction
+    from bench.harness import request_in_transaction
     from clinicrecords.access import services
     from clinicrecords.access.interfaces import ALL_PERMISSIONS
     from clinicrecords.clinical.models import Allergy
@@ -168,7 +168,7 @@ def visit_each(server, spec, threads=8):
 
 def spread_load(settings, var, key, targets, pairs, seconds):
     """GET one allergy over the first SMALL clinics and over all of them, from two fresh server processes."""
-    from bench.__main__ import Server, measure, summarise
+    from bench.harness import Server, measure, summarise
 
     few = Server("tenants-few", {**settings, "database.application_name": "bench-tenants-few"}, var)
     many = Server("tenants-many", {**settings, "database.application_name": "bench-tenants-many"}, var)
@@ -302,7 +302,7 @@ def main(argv=None):
 
     from pyramid.paster import get_appsettings
 
-    from bench.__main__ import bench_var
+    from bench.harness import bench_var
     from bench.tenant_dump import dump_and_restore
     from clinicrecords import make_config
     from clinicrecords.clinics.services import CLINIC_SCHEMAS
