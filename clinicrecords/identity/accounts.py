@@ -12,9 +12,9 @@ from clinicrecords.errors import FieldErrors
 from clinicrecords.identity.interfaces import IAccountService
 from clinicrecords.identity.models import Account, ClinicStaff, WorkspaceMember
 from clinicrecords.identity.passwords import Passwords, password_problem
-from clinicrecords.identity.links import void_reset_links
+from clinicrecords.identity.links import password_changed
 from clinicrecords.identity.notices import send_password_changed
-from clinicrecords.identity.throttle import LoginThrottle, ThrottleRules, whole_minutes
+from clinicrecords.identity.throttle import LoginThrottle, ThrottleRules, throttled_proof, whole_minutes
 from clinicrecords.mail.interfaces import IMail
 
 # Deliberately loose (RFC 5321 lengths, one @, a dot in the domain): the invitation link proves the address.
@@ -101,10 +101,11 @@ class AccountService:
             account.password_hash = self.passwords.hash(password)
         return account
 
-    def change_password(self, account_id, current, new):
+    def change_password(self, account_id, current, new, address):
         account = self.get(account_id)
-        if not self.passwords.verify(account.password_hash, current or ""):
-            raise FieldErrors("current_password", "Your current password is not right")
+        throttled_proof(self.throttle, account.email, address, "current_password", "passwords",
+                        "Your current password is not right",
+                        lambda: self.passwords.verify(account.password_hash, current or ""))
         problem = password_problem(new, account.email)
         if problem:
             raise FieldErrors("new_password", problem)
@@ -112,7 +113,7 @@ class AccountService:
             raise FieldErrors("new_password", "Choose a password different from your current one")
         account.password_hash = self.passwords.hash(new)
         account.password_changed_at = self.clock()
-        void_reset_links(self.db, account.id, self.clock())
+        password_changed(self.db, account.id, self.clock())
         send_password_changed(self.mail, account.email, how="on your account's password page",
                               signed_out="Every other browser that was signed in has been signed out.")
         return account

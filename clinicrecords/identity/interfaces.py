@@ -130,15 +130,17 @@ class IAccountService(Interface):
         """The account, or FieldErrors with the same words for an unknown email and a wrong password (throttled
         per account and address)."""
 
-    def change_password(account_id, current, new):
-        """Set a new password once the current one is given, and mail the account's address a notice;
-        FieldErrors by field."""
+    def change_password(account_id, current, new, address):
+        """Set a new password once the current one is given (wrong ones counted as failed log-ins of the account
+        from `address`, and refused while those are throttled), void the outstanding reset links, end the sign-ins
+        waiting at the second step, and mail the account's address a notice; FieldErrors by field."""
 
 
 class IRecoveryService(Interface):
     """Sign-up that proves the address and tells no one who has an account, email change, and password reset
-    (issue 33, items 3 and 4). The forms that send mail are throttled per email and per client address
-    (FieldErrors "email"); each answers the same, and does the same work, whether or not an account exists."""
+    (issue 33, items 3 and 4). The forms that send mail are throttled per email and client address, per email and
+    per client address (FieldErrors "email"); each answers the same, and does the same work, whether or not an
+    account exists."""
 
     def sign_up(email, password, address):
         """The normalized email, once a message is queued for it: a new (unverified) account's verification
@@ -146,8 +148,9 @@ class IRecoveryService(Interface):
         second account. FieldErrors by field for bad input."""
 
     def resend_verification(account_id, address):
-        """A new verification link to the account's own unverified address (throttled like sign-up): the
-        email. FieldErrors "resend" when it is verified already or asked too often."""
+        """A new verification link to the account's own unverified address (throttled among its owner's own
+        requests: what strangers asked for the address never refuses it): the email. FieldErrors "resend" when it
+        is verified already or asked too often."""
 
     def verification(token):
         """The address an open verification link proves, or None (unknown, used or expired)."""
@@ -159,9 +162,10 @@ class IRecoveryService(Interface):
     def is_verified(account_id):
         """Whether the account's email is verified."""
 
-    def change_email(account_id, password, new_email):
+    def change_email(account_id, password, new_email, address):
         """Mail a verification link to the new address (the old address stays the account's until it is
-        used); the normalized new email. FieldErrors "password" or "email"."""
+        used; using it voids the reset links still open); the normalized new email. The password is throttled as
+        log-in is, the mail as the other forms' that send mail. FieldErrors "password" or "email"."""
 
     def request_reset(email, address):
         """Mail a reset link (one hour; older ones stop working) to an account's address, or a "no account"
@@ -474,7 +478,8 @@ class IFactorService(Interface):
 class ISignInSteps(Interface):
     """The second step of signing in (issue 34): a pending sign-in, carried by a cookie of its own and no
     session, which a code, a recovery code or a passkey completes; and password-free sign-in with a passkey.
-    Failures count against the log-in throttle. Each returns the account id on success."""
+    Wrong codes count in the wrong codes' throttle (never cleared by a password), refused passkeys against the
+    log-in throttle. Each returns the account id on success."""
 
     def begin(account_id):
         """A pending sign-in's token (for its cookie) after the password of an account with a second factor."""

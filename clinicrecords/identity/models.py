@@ -5,7 +5,8 @@ API Terms acceptance, and second factors."""
 import datetime
 import uuid
 
-from sqlalchemy import ARRAY, BigInteger, CheckConstraint, ForeignKey, LargeBinary, String, UniqueConstraint, func
+from sqlalchemy import (ARRAY, BigInteger, CheckConstraint, ForeignKey, LargeBinary, String, UniqueConstraint, false,
+                        func)
 from sqlalchemy.orm import Mapped, mapped_column
 
 from clinicrecords.db.meta import ControlBase
@@ -49,6 +50,19 @@ class LoginFailure(ControlBase):
     at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), index=True)
 
 
+class SecondStepFailure(ControlBase):
+    """A wrong code at the second step of signing in or on the "Confirm it's you" page, counted per account and
+    address and per account (`identity/throttle.py`, `CodeThrottle`): apart from the password's failures, and
+    never cleared by a right password."""
+
+    __tablename__ = "second_step_failures"
+
+    id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
+    account_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    address: Mapped[str] = mapped_column(String(64))
+    at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), index=True)
+
+
 class AccountLink(ControlBase):
     """A single-use link mailed to a person: to verify `email` (the account's, or the new one it asked to
     change to) or to reset the password. Only a hash of the link's token is stored; it works once
@@ -70,8 +84,10 @@ class AccountLink(ControlBase):
 
 
 class MailRequest(ControlBase):
-    """A sign-up or forgotten-password form that asked for a message, known address or not: counted per email
-    and per client address so these forms cannot be used to flood someone's inbox."""
+    """A form that asked for a message to `email` (sign-up, forgotten password, email change, sending the link
+    again), known address or not: counted per email and client address, per email and per client address so
+    these forms cannot be used to flood someone's inbox. `by_owner`: asked by the signed-in owner of `email`,
+    counted apart, so what strangers ask never refuses the owner."""
 
     __tablename__ = "account_mail_requests"
 
@@ -79,6 +95,7 @@ class MailRequest(ControlBase):
     email: Mapped[str] = mapped_column(String(254), index=True)
     address: Mapped[str] = mapped_column(String(64), index=True)
     at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), index=True)
+    by_owner: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class Session(ControlBase):

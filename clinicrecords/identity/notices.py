@@ -12,3 +12,10 @@ def send_password_changed(mail, email, *, how, signed_out):
     """The notice of a new password (a reset link's or the password page's), to the account's address."""
     mail.send("password_changed", email, regarding=REGARDING, how=how, signed_out=signed_out,
               reset_link=mail.link(FORGOT_PATH))
+
+
+def send_codes_guessed(mail, email, *, count, minutes):
+    """The notice that someone past the password step typed `count` wrong codes in `minutes`: whoever it was
+    has the password (the second step's and the confirm page's throttle, `identity/throttle.py`)."""
+    mail.send("codes_guessed", email, regarding=REGARDING, count=count, minutes=minutes,
+              reset_link=mail.link(FORGOT_PATH))

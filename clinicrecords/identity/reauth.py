@@ -13,12 +13,13 @@ from sqlalchemy import select, update
 from zope.interface import implementer
 
 from clinicrecords.errors import FieldErrors
-from clinicrecords.identity.factors import NO_SUCH_CODE
 from clinicrecords.identity.interfaces import IFactorService, IReauthentication, IReauthVerifier
 from clinicrecords.identity.models import Account, Session
 from clinicrecords.identity.passwords import Passwords
 from clinicrecords.identity.sessions import SESSION_RULES
-from clinicrecords.identity.throttle import LoginThrottle, ThrottleRules, whole_minutes
+from clinicrecords.identity.second_step import checked_code
+from clinicrecords.identity.throttle import CodeRules, CodeThrottle, LoginThrottle, ThrottleRules, throttled_proof
+from clinicrecords.mail.interfaces import IMail
 
 REAUTH_WINDOW = datetime.timedelta(minutes=10)
 # [method name] in the order registered, kept in the registry by `add_reauth_method`.
@@ -86,40 +87,33 @@ class PasswordVerifier:
     def verify(self, account_id, proof, address):
         email, password_hash = self.db.execute(
             select(Account.email, Account.password_hash).where(Account.id == account_id)).one()
-        _throttled_proof(self.throttle, email, address, "password", "passwords", WRONG_PASSWORD,
-                         lambda: self.passwords.verify(password_hash, proof.get("password") or ""))
+        throttled_proof(self.throttle, email, address, "password", "passwords", WRONG_PASSWORD,
+                        lambda: self.passwords.verify(password_hash, proof.get("password") or ""))
 
 
 @implementer(IReauthVerifier)
 class FactorCodeVerifier:
     """A code of the person's authenticator app (accepted once) or one of their recovery codes (used up, and the
-    person mailed, as at sign-in), throttled with log-in."""
+    person mailed, as at sign-in), counted in the second step's throttle of wrong codes (`CodeThrottle`): the
+    confirm page is no way around it, and confirming never clears it."""
 
     fields = ("code",)
 
-    def __init__(self, db, factors, throttle):
+    def __init__(self, db, factors, codes, mail):
         self.db = db
         self.factors = factors
-        self.throttle = throttle
+        self.codes = codes
+        self.mail = mail
 
     def available(self, account_id):
         return self.factors.has_second_factor(account_id)
 
     def verify(self, account_id, proof, address):
         email = self.db.scalar(select(Account.email).where(Account.id == account_id))
-        _throttled_proof(self.throttle, email, address, "code", "codes", NO_SUCH_CODE,
-                         lambda: self.factors.verify_code(account_id, proof.get("code") or "") is not None)
-
-
-def _throttled_proof(throttle, email, address, field, plural, wrong, proves):
-    wait = throttle.wait(email, address)
-    if wait is not None:
-        minutes = whole_minutes(wait)
-        raise FieldErrors(field, f"Too many wrong {plural}. Try again in {minutes} minute{'s' if minutes != 1 else ''}")
-    if not proves():
-        throttle.fail(email, address)
-        raise FieldErrors(field, wrong)
-    throttle.succeed(email, address)
+        code = proof.get("code") or ""
+        if not code.strip():
+            raise FieldErrors("code", "Enter a code from your authenticator app, or a recovery code")
+        checked_code(self.codes, self.factors, self.mail, account_id, email, code, address)
 
 
 def password_verifier_factory(settings):
@@ -135,12 +129,10 @@ def password_verifier_factory(settings):
 
 
 def code_verifier_factory(settings):
-    rules = ThrottleRules.from_settings(settings.portal)
-
     def factory(context, request):
         clock = request.registry[SESSION_RULES].clock
         return FactorCodeVerifier(request.db, request.find_service(IFactorService),
-                                  LoginThrottle(request.db, rules, clock))
+                                  CodeThrottle(request.db, CodeRules(), clock), request.find_service(IMail))
 
     return factory
 

@@ -2,15 +2,19 @@
 (issue 33, items 3 and 4).
 
 The sign-up and forgotten-password forms answer the same whether or not the address has an account, and do the
-same work either way (a password hash, one outbox row): the mail says what the form cannot. Each link's token is
-random and only its hash is stored (`AccountLink`); it works once, consumed in the transaction that makes its
-change, until it expires; a reset link also stops working when a newer one is sent or the password changes.
+same work either way (sign-up: a password hash, one outbox row; forgotten password: the same statements, each
+finding the account or not by itself): the mail says what the form cannot. Each link's token is random and only
+its hash is stored (`AccountLink`); it works once, consumed in the transaction that makes its change, until it
+expires; a reset link also stops working when a newer one is sent, the password changes or the address does.
+Every form that sends mail counts in one throttle (`MailRequestRules`); every form that asks for the password
+again counts in the log-in throttle, as the "Confirm it's you" page does.
 """
 
 import datetime
+import uuid
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, insert, literal, select, update
 from sqlalchemy.exc import IntegrityError
 from zope.interface import implementer
 
@@ -18,12 +22,12 @@ from clinicrecords.clock import now
 from clinicrecords.errors import FieldErrors
 from clinicrecords.identity.accounts import email_problem, normal_email
 from clinicrecords.identity.interfaces import IAuditTrail, IRecoveryService
-from clinicrecords.identity.links import void_reset_links
+from clinicrecords.identity.links import password_changed, void_reset_links
 from clinicrecords.identity.models import Account, AccountLink, MailRequest, Session
 from clinicrecords.identity.notices import (FORGOT_PATH, LOG_IN_PATH, REGARDING, RESET_PATH, SIGN_UP_PATH,
                                             VERIFY_PATH, send_password_changed)
 from clinicrecords.identity.passwords import Passwords, password_problem
-from clinicrecords.identity.throttle import whole_minutes
+from clinicrecords.identity.throttle import LoginThrottle, ThrottleRules, throttled_proof, whole_minutes
 from clinicrecords.identity.tokens import new_token, token_hash
 from clinicrecords.mail.interfaces import IMail
 
@@ -33,11 +37,15 @@ RESET_FOR = datetime.timedelta(hours=1)
 
 @dataclass(frozen=True)
 class MailRequestRules:
-    """How many messages the sign-up and forgotten-password forms may ask for in `window`: per email (whatever
-    the client: nobody's inbox is flooded) and per client address (one client cannot mail many people)."""
+    """How many messages the forms that send mail (sign-up, forgotten password, email change, sending the link
+    again) may ask for in `window`: per email and client address; per email from all addresses together (nobody's
+    inbox is flooded); per client address (one client cannot mail many people). What the signed-in owner of an
+    address asks for it is counted apart, `per_owner`, and never refused by what strangers asked."""
 
-    per_email: int = 5
+    per_email_and_address: int = 3
+    per_email: int = 10
     per_address: int = 20
+    per_owner: int = 3
     window: datetime.timedelta = datetime.timedelta(hours=1)
 
 
@@ -70,32 +78,42 @@ class ResetLink:
 
 @implementer(IRecoveryService)
 class RecoveryService:
-    def __init__(self, db, passwords, mail, audit, rules=MailRequestRules(), clock=now):
+    def __init__(self, db, passwords, mail, audit, rules=MailRequestRules(), clock=now,
+                 throttle_rules=ThrottleRules()):
         self.db = db
         self.passwords = passwords
         self.mail = mail
         self.audit = audit
         self.rules = rules
         self.clock = clock
+        self.throttle = LoginThrottle(db, throttle_rules, clock)
 
     # The throttle of the forms that send mail.
 
-    def _count_request(self, email, address):
-        """Counts this form's request, or FieldErrors "email" when this email or client asked too often."""
+    def _count_request(self, email, address, by_owner=False):
+        """Counts this form's request, or FieldErrors "email" when it was asked too often: a stranger's (anyone
+        but the signed-in owner of `email`) against the strangers' requests for that email and from that address,
+        the owner's against the owner's own."""
         now = self.clock()
-        since = now - self.rules.window
+        rules = self.rules
+        since = now - rules.window
 
         def kept_by(limit, *conditions):
             return (select(MailRequest.at).where(MailRequest.at > since, *conditions)
                     .order_by(MailRequest.at.desc()).offset(limit - 1).limit(1).scalar_subquery())
 
-        by_email, by_address = self.db.execute(select(
-            kept_by(self.rules.per_email, MailRequest.email == email),
-            kept_by(self.rules.per_address, MailRequest.address == address))).one()
-        kept_until = [at + self.rules.window for at in (by_email, by_address) if at is not None]
+        if by_owner:
+            limits = (kept_by(rules.per_owner, MailRequest.email == email, MailRequest.by_owner.is_(True)),)
+        else:
+            strangers = MailRequest.by_owner.is_(False)
+            limits = (kept_by(rules.per_email_and_address, MailRequest.email == email, MailRequest.address == address,
+                              strangers),
+                      kept_by(rules.per_email, MailRequest.email == email, strangers),
+                      kept_by(rules.per_address, MailRequest.address == address, strangers))
+        kept_until = [at + rules.window for at in self.db.execute(select(*limits)).one() if at is not None]
         if kept_until:
             raise FieldErrors("email", too_many(max(kept_until) - now))
-        self.db.add(MailRequest(email=email, address=address, at=now))
+        self.db.add(MailRequest(email=email, address=address, at=now, by_owner=by_owner))
 
     # Links.
 
@@ -163,7 +181,7 @@ class RecoveryService:
         if account.email_verified_at is not None:
             raise FieldErrors("resend", "Your email address is already verified")
         try:
-            self._count_request(account.email, address)
+            self._count_request(account.email, address, by_owner=True)
         except FieldErrors as exc:
             raise FieldErrors("resend", exc.errors["email"]) from None
         self._send_verification(account, account.email)
@@ -185,6 +203,9 @@ class RecoveryService:
             # The old address is told, with the new one masked: a notice, nothing to click.
             self.mail.send("email_changed", account.email, regarding=REGARDING, new_email=masked_email(link.email))
             account.email = link.email
+            # A reset link mailed to the old address must not outlive the change: whoever reads that inbox now
+            # is not the account's owner any more.
+            self._void_resets(account.id)
         now = self.clock()
         account.email_verified_at = now
         link.used_at = now
@@ -197,16 +218,18 @@ class RecoveryService:
     def is_verified(self, account_id):
         return self.db.scalar(select(Account.email_verified_at).where(Account.id == account_id)) is not None
 
-    def change_email(self, account_id, password, new_email):
+    def change_email(self, account_id, password, new_email, address):
         account = self.db.get(Account, account_id)
         new_email = normal_email(new_email)
-        if not self.passwords.verify(account.password_hash, password or ""):
-            raise FieldErrors("password", "Your password is not right")
+        throttled_proof(self.throttle, account.email, address, "password", "passwords", "Your password is not right",
+                        lambda: self.passwords.verify(account.password_hash, password or ""))
         problem = email_problem(new_email)
         if problem is None and new_email == account.email:
             problem = "This is already your email address"
         if problem:
             raise FieldErrors("email", problem)
+        # Mail to an address its sender does not own yet: counted as a stranger's request for it.
+        self._count_request(new_email, address)
         # The same answer whether or not another account has the address: its owner is told instead.
         if self.db.scalar(select(func.count()).select_from(Account).where(Account.email == new_email)):
             self.mail.send("account_exists", new_email, regarding=REGARDING,
@@ -223,14 +246,25 @@ class RecoveryService:
         if problem:
             raise FieldErrors("email", problem)
         self._count_request(email, address)
-        account = self.db.scalar(select(Account).where(Account.email == email))
-        if account is None:
-            # One outbox row either way: the answer's time says nothing either.
+        # The same statements whether or not the address has an account, so the answer's time says nothing:
+        # the older links are voided and the new one written each by one statement that finds the account (or
+        # not) itself, then one outbox row either way.
+        now = self.clock()
+        token = new_token()
+        account_id = select(Account.id).where(Account.email == email).scalar_subquery()
+        self.db.execute(update(AccountLink).where(
+            AccountLink.account_id == account_id, AccountLink.purpose == "reset_password",
+            AccountLink.used_at.is_(None), AccountLink.void_at.is_(None)).values(void_at=now))
+        issued = self.db.execute(insert(AccountLink).from_select(
+            ["id", "account_id", "purpose", "email", "token_hash", "created_at", "expires_at"],
+            select(literal(uuid.uuid4()), Account.id, literal("reset_password"), Account.email,
+                   literal(token_hash(token)), literal(now), literal(now + RESET_FOR))
+            .where(Account.email == email)).returning(AccountLink.id)).first()
+        if issued is None:
             self.mail.send("no_account", email, regarding=REGARDING, sign_up_link=self.mail.link(SIGN_UP_PATH))
-            return email
-        issued = self._new_reset(account)
-        self.mail.send("reset_password", email, regarding=REGARDING, link=self._link(RESET_PATH, issued.token),
-                       minutes=int(RESET_FOR.total_seconds() // 60))
+        else:
+            self.mail.send("reset_password", email, regarding=REGARDING, link=self._link(RESET_PATH, token),
+                           minutes=int(RESET_FOR.total_seconds() // 60))
         return email
 
     def _new_reset(self, account):
@@ -256,7 +290,7 @@ class RecoveryService:
         # The link reached the inbox: the address is proven too.
         account.email_verified_at = account.email_verified_at or now
         link.used_at = now
-        self._void_resets(account.id)
+        password_changed(self.db, account.id, now)
         self.db.execute(update(Session).where(Session.account_id == account.id, Session.ended_at.is_(None))
                         .values(ended_at=now))
         send_password_changed(self.mail, account.email, how="with a reset link",
@@ -284,9 +318,10 @@ def prune_recovery(db, now_=None):
 
 def recovery_service_factory(settings):
     passwords = Passwords.from_settings(settings.portal)
+    throttle_rules = ThrottleRules.from_settings(settings.portal)
 
     def factory(context, request):
         return RecoveryService(request.db, passwords, request.find_service(IMail),
-                               request.find_service(IAuditTrail))
+                               request.find_service(IAuditTrail), throttle_rules=throttle_rules)
 
     return factory

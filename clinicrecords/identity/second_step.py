@@ -4,9 +4,12 @@ stored), which opens the second step's page and nothing else; a code of the app,
 turns it into a session. A passkey alone signs in too (password-free): the log-in page's ceremony is a pending
 sign-in without an account, whose challenge the answer must carry.
 
-Wrong codes and refused passkeys count as failed log-ins of the account from that address (the log-in
-throttle, identity/throttle.py), so the second step is throttled with the first: five failures for a pair, twenty
-from an address, in the window. A pending sign-in lasts `LIFETIME`; each challenge is used once.
+Wrong codes count in the second step's own throttle (`identity/throttle.py`, `CodeThrottle`), apart from the
+password's failures and never cleared by a right password: five for an account and address in 15 minutes refuse
+that pair's codes, twenty for the account in an hour refuse the app's codes from everywhere (a passkey and a
+recovery code still work) and tell the owner someone holding their password is guessing. Refused passkeys (no
+guess: a passkey cannot be forged) count as failed log-ins of the pair, as before. A pending sign-in lasts
+`LIFETIME`; each challenge is used once; a new password (reset or changed) ends every one of the account's.
 """
 
 import datetime
@@ -21,8 +24,11 @@ from clinicrecords.identity.accounts import throttled
 from clinicrecords.identity.factors import NO_SUCH_CODE
 from clinicrecords.identity.interfaces import IFactorService, ISignInSteps
 from clinicrecords.identity.models import Account, PendingSignIn
-from clinicrecords.identity.throttle import LoginThrottle, ThrottleRules
+from clinicrecords.identity.notices import send_codes_guessed
+from clinicrecords.identity.throttle import CodeRules, CodeThrottle, LoginThrottle, ThrottleRules
+from clinicrecords.identity.totp import normal_code
 from clinicrecords.identity.tokens import new_token, token_hash
+from clinicrecords.mail.interfaces import IMail
 
 # Time enough to find a phone or a security key; the password step is asked again after.
 LIFETIME = datetime.timedelta(minutes=10)
@@ -43,11 +49,13 @@ class PendingStep:
 
 @implementer(ISignInSteps)
 class SignInSteps:
-    def __init__(self, db, factors, throttle_rules=ThrottleRules(), clock=now):
+    def __init__(self, db, factors, mail, throttle_rules=ThrottleRules(), code_rules=CodeRules(), clock=now):
         self.db = db
         self.factors = factors
+        self.mail = mail
         self.clock = clock
         self.throttle = LoginThrottle(db, throttle_rules, clock)
+        self.codes = CodeThrottle(db, code_rules, clock)
 
     def begin(self, account_id):
         token = new_token()
@@ -81,12 +89,10 @@ class SignInSteps:
         return ceremony
 
     def with_code(self, token, code, address):
-        row, email = self._checked(token, address, "code")
+        row, email = self._pending_row(token, "code")
         if not (code or "").strip():
             raise FieldErrors("code", "Enter a code from your authenticator app, or a recovery code")
-        if self.factors.verify_code(row.account_id, code) is None:
-            self.throttle.fail(email, address)
-            raise FieldErrors("code", NO_SUCH_CODE)
+        checked_code(self.codes, self.factors, self.mail, row.account_id, email, code, address)
         return self._done(row, email, address)
 
     def with_passkey(self, token, response, rp, address):
@@ -123,11 +129,14 @@ class SignInSteps:
         if token:
             self.db.execute(delete(PendingSignIn).where(PendingSignIn.token_hash == token_hash(token)))
 
-    def _checked(self, token, address, field):
+    def _pending_row(self, token, field):
         row = self._row(token, lock=True)
         if row is None:
             raise FieldErrors(field, "Your sign-in was left too long: log in again")
-        email = self.db.scalar(select(Account.email).where(Account.id == row.account_id))
+        return row, self.db.scalar(select(Account.email).where(Account.id == row.account_id))
+
+    def _checked(self, token, address, field):
+        row, email = self._pending_row(token, field)
         wait = self.throttle.wait(email, address)
         if wait is not None:
             raise FieldErrors(field, throttled(wait))
@@ -137,6 +146,22 @@ class SignInSteps:
         self.throttle.succeed(email, address)
         self.db.delete(row)
         return row.account_id
+
+
+def checked_code(codes, factors, mail, account_id, email, code, address):
+    """A code of the app or a recovery code, through the wrong codes' throttle (`codes`, a CodeThrottle): returns
+    what `factors.verify_code` answered, or raises FieldErrors "code" (refused unchecked, or wrong and counted;
+    the wrong code that reaches the account's limit mails its owner)."""
+    refusal = codes.refusal(account_id, address, app_code=normal_code(code) is not None)
+    if refusal is not None:
+        raise FieldErrors("code", refusal)
+    used = factors.verify_code(account_id, code)
+    if used is None:
+        if codes.fail(account_id, address):
+            send_codes_guessed(mail, email, count=codes.rules.per_account,
+                               minutes=int(codes.rules.account_window.total_seconds() // 60))
+        raise FieldErrors("code", NO_SUCH_CODE)
+    return used
 
 
 def prune_pending_sign_ins(db, now_=None):
@@ -149,6 +174,6 @@ def sign_in_steps_factory(settings):
     rules = ThrottleRules.from_settings(settings.portal)
 
     def factory(context, request):
-        return SignInSteps(request.db, request.find_service(IFactorService), rules)
+        return SignInSteps(request.db, request.find_service(IFactorService), request.find_service(IMail), rules)
 
     return factory

@@ -15,7 +15,8 @@ from zope.interface import implementer
 
 from clinicrecords import clock
 from clinicrecords.identity.interfaces import ISessionService
-from clinicrecords.identity.models import Account, ClinicStaff, KnownDevice, LoginFailure, Session
+from clinicrecords.identity.models import Account, ClinicStaff, KnownDevice, LoginFailure, SecondStepFailure, Session
+from clinicrecords.identity.throttle import CodeRules
 from clinicrecords.identity.tokens import new_token, token_hash
 from clinicrecords.identity.user_agents import describe, stored_user_agent
 from clinicrecords.settings import PortalSettings
@@ -139,17 +140,19 @@ class SessionService:
 
 
 def prune_sessions(db, settings, now=None):
-    """Removes ended and expired sessions, log-in failures past the throttle's window (they decide nothing
-    any more) and devices not signed in from for a year: {"sessions": n, "login_failures": n,
-    "known_devices": n}. `settings`: the `portal.*` settings (a PortalSettings)."""
+    """Removes ended and expired sessions, log-in failures and wrong codes past the throttles' windows (they
+    decide nothing any more) and devices not signed in from for a year: {"sessions": n, "login_failures": n,
+    "second_step_failures": n, "known_devices": n}. `settings`: the `portal.*` settings (a PortalSettings)."""
     now = now or clock.now()
     absolute = datetime.timedelta(hours=settings.session_absolute_hours)
     throttle = datetime.timedelta(minutes=settings.login_throttle_minutes)
     sessions = db.execute(delete(Session).where(or_(
         Session.ended_at < now - KEEP, Session.created_at < now - absolute - KEEP))).rowcount
     failures = db.execute(delete(LoginFailure).where(LoginFailure.at < now - throttle - KEEP)).rowcount
+    codes = db.execute(delete(SecondStepFailure).where(
+        SecondStepFailure.at < now - CodeRules.account_window - KEEP)).rowcount
     devices = db.execute(delete(KnownDevice).where(KnownDevice.last_seen_at < now - DEVICE_LIFETIME)).rowcount
-    return {"sessions": sessions, "login_failures": failures, "known_devices": devices}
+    return {"sessions": sessions, "login_failures": failures, "second_step_failures": codes, "known_devices": devices}
 
 
 def session_service_factory(context, request):

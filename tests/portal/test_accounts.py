@@ -265,6 +265,7 @@ def test_pruning_removes_only_what_no_longer_counts(world, app):
         db.add(LoginFailure(email=email, address="10.9.9.9", at=now - datetime.timedelta(minutes=5)))
     with world.db() as db:
         assert prune(db, PortalSettings(), now=now) == {"sessions": 2, "login_failures": 1, "known_devices": 0,
+                                                      "second_step_failures": 0,
                                                       "one_time_reads": 0, "account_links": 0, "mail_requests": 0,
                                                       "pending_sign_ins": 0}
     with world.db() as db:

@@ -16,7 +16,7 @@ from clinicrecords.identity.models import Account, AuthenticatorApp
 from clinicrecords.identity.recovery_codes import RecoveryCodes
 from clinicrecords.identity.second_step import LIFETIME, SignInSteps
 from clinicrecords.identity.services import IAuditTrail
-from clinicrecords.identity.throttle import ThrottleRules
+from clinicrecords.identity.throttle import CodeRules, ThrottleRules
 from clinicrecords.identity.totp import AuthenticatorApps
 from clinicrecords.mail.interfaces import IMail
 from clinicrecords.portal.accounts.factors import totp_sealer
@@ -146,7 +146,8 @@ def test_the_workspace_rule_needs_the_owner_s_own_factor(request_, clock, world)
 
 def test_a_pending_sign_in_lasts_its_lifetime_and_counts_failures(request_, clock):
     service, account_id, secret, codes = _enrolled(request_, clock)
-    steps = SignInSteps(request_.db, service, ThrottleRules(per_account_and_address=2), clock)
+    steps = SignInSteps(request_.db, service, request_.find_service(IMail), ThrottleRules(),
+                        CodeRules(per_account_and_address=2), clock)
     token = steps.begin(account_id)
     assert steps.pending(token).account_id == account_id and steps.pending("other") is None
     for _ in range(2):
@@ -154,7 +155,7 @@ def test_a_pending_sign_in_lasts_its_lifetime_and_counts_failures(request_, cloc
             steps.with_code(token, "000000" if _code(secret, clock, 1) != "000000" else "111111", "10.0.0.9")
     with pytest.raises(FieldErrors) as throttled:
         steps.with_code(token, codes[0], "10.0.0.9")
-    assert throttled.value.errors["code"].startswith("Too many attempts to log in")
+    assert throttled.value.errors["code"] == "Too many wrong codes. Try again in 15 minutes"
     assert steps.with_code(token, codes[0], "10.0.0.10") == account_id  # another address
     assert steps.pending(token) is None  # completed: gone
     late = steps.begin(account_id)

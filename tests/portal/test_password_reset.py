@@ -2,15 +2,18 @@
 works once, for an hour, and stops working when a newer one is sent or the password changes; a new password
 ends every session and emails a notice; operators make a link with `account reset-link`."""
 
+import contextlib
 import datetime
+import threading
 
-from sqlalchemy import select, update
+import pytest
+from sqlalchemy import event, select, update
 
 from clinicrecords.identity.models import Account, AccountLink
 from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.common.cli import ok, refused
-from tests.portal.helpers import (PASSWORD, browser, error_summary, mailed_to, portal_path, signed_up, submit,
-                                  unique_email)
+from tests.portal.helpers import (PASSWORD, browser, enrol_app, error_summary, log_in_to_second_step, mailed_to,
+                                  portal_path, signed_up, submit, totp_code, unique_email)
 
 NEW_PASSWORD = "a brand new passphrase 314"
 RESET = "Reset your Clinic Records password"
@@ -122,8 +125,9 @@ def test_the_forms_need_their_csrf_token(app, mail):
 
 
 def test_the_forgot_password_form_is_throttled_per_email(app, mail):
+    """Three an hour per email and address (more: tests/portal/test_mail_and_password_throttles.py)."""
     email = unique_email("target")
-    for _ in range(5):
+    for _ in range(3):
         _forgot(browser(app), email)
     refused_page = _forgot(browser(app), email, status=400)
     assert error_summary(refused_page)[0].startswith("Too many requests for email. Try again in")
@@ -146,3 +150,68 @@ def test_operators_make_a_reset_link_for_someone_without_working_email(app, engi
     assert "/reset-password" not in " ".join(message.text for message in mail.messages())
     assert "No account has the email nobody@example.org" in refused("account", "reset-link", "--email",
                                                                     "nobody@example.org")
+
+
+def test_an_email_change_voids_the_reset_links_mailed_to_the_old_address(app, mail):
+    client, email = signed_up(app)
+    _forgot(browser(app, "10.47.0.1"), email)
+    old_link = _reset_link(mail, email)
+    new = unique_email("moved")
+    submit(client.get("/portal/account/email"), "email-change", email=new, password=PASSWORD, status=303)
+    verify = portal_path(mailed_to(mail, new, "Verify your email address for Clinic Records").link("/verify-email"))
+    submit(browser(app).get(verify), "verify-email", status=303)
+    assert browser(app).get(old_link).html.find(id="link-problem") is not None
+    submit(browser(app).get("/portal/login"), "login", email=new, password=PASSWORD, status=303)
+
+
+@pytest.mark.parametrize("how", ["reset", "change"])
+def test_a_new_password_ends_the_sign_ins_waiting_at_the_second_step(app, mail, how):
+    """Whoever got past the old password and waits at the second step starts again, and cannot."""
+    client, email = signed_up(app)
+    secret, _ = enrol_app(client)
+    attacker, step = log_in_to_second_step(app, email, address="10.47.0.2")
+    if how == "reset":
+        _forgot(browser(app, "10.47.0.3"), email)
+        submit(browser(app).get(_reset_link(mail, email)), "reset-password", password=NEW_PASSWORD, status=303)
+    else:
+        submit(client.get("/portal/account/password"), "password-change", current_password=PASSWORD,
+               new_password=NEW_PASSWORD, status=303)
+    late = submit(step, "second-step", code=totp_code(secret, 1), status=400)
+    assert late.html.find(id="no-sign-in") is not None
+    attacker.get("/portal/", status=302)
+    refused = submit(browser(app, "10.47.0.2").get("/portal/login"), "login", email=email, password=PASSWORD,
+                     status=400)
+    assert error_summary(refused) == ["Email or password is not right"]
+
+
+def test_forgot_password_sends_the_same_statements_for_a_known_and_an_unknown_address(app, engine, mail):
+    """The answer's time says nothing of whether the address has an account: both paths send the same SQL
+    (compared as text, the values bound apart), the outbox row and its sending included."""
+    _, known = signed_up(app)
+    sent = {}
+    for n, email in enumerate((known, unique_email("nobody"))):
+        page = browser(app, f"10.47.1.{n}").get("/portal/forgot-password")
+        with _statements_of_this_thread(engine) as seen:
+            submit(page, "forgot-password", email=email, status=303)
+        sent[email] = seen
+    [known_sent, unknown_sent] = sent.values()
+    assert known_sent == unknown_sent
+    assert any("account_links" in statement for statement in known_sent)
+    mailed_to(mail, known, RESET)
+
+
+@contextlib.contextmanager
+def _statements_of_this_thread(engine):
+    """The SQL this thread sends while the block runs (the request, and its mail task, run at once in tests), not
+    what the request log's writer sends from its own thread meanwhile."""
+    thread, seen = threading.get_ident(), []
+
+    def record(conn, cursor, statement, *args):
+        if threading.get_ident() == thread:
+            seen.append(statement)
+
+    event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", record)

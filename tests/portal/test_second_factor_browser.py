@@ -61,7 +61,17 @@ def test_an_authenticator_app_from_the_secret_as_text_then_a_sign_in_with_a_code
     visit.fill(code=totp_code(secret, 1))
     visit.press("Continue")
     assert chrome.find_element(By.CLASS_NAME, "who").text == email
-    assert visit.saved() == 5
+
+    # Five wrong codes, and the sixth is refused unchecked with when to try again.
+    visit.press("Log out")
+    visit.fill(email=email, password=PASSWORD)
+    visit.press("Log in")
+    for _ in range(6):
+        visit.fill(code="000000" if totp_code(secret) != "000000" else "111111")
+        visit.press("Continue")
+    assert "Too many wrong codes. Try again in 15 minutes" in chrome.find_element(By.CLASS_NAME, "error-summary").text
+    visit.shot("second-step-too-many-codes")
+    assert visit.saved() == 6
 
 
 def test_a_passkey_registered_then_signing_in_alone_and_as_the_second_step(served, chrome, tmp_path):  # noqa: F811

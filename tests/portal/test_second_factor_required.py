@@ -8,6 +8,7 @@ import re
 import uuid
 from urllib.parse import quote
 
+import pytest
 from sqlalchemy import select
 
 from clinicrecords.api.route_table import route_table
@@ -123,6 +124,32 @@ def test_account_reset_factors_removes_them_ends_the_sessions_and_mails(app, eng
 
 def _fill(path, ids):
     return re.sub(r"\{([a-z_]+)\}", lambda match: ids.get(match.group(1), str(uuid.uuid4())), path)
+
+
+@pytest.mark.parametrize("factor", ["app", "passkey"])
+def test_adding_a_factor_signs_out_the_sessions_opened_with_the_password_alone(app, world, factor):
+    """A clinician signed in with the password alone in one browser (sent to set up a factor) adds one in
+    another: the first browser's session ends, so it never reads the queue without a second step."""
+    clinic_id = world.clinic()
+    enrolling, email = staff_browser(app, clinic_id, "clinician", second_factor=False)
+    other = browser(app, "10.46.0.1")
+    submit(other.get("/portal/login"), "login", email=email, password=PASSWORD, status=303)
+    queue = f"/portal/clinics/{clinic_id}/queue"
+    _led_to_enrol(other.get(queue), "patient_data", back=queue)
+    if factor == "app":
+        secret, _ = enrol_app(enrolling)
+    else:
+        add_passkey(enrolling, SoftwareAuthenticator())
+    assert enrolling.get(queue).status_int == 200  # the browser that proved the new factor goes on
+    assert other.get(queue, status=302).location.startswith("http://localhost/portal/login")
+    other.get("/portal/", status=302)
+    # Signing in again there asks for the second step before any page.
+    again = submit(other.get("/portal/login"), "login", email=email, password=PASSWORD, status=303)
+    assert "/portal/login/second-step" in again.location
+    other.get(queue, status=302)
+    if factor == "app":
+        submit(again.follow(), "second-step", code=totp_code(secret, 1), status=303)
+        assert other.get(queue).status_int == 200
 
 
 def test_a_browser_half_way_through_signing_in_opens_nothing_else(app):

@@ -137,7 +137,7 @@ def change_email(context, request):
     recovery = request.find_service(IRecoveryService)
     account_id = request.identity.account_id
     try:
-        email = recovery.change_email(account_id, form["password"], form["email"])
+        email = recovery.change_email(account_id, form["password"], form["email"], _client(request))
     except FormError as exc:
         form.refused(exc)
         return rerender(request, form=form, sent="", verified=recovery.is_verified(account_id))
@@ -185,7 +185,7 @@ def change_password(context, request):
     identity = request.identity
     try:
         request.find_service(IAccountService).change_password(identity.account_id, form["current_password"],
-                                                              form["new_password"])
+                                                              form["new_password"], _client(request))
     except FormError as exc:
         form.refused(exc)
         return rerender(request, form=form)

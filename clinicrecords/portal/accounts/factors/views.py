@@ -7,7 +7,7 @@ from pyramid.response import Response
 from pyramid.security import NO_PERMISSION_REQUIRED
 from pyramid.view import exception_view_config, view_config
 
-from clinicrecords.identity.services import IFactorService, ISignInSteps
+from clinicrecords.identity.services import IFactorService, ISessionService, ISignInSteps
 from clinicrecords.portal.accounts.factors import ceremonies
 from clinicrecords.portal.accounts.factors.forms import (AddPasskeyForm, CodeForm, NextForm, PasskeyForm,
                                                          RenamePasskeyForm)
@@ -47,8 +47,12 @@ def _to_overview(request, next_, **done):
     return see_other(request, "account", "two-factor", next=next_ or None, **done)
 
 
-def _codes_or_overview(request, codes, next_, **done):
-    """After the first factor, its recovery codes once; else the overview."""
+def _factor_added(request, codes, next_, **done):
+    """A factor was added: every other browser signed in as this person is signed out (a session opened with the
+    password alone must not go on past the page that now asks for a second factor: it signs in again, second step
+    and all), then the first factor's recovery codes once, else the overview."""
+    identity = request.identity
+    request.find_service(ISessionService).end_all_but(identity.account_id, identity.session_id)
     if codes:
         return see_other_once(request, CODES, codes, "account", "two-factor", "recovery-codes", next=next_ or None)
     return _to_overview(request, next_, **done)
@@ -97,7 +101,7 @@ def confirm_app(context, request):
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **_app_page(request, form, kept_next(request)))
-    return _codes_or_overview(request, codes, kept_next(request), done="app-added")
+    return _factor_added(request, codes, kept_next(request), done="app-added")
 
 
 @view_config(route_name="portal", context=AppRemoval, request_method="GET", renderer=T + "app_remove.jinja2",
@@ -181,7 +185,7 @@ def add_passkey(context, request):
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **_passkey_page(request, form, kept_next(request)))
-    return _codes_or_overview(request, codes, kept_next(request), done="passkey-added")
+    return _factor_added(request, codes, kept_next(request), done="passkey-added")
 
 
 @view_config(route_name="portal", context=PasskeyItem, request_method="GET", renderer=T + "passkey.jinja2",
