@@ -153,6 +153,9 @@ class ExportSettings:
                                doc="an NDJSON file is split once it reaches this size")
     max_running_per_key: int = setting("exports.max_running_per_key", 3, parse=_whole_number_of_1_or_more,
                                        doc="exports one key may have queued or running in one clinic")
+    max_kickoffs_per_hour: int = setting("exports.max_kickoffs_per_hour", 20, parse=_whole_number_of_1_or_more,
+                                         doc="exports one key may kick off in an hour, in all its clinics "
+                                             "(cancelled ones too: each is kept for its lifetime)")
     retry_after_seconds: int = setting("exports.retry_after_seconds", 5, parse=_whole_number_of_0_or_more,
                                        doc="Retry-After while an export runs; polling sooner is 429")
     lifetime_hours: float = setting("exports.lifetime_hours", 24.0, doc="files and job expire after this")

@@ -126,11 +126,16 @@ def idempotency_deriver(view, info):
     if mode not in ("required", "optional"):
         raise ValueError(f"idempotency= must be 'required' or 'optional', not {mode!r}")
     replay_field = bool(info.options.get("idempotent_replay_field"))
+    guard = info.options.get("idempotency_guard")
 
     def idempotent_view(context, request):
         key = _idempotency_key(request, mode == "required")
         if key is None:
             return view(context, request)
+        if guard is not None:
+            refused = guard(context, request)
+            if refused is not None:
+                return refused
         owner_id = request.identity.owner_id
         digest = fingerprint(request)
         replayed = _claim(request, owner_id, key, digest, replay_field)
@@ -149,7 +154,7 @@ def idempotency_deriver(view, info):
     return idempotent_view
 
 
-idempotency_deriver.options = ("idempotency", "idempotent_replay_field")
+idempotency_deriver.options = ("idempotency", "idempotent_replay_field", "idempotency_guard")
 
 
 def replay_for_missing_record(request):

@@ -10,7 +10,7 @@ from marshmallow import fields, validate
 from sqlalchemy import Integer, bindparam, tuple_
 
 from clinicrecords.api.cursors import CURSOR_LIFETIME_SECONDS, CURSOR_PATTERN, CURSOR_SIGNER, NOT_A_CURSOR
-from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.api.schemas import Instant, RequestSchema
 from clinicrecords.db.prebuilt import Prebuilt
 
 DEFAULT_LIMIT = 25
@@ -31,7 +31,7 @@ class ListQuery(RequestSchema):
 
 
 class UpdatedSinceListQuery(ListQuery):
-    updated_since = fields.AwareDateTime(default_timezone=None)
+    updated_since = Instant()
 
 
 @dataclass

@@ -61,6 +61,7 @@ CODES = {
     "unsupported_media_type": Code(415, "The body must be application/json"),
     "rate_limited": Code(429, "Too many requests"),
     "too_many_exports": Code(429, "The key has as many exports running in this clinic as it may"),
+    "too_many_export_kickoffs": Code(429, "The key has kicked off as many exports this hour as it may"),
     "export_polled_too_soon": Code(429, "The export was polled sooner than its Retry-After"),
     "request_header_too_large": Code(431, "The request line and headers are too large"),
     # 5xx

@@ -1,5 +1,6 @@
 """Base classes for request schemas, and turning marshmallow errors into JSON-pointer errors."""
 
+import datetime
 from decimal import Decimal
 from typing import ClassVar
 
@@ -44,6 +45,44 @@ class WholeNumber(fields.Integer):
         return super()._validated(value)
 
 
+class JsonBoolean(fields.Boolean):
+    """JSON `true` or `false` only, which the OpenAPI document's `"type": "boolean"` states: 0, 1, 0.0, "yes",
+    "true" and "false" are refused (marshmallow's Boolean reads them as booleans). Every boolean of a request
+    body is one (tests/api/test_booleans.py sends each non-boolean to each)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+class Instant(fields.AwareDateTime):
+    """A date-time with its offset whose UTC time the calendar holds (years 1 to 9999): the database stores and
+    compares it in UTC, so `0001-01-01T00:00:00+14:00` (the year before 1 in UTC) or `9999-12-31T23:59:59-14:00`
+    (the year 10000) is refused here rather than failing where it is used."""
+
+    default_error_messages = {"out_of_range": "The instant falls outside the years 1 to 9999 in UTC."}
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("default_timezone", None)
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        instant = super()._deserialize(value, attr, data, **kwargs)
+        if not instant_in_range(instant):
+            raise self.make_error("out_of_range")
+        return instant
+
+
+def instant_in_range(instant):
+    """Whether an aware datetime's UTC time lies in the years Python and the API hold (1 to 9999)."""
+    try:
+        instant.astimezone(datetime.UTC)
+    except OverflowError:
+        return False
+    return True
+
+
 def escape_pointer_token(token):
     return str(token).replace("~", "~0").replace("/", "~1")
 
@@ -63,4 +102,5 @@ def error_pointers(messages, prefix=""):
     return errors
 
 
-__all__ = ["RequestSchema", "ValidationError", "WholeNumber", "error_pointers", "escape_pointer_token"]
+__all__ = ["Instant", "JsonBoolean", "RequestSchema", "ValidationError", "WholeNumber", "error_pointers",
+           "escape_pointer_token", "instant_in_range"]

@@ -1,7 +1,7 @@
 from marshmallow import fields, validate
 
 from clinicrecords.api.pagination import UpdatedSinceListQuery
-from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.api.schemas import JsonBoolean, RequestSchema
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.providers.services import NPI_PATTERN, validate_npi
 from clinicrecords.sandbox.interfaces import sandbox_id
@@ -24,7 +24,7 @@ class CareProviderUpdate(RequestSchema):
 
     type = fields.String(validate=validate.OneOf(TYPES))
     name = fields.String(validate=validate.Length(1, 200))
-    is_primary = fields.Boolean()
+    is_primary = JsonBoolean()
     practice_name = _text(200)
     specialty = _text(100)
     npi = fields.String(validate=validate_npi, allow_none=True, metadata={"pattern": NPI_PATTERN})
@@ -47,7 +47,7 @@ class CareProviderCreate(CareProviderUpdate):
     patient_id = fields.UUID(required=True)
     type = fields.String(required=True, validate=validate.OneOf(TYPES))
     name = fields.String(required=True, validate=validate.Length(1, 200))
-    is_primary = fields.Boolean(load_default=False)
+    is_primary = JsonBoolean(load_default=False)
 
     def __init__(self, **kwargs):
         super().__init__(partial=False, **kwargs)

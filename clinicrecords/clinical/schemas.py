@@ -9,7 +9,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from clinicrecords.api.object_rules import all_of, alone_when, at_least_one_of, either
 from clinicrecords.api.pagination import UpdatedSinceListQuery
-from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.api.schemas import JsonBoolean, RequestSchema
 from clinicrecords.clinical import terminology
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.sandbox.interfaces import sandbox_id
@@ -144,7 +144,7 @@ class AllergyCreate(_Sent, _AllergyFields):
                           "details.")
 
     patient_id = fields.UUID(required=True)
-    no_known_allergies = fields.Boolean(validate=validate.Equal(True, error="Send true, or leave it out."))
+    no_known_allergies = JsonBoolean(validate=validate.Equal(True, error="Send true, or leave it out."))
     substance = fields.Nested(Substance)
     clinical_status = _status(ALLERGY_CLINICAL_STATUSES, create=True)
 

@@ -32,7 +32,14 @@ class DispensingFlagQuery(ListQuery):
     @post_load
     def window(self, data, **kwargs):
         to = data.setdefault("to", _today())
-        start = data.setdefault("from_", to - datetime.timedelta(days=DEFAULT_WINDOW_DAYS - 1))
+        if to == datetime.date.max:  # the window ends at the start of the day after `to`
+            raise ValidationError(f"Must be before {datetime.date.max.isoformat()}.", "to")
+        if "from_" not in data:
+            if to.toordinal() < DEFAULT_WINDOW_DAYS:
+                raise ValidationError(f"The default window ({DEFAULT_WINDOW_DAYS} days up to `to`) starts before "
+                                      "0001-01-01: send `from`.", "to")
+            data["from_"] = to - datetime.timedelta(days=DEFAULT_WINDOW_DAYS - 1)
+        start = data["from_"]
         if start > to:
             raise ValidationError("Must not be after `to`.", "from")
         if (to - start).days + 1 > MAX_WINDOW_DAYS:

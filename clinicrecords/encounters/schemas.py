@@ -4,7 +4,7 @@ or billing content and underscore-prefixed fields answer `unknown_field` (spec, 
 from marshmallow import ValidationError, fields, validate, validates_schema
 
 from clinicrecords.api.pagination import UpdatedSinceListQuery
-from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.api.schemas import Instant, RequestSchema
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.providers.interfaces import SANDBOX_PROVIDER_IDS
 from clinicrecords.sandbox.interfaces import sandbox_id
@@ -43,8 +43,8 @@ class EncounterCreate(_BlankNote):
     provider_id = fields.UUID(allow_none=True)
     encounter_class = fields.String(data_key="class", required=True, validate=validate.OneOf(CLASSES))
     type = fields.String(validate=validate.Length(1, 100), allow_none=True)
-    start = fields.AwareDateTime(required=True, default_timezone=None)
-    end = fields.AwareDateTime(allow_none=True, default_timezone=None, metadata={"description": _NOT_BEFORE_START})
+    start = Instant(required=True)
+    end = Instant(allow_none=True, metadata={"description": _NOT_BEFORE_START})
     reason = fields.String(validate=validate.Length(1, 500), allow_none=True)
 
 
@@ -55,10 +55,8 @@ class EncounterUpdate(_BlankNote):
                "end": "2026-03-02T09:30:00Z"}
 
     type = fields.String(validate=validate.Length(1, 100), allow_none=True)
-    start = fields.AwareDateTime(default_timezone=None, metadata={"description": "not after the end (as sent, or "
-                                                                                  "as stored)"})
-    end = fields.AwareDateTime(allow_none=True, default_timezone=None,
-                               metadata={"description": f"{_NOT_BEFORE_START} (as sent, or as stored)"})
+    start = Instant(metadata={"description": "not after the end (as sent, or as stored)"})
+    end = Instant(allow_none=True, metadata={"description": f"{_NOT_BEFORE_START} (as sent, or as stored)"})
     reason = fields.String(validate=validate.Length(1, 500), allow_none=True)
 
 

@@ -9,7 +9,8 @@ class IExportService(Interface):
 
     def kick_off(wanted, request_url, base_url, owner_id=None):
         """Queue the export `wanted` (an `ExportRequest`) and return its job; 429 too_many_exports (problem)
-        when the key already has `exports.max_running_per_key` exports queued or running here."""
+        when the key already has `exports.max_running_per_key` exports queued or running here, 429
+        too_many_export_kickoffs when it kicked off `exports.max_kickoffs_per_hour` in the last hour."""
 
     def get(job_id):
         """The job, or None when absent, expired, another key's or another clinic's (one 404 for all)."""
@@ -22,11 +23,13 @@ class IExportService(Interface):
         """{section: [ExportFile]} of a completed job (output, error, deleted), in manifest order."""
 
     def cancel(job):
-        """Delete the job and its files (a worker still writing it throws its attempt away)."""
+        """Cancel the job and remove its files (a worker still writing it throws its attempt away); the job is
+        found by no one afterwards."""
 
     def get_file(file_id):
         """The file of a completed job `get` finds, or None."""
 
-    def readable_path(export_file):
-        """The file's path on disk; 403 scope_missing (problem) when the key no longer holds the read
-        permission of the file's types, None when the file is gone."""
+    def readable(export_file):
+        """What a download of the file serves now (a `Download`: the file without the lines of patients
+        restricted, or encounters marked sensitive, since it was written); 403 scope_missing (problem) when the
+        key no longer holds the read permission of the file's types, None when the file is gone."""

@@ -17,7 +17,8 @@ from clinicrecords.db.meta import ControlBase
 class ExportJob(ControlBase):
     """One $export kick-off. `attempt` counts the attempts started; files are those of the current one.
 
-    Statuses: queued (waiting for a worker), running, completed, failed. A cancelled job is deleted.
+    Statuses: queued (waiting for a worker), running, completed, failed, cancelled (its files removed, found by
+    no one; the row stays until it expires, counted against the key's kick-offs per hour).
     """
 
     __tablename__ = "export_jobs"

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from webob.acceptparse import AcceptValidHeader, create_accept_header
 
 from clinicrecords.api.problems import Problem
+from clinicrecords.api.schemas import instant_in_range
 from clinicrecords.exports.outcomes import FHIR_JSON, ExportRefused
 from clinicrecords.exports.sources import EXPORT_TYPES, PATIENT_COMPARTMENT, readable_types
 
@@ -87,6 +88,9 @@ def read_kickoff(level, parameters, accept, prefer, granted):
             since = parse_instant(value)
             if since is None:
                 issues.append(("invalid", f"_since {value!r} is not a FHIR instant (a date-time with an offset)."))
+            elif not instant_in_range(since):
+                since = None
+                issues.append(("invalid", f"_since {value!r} falls outside the years 1 to 9999 in UTC."))
         elif name == "_outputFormat":
             if value not in OUTPUT_FORMATS:
                 issues.append(("not-supported", f"_outputFormat {value!r} is not supported; use "

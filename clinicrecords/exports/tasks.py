@@ -15,7 +15,7 @@ import time
 import uuid
 
 from huey import crontab
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 
 from clinicrecords.exports import storage
 from clinicrecords.exports.models import ExportFile, ExportJob
@@ -79,6 +79,13 @@ def _finish_attempt(request, job_id, attempt, written):
     return True
 
 
+def _still_wanted(request, job_id, attempt):
+    """Whether the job still runs this attempt (not cancelled, expired, removed or superseded)."""
+    status, current = request.db.execute(select(ExportJob.status, ExportJob.attempt).where(
+        ExportJob.id == job_id)).one_or_none() or (None, None)
+    return status == "running" and current == attempt
+
+
 def _give_back(request, job_id, attempt, reason):
     """A failed attempt: queued again (a new attempt), or failed once `exports.max_attempts` are spent."""
     db = request.db
@@ -109,10 +116,16 @@ def run_attempt(request, job_id):
                                split_bytes=settings.split_bytes, base_url=base_url, registry=request.registry,
                                granted=frozenset(granted), owner_id=owner_id)
     except Exception as exc:
-        log.exception("export %s: attempt %d failed", job_id, attempt)
         storage.remove(directory)
         request.tm.abort()
         request.tm.begin()
+        if not _still_wanted(request, job_id, attempt):
+            # Cancelled (or expired, or superseded) while it wrote: its directory went from under the writer. An
+            # expected outcome, one line.
+            log.info("export %s: attempt %d stopped: the export was cancelled or replaced meanwhile (%s)", job_id,
+                     attempt, type(exc).__name__)
+            return
+        log.exception("export %s: attempt %d failed", job_id, attempt)
         _give_back(request, job_id, attempt, type(exc).__name__)
         return
     if settings.finish_delay_seconds:
@@ -132,14 +145,16 @@ def restart_stalled_exports(request, now=None):
     db = request.db
     stale_after = datetime.timedelta(seconds=app_settings(request.registry).exports.stale_after_seconds)
     now = now or db.scalar(select(func.now()))
-    jobs = db.scalars(select(ExportJob).where(ExportJob.status.in_(("queued", "running")),
-                                              ExportJob.heartbeat_at <= now - stale_after)
-                      .order_by(ExportJob.created_at).with_for_update(skip_locked=True)).all()
-    for job in jobs:
-        job.heartbeat_at = now
-        request.enqueue(run_export, str(job.id))
-    db.flush()
-    return len(jobs)
+    # Ids only: a job whose row cannot be read whole (a `since` stored before kick-offs refused what the calendar
+    # cannot hold) must not stop the others from being restarted.
+    job_ids = db.scalars(select(ExportJob.id).where(ExportJob.status.in_(("queued", "running")),
+                                                    ExportJob.heartbeat_at <= now - stale_after)
+                         .order_by(ExportJob.created_at).with_for_update(skip_locked=True)).all()
+    if job_ids:
+        db.execute(update(ExportJob).where(ExportJob.id.in_(job_ids)).values(heartbeat_at=now))
+    for job_id in job_ids:
+        request.enqueue(run_export, str(job_id))
+    return len(job_ids)
 
 
 def remove_expired_exports(request, now=None):
@@ -154,10 +169,19 @@ def remove_expired_exports(request, now=None):
     return len(expired)
 
 
+SWEEP_STEPS = (restart_stalled_exports, remove_expired_exports)
+
+
 @periodic_task(crontab(minute="*"))
 def sweep_exports(request):
-    restart_stalled_exports(request)
-    remove_expired_exports(request)
+    """Each step in a savepoint of its own: one that fails is logged and the others still run, this minute and
+    every minute after."""
+    for step in SWEEP_STEPS:
+        try:
+            with request.db.begin_nested():
+                step(request)
+        except Exception:
+            log.exception("export sweep: %s failed", step.__name__)
 
 
 @huey.on_startup()

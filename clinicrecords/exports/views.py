@@ -6,7 +6,7 @@ Views parse and answer; the rules are clinicrecords.exports.parameters' (the kic
 import datetime
 from email.utils import format_datetime
 
-from pyramid.response import FileIter, Response
+from pyramid.response import Response
 from pyramid.view import view_config
 
 from clinicrecords.access.interfaces import BULK_EXPORT
@@ -27,22 +27,39 @@ _KICKOFF_DOC = {
     "status": 202, "media_type": FHIR_JSON, "answer": FHIR_RESOURCE, "fhir_errors": [400],
     "headers": {"Accept": [FHIR_JSON], "Prefer": ["respond-async", "respond-async, handling=lenient"]},
     "response_headers": {"Content-Location": "The status URL: poll it with GET, cancel with DELETE."},
-    "errors": ["too_many_exports"],
+    "errors": ["too_many_exports", "too_many_export_kickoffs"],
     "description": "Bulk Data kick-off: send `Accept: application/fhir+json` and `Prefer: respond-async` "
                    "(400 without). Answers 202 with `Content-Location`, the status URL to poll. "
                    "docs/bulk-export.md describes the whole flow.",
 }
 
 
-def _kick_off(context, request, level, base):
+def _read(context, request, level):
+    """The kick-off's rules (its headers, parameters and the types the key may read): the ExportRequest, or the
+    400 OperationOutcome to answer. Raises Problem scope_missing (403)."""
     if request.method == "HEAD":  # Pyramid answers HEAD with a GET view: a HEAD must not start an export
         raise Problem("method_not_allowed", "A kick-off is a GET.", headers={"Allow": "GET"})
-    scope = clinic_scope(context)
     try:
-        wanted = read_kickoff(level, list(request.GET.items()), request.headers.get("Accept"),
-                              request.headers.get("Prefer"), scope.granted)
+        return read_kickoff(level, list(request.GET.items()), request.headers.get("Accept"),
+                            request.headers.get("Prefer"), clinic_scope(context).granted)
     except ExportRefused as refused:
         return outcome_response(refused.issues, 400)
+
+
+def _kickoff_guard(level):
+    """Before any Idempotency-Key replay: the calling key's own kick-off rules (another key of the same owner
+    may not read the types the stored answer's export holds)."""
+    def guard(context, request):
+        wanted = _read(context, request, level)
+        return wanted if isinstance(wanted, Response) else None
+    return guard
+
+
+def _kick_off(context, request, level, base):
+    wanted = _read(context, request, level)
+    if isinstance(wanted, Response):
+        return wanted
+    scope = clinic_scope(context)
     job = request.find_service(IExportService).kick_off(wanted, request.url, request.resource_url(base)[:-1],
                                                         owner_id=scope.identity.owner_id)
     status_url = request.resource_url(base, "export-jobs", str(job.id))
@@ -60,7 +77,7 @@ def metadata(context, request):
 
 
 @view_config(context=FhirBase, name="$export", request_method="GET", permission=BULK_EXPORT,
-             query_schema=KickoffQuery, idempotency="optional",
+             query_schema=KickoffQuery, idempotency="optional", idempotency_guard=_kickoff_guard("system"),
              openapi={"summary": "Kick off a Bulk Data export of the clinic (every type the key may read)",
                       **_KICKOFF_DOC})
 def export_clinic(context, request):
@@ -68,7 +85,7 @@ def export_clinic(context, request):
 
 
 @view_config(context=PatientCompartment, name="$export", request_method="GET", permission=BULK_EXPORT,
-             query_schema=PatientKickoffQuery, idempotency="optional",
+             query_schema=PatientKickoffQuery, idempotency="optional", idempotency_guard=_kickoff_guard("patient"),
              openapi={"summary": "Kick off a Bulk Data export of the patient compartment's types",
                       **_KICKOFF_DOC})
 def export_patients(context, request):
@@ -114,12 +131,11 @@ def cancel_export(context, request):
              openapi={"summary": "Download one NDJSON file of a completed export (the same key only)",
                       "media_type": NDJSON, "answer": {"type": "string"}})
 def download_file(context, request):
-    export_file = context.export_file
-    path = request.find_service(IExportService).readable_path(export_file)
-    if path is None:
+    download = request.find_service(IExportService).readable(context.export_file)
+    if download is None:
         raise Problem("not_found", "The file is no longer available.")
-    note_shown(request, export_file.patient_ids)
-    response = Response(app_iter=FileIter(path.open("rb")), content_type=NDJSON, charset=None,
-                        content_length=export_file.size, conditional_response=True)
-    response.etag = export_file.etag
+    note_shown(request, download.patient_ids)
+    response = Response(app_iter=download.lines(), content_type=NDJSON, charset=None,
+                        content_length=download.size, conditional_response=True)
+    response.etag = download.etag
     return response

@@ -13,6 +13,7 @@ watermark is read before the snapshot is taken: the start of the oldest transact
 later export with `_since` = transaction time misses none (it may repeat a few).
 """
 
+import contextlib
 import datetime
 import hashlib
 import logging
@@ -32,6 +33,7 @@ from clinicrecords.exports.sources import sources_for
 log = logging.getLogger(__name__)
 
 NDJSON_SUFFIX = ".ndjson"
+LINES_SUFFIX = ".lines"
 _PARTIAL_SUFFIX = ".partial"
 # Rows fetched per round trip from the server-side cursor.
 BATCH_ROWS = 1000
@@ -127,25 +129,29 @@ def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, r
 
 def _write_source(db, registry, source, since, reader, files, errors):
     to_fhir = representation(registry, source.kind).fhir
-    result = db.execute(source.rows(since).execution_options(yield_per=BATCH_ROWS))
-    for row in result:
-        try:
-            line = json_bytes(to_fhir(row, reader))
-        except Exception as error:  # one record that cannot be rendered is reported, not the whole export lost
-            # Its type and id only: an exception's text may quote the record's values (patient information).
-            log.error("export: %s/%s could not be rendered (%s)", source.fhir_type, row.id, type(error).__name__)
-            errors.write(json_bytes(_outcome(source.fhir_type, row.id)), None)
-            continue
-        files.write(line, source.patient_of(row) if source.patient_of else None)
+    # Closed however the loop ends: a server-side cursor left to the garbage collector after its connection
+    # closed (a write that failed, a directory a cancel removed) raises in its finalizer.
+    with contextlib.closing(db.execute(source.rows(since).execution_options(yield_per=BATCH_ROWS))) as result:
+        for row in result:
+            try:
+                line = json_bytes(to_fhir(row, reader))
+            except Exception as error:  # one record that cannot be rendered is reported, not the export lost
+                # Its type and id only: an exception's text may quote the record's values (patient information).
+                log.error("export: %s/%s could not be rendered (%s)", source.fhir_type, row.id,
+                          type(error).__name__)
+                errors.write(json_bytes(_outcome(source.fhir_type, row.id)), None, None)
+                continue
+            files.write(line, source.patient_of(row) if source.patient_of else None, row.id)
 
 
 def _write_deleted(db, source, since, base_url, files):
     """The IG's deleted files: per removed record, a transaction Bundle whose one entry DELETEs it."""
-    for row in db.execute(source.deleted(since).execution_options(yield_per=BATCH_ROWS)):
-        url = f"{source.fhir_type}/{row.id}"
-        bundle = {"resourceType": "Bundle", "type": "transaction",
-                  "entry": [{"fullUrl": f"{base_url}/{url}", "request": {"method": "DELETE", "url": url}}]}
-        files.write(json_bytes(bundle), row.patient_id)
+    with contextlib.closing(db.execute(source.deleted(since).execution_options(yield_per=BATCH_ROWS))) as result:
+        for row in result:
+            url = f"{source.fhir_type}/{row.id}"
+            bundle = {"resourceType": "Bundle", "type": "transaction",
+                      "entry": [{"fullUrl": f"{base_url}/{url}", "request": {"method": "DELETE", "url": url}}]}
+            files.write(json_bytes(bundle), row.patient_id, row.id)
 
 
 def _outcome(fhir_type, record_id):
@@ -177,12 +183,13 @@ class _Attempt:
     def open(self, name, fhir_type, permission):
         file = _File(self.directory, name, fhir_type, permission, self.patient_ids)
         self.open_files.append(file)
-        self.paths += [file.partial, file.path]
+        self.paths += [file.lines.partial, file.lines.path, file.partial, file.path]
         return file
 
     def discard(self):
         for file in self.open_files:
             file.handle.close()
+            file.lines.handle.close()
         for path in self.paths:
             path.unlink(missing_ok=True)
 
@@ -198,7 +205,7 @@ class _FileSeries:
         self.files = []
         self.current = None
 
-    def write(self, line, patient_id):
+    def write(self, line, patient_id, record_id):
         current = self.current
         if current is not None and current.size + len(line) + 1 > self.attempt.split_bytes:
             self.files.append(current.finish())
@@ -206,7 +213,7 @@ class _FileSeries:
         if current is None:
             name = f"{self.stem}-{len(self.files) + 1}{NDJSON_SUFFIX}"
             current = self.current = self.attempt.open(name, self.fhir_type, self.permission)
-        current.write(line, patient_id)
+        current.write(line, patient_id, record_id)
 
     def close(self):
         if self.current is not None:
@@ -215,8 +222,52 @@ class _FileSeries:
         return self.files
 
 
+def _durable(path, partial, handle):
+    handle.flush()
+    os.fsync(handle.fileno())
+    handle.close()
+    os.replace(partial, path)
+
+
+class _Lines:
+    """The file's line index beside it (`<name>.lines`): per line, its length in bytes, the record's id and its
+    patient's ("-" for none), so a download can leave out the lines of patients restricted since, or of
+    encounters marked sensitive since, without parsing the file (`line_index`)."""
+
+    def __init__(self, directory, name):
+        self.path = directory / (name + LINES_SUFFIX)
+        self.partial = directory / (name + LINES_SUFFIX + _PARTIAL_SUFFIX)
+        self.handle = open(self.partial, "wb")
+
+    def write(self, length, record_id, patient_id):
+        self.handle.write(f"{length} {record_id or '-'} {patient_id or '-'}\n".encode())
+
+
+@dataclass(frozen=True)
+class Line:
+    length: int
+    record_id: str | None
+    patient_id: str | None
+
+
+def line_index(path):
+    """[Line] of the NDJSON file at `path`, from its index; None when the file has none."""
+    index = path.parent / (path.name + LINES_SUFFIX)
+    try:
+        text = index.read_text()
+    except FileNotFoundError:
+        return None
+    lines = []
+    for entry in text.splitlines():
+        length, record_id, patient_id = entry.split(" ")
+        lines.append(Line(int(length), None if record_id == "-" else record_id,
+                          None if patient_id == "-" else patient_id))
+    return lines
+
+
 class _File:
-    """One NDJSON file, written under a temporary name and renamed into place once flushed to disk."""
+    """One NDJSON file (and its line index), written under temporary names and renamed into place once flushed
+    to disk: the index first, so a file under its final name always has its index."""
 
     def __init__(self, directory, name, fhir_type, permission, known_patients):
         self.known_patients = known_patients
@@ -224,14 +275,16 @@ class _File:
         self.partial = directory / (name + _PARTIAL_SUFFIX)
         self.name, self.fhir_type, self.permission = name, fhir_type, permission
         self.handle = open(self.partial, "wb")
+        self.lines = _Lines(directory, name)
         self.digest = hashlib.sha256()
         self.size = 0
         self.count = 0
         self.patient_ids = set()
 
-    def write(self, line, patient_id):
+    def write(self, line, patient_id, record_id):
         line += b"\n"
         self.handle.write(line)
+        self.lines.write(len(line), record_id, patient_id)
         self.digest.update(line)
         self.size += len(line)
         self.count += 1
@@ -239,10 +292,8 @@ class _File:
             self.patient_ids.add(self.known_patients.setdefault(patient_id, patient_id))
 
     def finish(self):
-        self.handle.flush()
-        os.fsync(self.handle.fileno())
-        self.handle.close()
-        os.replace(self.partial, self.path)
+        _durable(self.lines.path, self.lines.partial, self.lines.handle)
+        _durable(self.path, self.partial, self.handle)
         _sync_directory(self.path.parent)
         return WrittenFile(type=self.fhir_type, name=self.name, count=self.count, size=self.size,
                            etag=self.digest.hexdigest(), patient_ids=tuple(sorted(self.patient_ids)),

@@ -3,7 +3,7 @@
 from marshmallow import fields, validate
 
 from clinicrecords.api.pagination import ListQuery, UpdatedSinceListQuery
-from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.api.schemas import JsonBoolean, RequestSchema
 from clinicrecords.insurance.money import Money
 from clinicrecords.sandbox.interfaces import sandbox_id
 
@@ -16,15 +16,6 @@ ADVICE_STATUSES = ("advised", "recorded", "declined")
 MAX_ALLOCATIONS = 500
 RELATIONSHIPS = ("self", "spouse", "child", "other")
 CONFIRMATION_STATUSES = ("unconfirmed", "confirmed")
-
-
-class StrictBoolean(fields.Boolean):
-    """JSON true or false only (no "yes", 1 or "true")."""
-
-    def _deserialize(self, value, attr, data, **kwargs):
-        if not isinstance(value, bool):
-            raise self.make_error("invalid")
-        return value
 
 
 # Payers
@@ -69,7 +60,7 @@ class CoverageCreate(RequestSchema):
     subscriber = fields.Nested(SubscriberSchema)
     period = fields.Nested(PeriodSchema, allow_none=True)
     # Accepted only to refuse `true` with 409 activation_requires_staff: only staff activate.
-    coverage_active = StrictBoolean()
+    coverage_active = JsonBoolean()
 
 
 class CoverageUpdate(RequestSchema):
@@ -80,7 +71,7 @@ class CoverageUpdate(RequestSchema):
     group_number = fields.String(validate=validate.Length(1, 64), allow_none=True)
     subscriber = fields.Nested(SubscriberSchema)
     period = fields.Nested(PeriodSchema, allow_none=True)
-    coverage_active = StrictBoolean()
+    coverage_active = JsonBoolean()
 
 
 class CoverageListQuery(UpdatedSinceListQuery):

@@ -1,7 +1,7 @@
 from marshmallow import fields, validate
 
 from clinicrecords.api.pagination import UpdatedSinceListQuery
-from clinicrecords.api.schemas import RequestSchema
+from clinicrecords.api.schemas import Instant, RequestSchema
 from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.providers.interfaces import SANDBOX_PROVIDER_IDS
 from clinicrecords.sandbox.interfaces import sandbox_id
@@ -23,7 +23,7 @@ class AppointmentCreate(RequestSchema):
     patient_id = fields.UUID(required=True)
     provider_id = fields.UUID(allow_none=True)
     specialty = fields.String(validate=validate.Length(1, 100), allow_none=True)
-    starts_at = fields.AwareDateTime(required=True, default_timezone=None, metadata={"description": (
+    starts_at = Instant(required=True, metadata={"description": (
         "the start of a 30-minute slot: on the hour or half hour of the clinic's local time, in the future")})
     referral_id = fields.UUID(allow_none=True)
     reason = fields.String(validate=validate.Length(1, 500), allow_none=True)
@@ -33,8 +33,8 @@ class AppointmentListQuery(UpdatedSinceListQuery):
     patient_id = fields.UUID()
     provider_id = fields.UUID()
     status = fields.String(validate=validate.OneOf(STATUSES))
-    starts_from = fields.AwareDateTime(data_key="from", default_timezone=None)
-    starts_before = fields.AwareDateTime(data_key="to", default_timezone=None)
+    starts_from = Instant(data_key="from")
+    starts_before = Instant(data_key="to")
 
 
 class AppointmentOut(RequestSchema):

@@ -114,6 +114,12 @@ def _idempotency_conflict(finding):
     return finding.answered().get("code") == "idempotency_key_conflict"
 
 
+def _since_outside_the_calendar(finding):
+    """The kick-off refused `_since` alone, as an instant whose UTC time leaves the years 1 to 9999."""
+    issues = finding.answered().get("issue") or []
+    return bool(issues) and all("outside the years 1 to 9999" in issue.get("diagnostics", "") for issue in issues)
+
+
 def _lenient(finding):
     """The kick-off asked, with `Prefer: handling=lenient`, that what it does not support be ignored."""
     prefer = str((finding.case.headers or {}).get("Prefer", ""))
@@ -131,6 +137,13 @@ ACCEPTED = [
         reason="`from` after `to`, or a window over 366 days: the server judges the two query parameters "
                "together, and an OpenAPI parameter's schema sees only itself (both rules are in their "
                "descriptions)."),
+    Accepted(
+        ACCEPTS_VALID, pointer="/(updated_since|from|to|start|end|starts_at)",
+        words=("outside the years 1 to 9999", "Must be before 9999-12-31", "starts before 0001-01-01"),
+        reason="An instant whose UTC time leaves the years 1 to 9999 (`0001-01-01T00:00:00+14:00`), or a "
+               "dispensing window that would step out of the calendar: a valid date-time or date, but JSON "
+               "Schema's formats have no bounds to state (the rule is in docs/decisions.md, \"Dates and "
+               "instants the calendar holds\")."),
     Accepted(
         ACCEPTS_VALID, pointer="/(start|end|abatement_date|effective_end)",
         words=("before the start", "cannot be before"),
@@ -196,6 +209,12 @@ ACCEPTED = [
                "as on every route (docs/conventions.md, Idempotency): a key sent before with another request is "
                "409 idempotency_key_conflict whatever else the request lacks; without that key, a missing "
                "Accept or Prefer is 400."),
+    Accepted(
+        ACCEPTS_VALID, operations=(f"GET {EXPORT_KICKOFF}", f"GET {PATIENT_KICKOFF}"),
+        sent=_since_outside_the_calendar,
+        reason="A kick-off's `_since` whose UTC time leaves the years 1 to 9999 (`0001-01-01T00:00:00+14:00`) is "
+               "a valid date-time, but JSON Schema's format has no bounds to state; the kick-off refuses it with "
+               "its OperationOutcome (docs/bulk-export.md)."),
     Accepted(
         "negative_data_rejection", status=202, operations=(f"GET {EXPORT_KICKOFF}", f"GET {PATIENT_KICKOFF}"),
         sent=_lenient,

@@ -55,7 +55,7 @@ def test_a_file_needs_its_permission_at_download(world):
                                  permission="patients:read")
         db.add(export_file)
         db.flush()
-        assert _service(db, clinic).readable_path(export_file) is None  # permitted; no such file on disk
+        assert _service(db, clinic).readable(export_file) is None  # permitted; no such file on disk
         with pytest.raises(Problem) as refused:
-            _service(db, clinic, granted=("conditions:read",)).readable_path(export_file)
+            _service(db, clinic, granted=("conditions:read",)).readable(export_file)
         assert refused.value.code == "scope_missing"

@@ -54,7 +54,7 @@ def test_patients_are_written_as_their_fhir_reads(world, testapp, registry, tmp_
         assert resource == read.json
     assert sorted(str(patient_id) for patient_id in patients.patient_ids) == sorted(listed)
     assert written.error == () and written.deleted == ()
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["Patient-1.ndjson"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["Patient-1.ndjson", "Patient-1.ndjson.lines"]
 
 
 def test_every_type_is_written_as_its_single_reads_answer_it(world, testapp, registry, tmp_path):
