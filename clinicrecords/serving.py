@@ -101,7 +101,10 @@ def announce_once_answering(registry, url):
     portal = portal_base_url(settings) if settings.portal.url or settings.portal.host else url + PORTAL_PATH
     print(f"Serving Clinic Records API on {url} (API reference: {url}/v1/docs; developer portal: {portal}/)\n"
           f"{where_mail_goes(registry)}", flush=True)
-    record_served(var_dir(settings), url, served_database(settings))
+    try:
+        record_served(var_dir(settings), url, served_database(settings))
+    except OSError as exc:  # a read-only var dir: the CLI then builds links from the ini, as before
+        log.warning("could not record the served address in the var dir: %s", exc)
 
 
 def _exit_cleanly_on_signals(huey_consumer=None):
