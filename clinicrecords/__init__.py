@@ -4,12 +4,15 @@ from pyramid.config import Configurator
 from pyramid.request import Request
 
 from clinicrecords import contexts
-from clinicrecords.api.public_url import PublicUrls
+from clinicrecords.api.public_url import PublicUrls, served_address_note
 from clinicrecords.api.state import StatefulRequest
-from clinicrecords.settings import (REGISTRY_KEY, SettingsError, read, refuse_to_start, resolve, with_library_defaults,
-                                    with_server_listen)
+from clinicrecords.settings import (REGISTRY_KEY, SettingsError, app_settings, read, refuse_to_start, resolve,
+                                    with_library_defaults, with_served_url, with_server_listen)
 
 NO_DEFAULT_PERMISSION = "__no_default_permission__"
+# What the operator CLI tells the operator when the running service answers elsewhere than its settings say
+# (`api.public_url.served_address_note`), kept in the registry by `main`; None when they agree.
+SERVED_NOTE = "served.note"
 
 
 class ClinicRecordsRequest(PublicUrls, StatefulRequest, Request):
@@ -40,7 +43,8 @@ def make_config(settings):
 def main(global_config, **settings):
     """The WSGI application (paste.app_factory)."""
     try:
-        config = make_config(with_server_listen(settings, global_config))
+        config = make_config(with_served_url(with_server_listen(settings, global_config), global_config))
+        config.registry[SERVED_NOTE] = served_address_note(app_settings(config.registry))
     except SettingsError as exc:
         # pserve, the worker and the operator CLI all start here: a missing secret is one line naming it.
         refuse_to_start(exc)

@@ -1,20 +1,35 @@
 """The paste server runner for `pserve`: waitress, with the address from $HOST and the port from $PORT when
 set, and the Huey consumer in the same process when the settings ask for it (development).
 
+Once the server answers (its own /healthz), it says so, with its portal and reference and where its mail
+goes, and records the address in the var dir for the operator CLI (clinicrecords.listening): nothing
+announces an address before a request to it is answered.
+
 waitress's own refusals (a body over its cap, headers over theirs, malformed HTTP) are answered as
 problem+json by clinicrecords.waitress_refusals; its body cap must sit above the largest body any route
 accepts, so that every refusal the application can make is made by the application."""
 
+import logging
 import os
 import signal
+import threading
+import time
+import urllib.error
+import urllib.request
 
 import waitress.server
 
 from clinicrecords.api.limits import input_limits
+from clinicrecords.api.public_url import PORTAL_PATH, portal_base_url
 from clinicrecords.db import check_ready_to_serve
-from clinicrecords.listening import DEFAULT_LISTEN, listen_from_environment
-from clinicrecords.settings import SettingsError, app_settings, refuse_to_start
+from clinicrecords.listening import DEFAULT_LISTEN, listen_from_environment, local_base_url, record_served
+from clinicrecords.mail.services import where_mail_goes
+from clinicrecords.settings import SettingsError, app_settings, refuse_to_start, served_database, var_dir
 from clinicrecords.waitress_refusals import problem_channel
+
+log = logging.getLogger(__name__)
+# How long the server waits to answer its own first request before it says it does not.
+ANSWER_WAIT_SECONDS = 60
 
 
 def create_server(wsgi_app, **kw):
@@ -52,8 +67,44 @@ def serve_waitress(wsgi_app, global_conf, **kw):
         huey_consumer = consumer(queue.workers)
         huey_consumer.start()
     _exit_cleanly_on_signals(huey_consumer)
-    print(f"Serving Clinic Records API on http://{kw.get('listen', DEFAULT_LISTEN)}", flush=True)
+    url = _served_url(server, kw.get("listen", DEFAULT_LISTEN))
+    threading.Thread(target=announce_once_answering, args=(wsgi_app.registry, url), name="announce",
+                     daemon=True).start()
     server.run()
+
+
+def _served_url(server, listen):
+    """Where this machine reaches the server: its first address, with the port it was given (port 0: the one
+    the system chose)."""
+    host = listen.split()[0].rpartition(":")[0] or "localhost"
+    port = getattr(server, "effective_port", None)
+    return local_base_url(f"{host}:{port}" if port else listen.split()[0], {})
+
+
+def announce_once_answering(registry, url):
+    """Wait until `url` answers (any status: a 503 while the database is down is still the server), then record
+    where it serves (the operator CLI's links) and say so, with where its mail goes."""
+    deadline = time.monotonic() + ANSWER_WAIT_SECONDS
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=5):
+                break
+        except urllib.error.HTTPError as answered:
+            answered.close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                log.warning("the server did not answer %s/healthz within %d s", url, ANSWER_WAIT_SECONDS)
+                return
+            time.sleep(0.1)
+    settings = app_settings(registry)
+    portal = portal_base_url(settings) if settings.portal.url or settings.portal.host else url + PORTAL_PATH
+    print(f"Serving Clinic Records API on {url} (API reference: {url}/v1/docs; developer portal: {portal}/)\n"
+          f"{where_mail_goes(registry)}", flush=True)
+    try:
+        record_served(var_dir(settings), url, served_database(settings))
+    except OSError as exc:  # a read-only var dir: the CLI then builds links from the ini, as before
+        log.warning("could not record the served address in the var dir: %s", exc)
 
 
 def _exit_cleanly_on_signals(huey_consumer=None):

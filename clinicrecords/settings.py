@@ -17,6 +17,8 @@ from pathlib import Path
 
 import plaster
 
+from clinicrecords.listening import recorded_url, served_identity
+
 ENV_PREFIX = "env:"
 # Where `make_config` keeps the settings it read (`app_settings(registry)`).
 REGISTRY_KEY = "clinicrecords.settings"
@@ -252,6 +254,9 @@ class PortalSettings:
 @dataclasses.dataclass(frozen=True)
 class ServerSettings:
     listen: str | None = setting("server.listen", None, doc="the ini's [server:main] listen (pserve's address)")
+    served_url: str | None = setting("server.served_url", None,
+                                     doc="where the running service answers, as it recorded in the var dir: "
+                                         "filled for the operator CLI (`with_served_url`), not set in an ini")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -331,6 +336,27 @@ def with_server_listen(settings, global_config):
     name = ServerSettings.__dataclass_fields__["listen"].metadata["name"]
     listen = listen_in_ini(path) if path and not settings.get(name) else None
     return {**settings, name: listen} if listen else settings
+
+
+# Asked of `main` by the operator CLI (`bootstrap(..., options={FOLLOW_SERVED: "true"})`): build the links on
+# the address the running service recorded, not on the ini's `listen` and this shell's $PORT.
+FOLLOW_SERVED = "clinicrecords.follow_served"
+
+
+def served_database(settings):
+    """What names the database of the application's settings (an AppSettings) in a served record."""
+    return served_identity(settings.database.url, settings.database.name)
+
+
+def with_served_url(settings, global_config):
+    """`settings` with `server.served_url` when `global_config` asks for it (FOLLOW_SERVED) and a service runs
+    from the same var dir on the same database, having recorded where it answers (clinicrecords.listening)."""
+    if not as_bool(global_config.get(FOLLOW_SERVED, "false")):
+        return settings
+    typed = read(settings)
+    url = recorded_url(Path(typed.var).resolve(), served_database(typed))
+    name = ServerSettings.__dataclass_fields__["served_url"].metadata["name"]
+    return {**settings, name: url} if url else settings
 
 
 def read(settings, environ=None):

@@ -30,9 +30,16 @@ ROLLED_BACK_PACKAGES = frozenset({
 })
 
 
+# What a developer's shell may hold for the service they run (`PORT=6599 scripts/serve`, a Redis of their own):
+# the suite reads none of it, so it answers the same in any shell (tests/platform/test_suite_environment.py).
+CALLERS_SERVICE_ENVIRONMENT = ("PORT", "HOST", "REDIS_URL", "DATABASE_URL")
+
+
 def pytest_configure(config):
-    # The suite owns its database: an outside DATABASE_URL is only used when named for tests explicitly.
-    os.environ.pop("DATABASE_URL", None)
+    # The suite owns its address and its stores: an outside DATABASE_URL is only used when named for tests
+    # explicitly (CLINICRECORDS_TEST_DATABASE_URL); tests that need a port, a host or a Redis start their own.
+    for name in CALLERS_SERVICE_ENVIRONMENT:
+        os.environ.pop(name, None)
     if os.environ.get("CLINICRECORDS_TEST_DATABASE_URL"):
         os.environ["DATABASE_URL"] = os.environ["CLINICRECORDS_TEST_DATABASE_URL"]
     config.addinivalue_line("markers", "commits: the test commits for real instead of inside the rolled-back "

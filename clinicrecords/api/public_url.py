@@ -38,9 +38,29 @@ def parse_base_url(value):
 
 def service_base_url(settings):
     """The service's public address for what is built outside a request (the operator CLI): `api.base_url`
-    when set, else where this machine reaches the server the ini describes (development)."""
+    when set; else (development) where the running service recorded it answers, when the CLI follows it
+    (`server.served_url`); else where this machine reaches the server the ini describes."""
     base = parse_base_url(settings.api.base_url)
-    return base.application_url if base else local_base_url(settings.server.listen)
+    if base:
+        return base.application_url
+    return settings.server.served_url or local_base_url(settings.server.listen)
+
+
+def served_address_note(settings):
+    """A sentence for the operator when the running service answers elsewhere than the ini (with this shell's
+    $HOST and $PORT) or `api.base_url` says; None when they agree or no service recorded its address."""
+    served = settings.server.served_url
+    if not served:
+        return None
+    base = parse_base_url(settings.api.base_url)
+    if base and base.application_url != served:
+        expected = f"api.base_url, {base.application_url},"
+    elif not base and local_base_url(settings.server.listen) != served:
+        expected = f"the ini's listen with this shell's HOST and PORT, {local_base_url(settings.server.listen)},"
+    else:
+        return None
+    return (f"the service running on this database answers at {served}, while {expected} names another address; "
+            f"links start with {portal_base_url(settings)}")
 
 
 PORTAL_PATH = "/portal"

@@ -12,9 +12,10 @@ import json
 import sys
 from pathlib import Path
 
-from clinicrecords import contexts
+from clinicrecords import SERVED_NOTE, contexts
 from clinicrecords.db import ENGINE
 from clinicrecords.errors import InvalidInput
+from clinicrecords.settings import FOLLOW_SERVED
 
 EXIT_BAD_INPUT = 2
 
@@ -39,7 +40,11 @@ def run(argv=None, stdout=None, stderr=None):
     from pyramid.paster import bootstrap
     try:
         _check_readable(args.config_uri)
-        with bootstrap(args.config_uri) as env:
+        # Links are built on the address the running service recorded, if one runs on this database.
+        with bootstrap(args.config_uri, options={FOLLOW_SERVED: "true"}) as env:
+            note = env["registry"].get(SERVED_NOTE)
+            if note:
+                print(f"clinicrecords-admin: note: {note}", file=stderr)
             try:
                 result = _run_handler(args, env["request"])
             finally:

@@ -7,6 +7,10 @@ worker's claim simply runs out. Each claim counts as an attempt, so a message th
 given up too. After the n-th failed attempt the next waits `tasks.backoff_seconds(n, retry_base, retry_cap)`
 (about 30 s, 1 min, 2 min, ... capped at 1 h); after `max_attempts`, or at once when the server refused the
 message for good (5xx), it is `failed` and logged.
+
+Every attempt is one line of the log, naming the message and its template, never its address: sent (INFO:
+the SMTP server, or the file written in development), not sent with its next attempt (WARNING: a stopped
+server is seen at once), or given up (ERROR).
 """
 
 import datetime
@@ -43,6 +47,7 @@ class Outcome:
     status: str                 # sent, retry, failed, skipped
     retry_in: float | None = None
     error: str | None = None
+    attempt: int | None = None  # which attempt this was
 
 
 def claim(db, settings, mail_id, now):
@@ -55,11 +60,11 @@ def claim(db, settings, mail_id, now):
         .values(locked_until=now + _seconds(settings.claim_seconds), queued_for=None,
                 attempts=OutgoingMail.attempts + 1, last_attempt_at=now)
         .returning(OutgoingMail.id, OutgoingMail.sender, OutgoingMail.recipient, OutgoingMail.subject,
-                   OutgoingMail.content)
+                   OutgoingMail.content, OutgoingMail.template)
     ).one_or_none()
     if found is None:
         return None
-    return Outgoing(str(found.id), found.sender, found.recipient, found.subject, found.content)
+    return Outgoing(str(found.id), found.sender, found.recipient, found.subject, found.content, found.template)
 
 
 def record(db, settings, mail_id, failure, now):
@@ -77,7 +82,7 @@ def record(db, settings, mail_id, failure, now):
         return Outcome("failed", error=failure.error)
     retry_in = tasks.backoff_seconds(row.attempts, settings.retry_base_seconds, settings.retry_cap_seconds)
     row.next_attempt_at = row.queued_for = now + _seconds(retry_in)
-    return Outcome("retry", retry_in, error=failure.error)
+    return Outcome("retry", retry_in, error=failure.error, attempt=row.attempts)
 
 
 def _give_up(row, why):
@@ -92,12 +97,23 @@ def attempt(session_factory, settings, transport, mail_id):
     if outgoing is None:
         return Outcome("skipped")
     try:
-        transport.send(outgoing)
-        failure = None
+        went, failure = transport.send(outgoing), None
     except SendFailed as exc:
-        failure = exc
+        went, failure = None, exc
     with session_factory.begin() as db:
-        return record(db, settings, mail_id, failure, clock.now())
+        outcome = record(db, settings, mail_id, failure, clock.now())
+    _log_attempt(outgoing, outcome, went, transport, settings)
+    return outcome
+
+
+def _log_attempt(outgoing, outcome, went, transport, settings):
+    """The attempt's one line (a message given up was logged by `_give_up`)."""
+    if outcome.status == "sent" and went:
+        log.info("mail %s (%s) %s", outgoing.id, outgoing.template, went)
+    elif outcome.status == "retry":
+        log.warning("mail %s (%s) not sent to %s, attempt %d of %d: %s; next attempt in %d s", outgoing.id,
+                    outgoing.template, transport.destination, outcome.attempt, settings.max_attempts, outcome.error,
+                    round(outcome.retry_in))
 
 
 def sweep(db, settings, now=None, limit=1000):

@@ -12,7 +12,7 @@ from clinicrecords.mail.interfaces import IMail, QueuedMail
 from clinicrecords.mail.settings import mail_settings
 from clinicrecords.mail.tasks import queue_sends
 
-__all__ = ["MailService", "mail_in", "mail_service_factory", "send_test_message"]
+__all__ = ["MailService", "mail_in", "mail_service_factory", "send_test_message", "where_mail_goes"]
 
 # What the operator's test message says it is about: it concerns no workspace or clinic.
 TEST_REGARDING = "a test of this service's mail"
@@ -49,3 +49,13 @@ def send_test_message(request, to):
     """`mail test --to EMAIL`: one test message through the outbox, as any other."""
     queued = request.find_service(IMail).send("test", to, regarding=TEST_REGARDING)
     return {"to": queued.to, "queued": True, "message_id": queued.message_id}
+
+
+def where_mail_goes(registry):
+    """One line for the server's start-up: the SMTP server the mail is sent through, or the folder each message
+    is written to as a file (development, no SMTP server set)."""
+    settings = mail_settings(registry)
+    if settings.smtp is None:
+        return (f"Mail: each message is written as a file under {settings.eml_directory}/ (set "
+                f"CLINICRECORDS_SMTP_URL to send through an SMTP server)")
+    return f"Mail: sent through the SMTP server {settings.smtp.host}:{settings.smtp.port}"

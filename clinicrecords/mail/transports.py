@@ -1,20 +1,18 @@
 """Where a composed message goes: an SMTP server (smtplib), or in development a folder of `.eml` files.
 
-`send` raises `SendFailed`, `permanent` when the server refused the message for good (a 5xx reply to the
-sender, the recipient or the data: retrying cannot help), else the failure is worth a retry (a 4xx reply, a
-connection refused or reset, a time-out, TLS or log-in trouble). The error names the reply code or the
-error's kind only: a server's text may repeat the address.
+`send` answers where the message went (for the outbox's line of the log) or raises `SendFailed`, `permanent`
+when the server refused the message for good (a 5xx reply to the sender, the recipient or the data: retrying
+cannot help), else the failure is worth a retry (a 4xx reply, a connection refused or reset, a time-out, TLS or
+log-in trouble). The error names the reply code or the error's kind only: a server's text may repeat the
+address. `destination` names the server or folder, never the credentials.
 """
 
 import functools
-import logging
 import os
 import smtplib
 import socket
 import ssl
 from dataclasses import dataclass
-
-log = logging.getLogger(__name__)
 
 # The name this host greets servers with (EHLO), looked up once per process: smtplib would ask the resolver
 # again on every connection, and a resolver that stalls would spend each message's time-out before it is sent.
@@ -28,6 +26,7 @@ class Outgoing:
     recipient: str
     subject: str
     content: bytes
+    template: str = ""
 
 
 class SendFailed(Exception):
@@ -45,6 +44,11 @@ class SmtpTransport:
         self.server = server
         self.timeout = timeout_seconds
 
+    @property
+    def destination(self):
+        """The server, as the log names it: host and port, never the credentials."""
+        return f"the SMTP server {self.server.host}:{self.server.port}"
+
     def send(self, message):
         try:
             with self._connect() as smtp:
@@ -53,6 +57,7 @@ class SmtpTransport:
                 if self.server.username:
                     smtp.login(self.server.username, self.server.password or "")
                 smtp.sendmail(message.sender, [message.recipient], message.content)
+            return f"sent through {self.destination}"
         except smtplib.SMTPRecipientsRefused as exc:
             code = next(iter(exc.recipients.values()))[0]
             raise SendFailed(f"recipient refused: {code}", permanent=code >= 500) from None
@@ -78,6 +83,10 @@ class DirectoryTransport:
     def __init__(self, directory):
         self.directory = directory
 
+    @property
+    def destination(self):
+        return f"the folder {self.directory}"
+
     def send(self, message):
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
@@ -87,7 +96,7 @@ class DirectoryTransport:
             os.replace(partial, path)  # a reader never sees half a message
         except OSError as exc:
             raise SendFailed(type(exc).__name__) from None
-        log.info("mail %r written to %s", message.subject, path)
+        return f"written to {path}"
 
 
 def transport_for(settings):

@@ -120,7 +120,8 @@ def test_a_message_whose_attempts_all_died_with_their_worker_is_given_up(app, re
         sweep_mail()
     [row] = rows(engine)
     assert (row.status, row.content) == ("failed", None) and mail.attempts == 1
-    assert [r.getMessage() for r in caplog.records if r.name == GIVE_UP_LOG] == [
+    # (the first attempt's refusal was logged before, as a warning)
+    assert [r.getMessage() for r in caplog.records if r.name == GIVE_UP_LOG and r.levelno == logging.ERROR] == [
         f"mail {row.id} (test) given up after {attempts} attempt(s), the last one never finished"]
 
 
@@ -133,3 +134,33 @@ def test_sent_and_failed_messages_are_pruned_after_the_retention(app, registry, 
         connection.execute(update(OutgoingMail).values(created_at=old))
     prune_mail()
     assert [(row.recipient, row.status) for row in rows(engine)] == [("pending@example.org", "pending")]
+
+
+def test_each_message_sent_or_not_sent_is_one_line_of_the_log_naming_the_server(app, engine, mail, make_app,
+                                                                                   smtp_server, monkeypatch, caplog):
+    """A stopped SMTP server is seen in the log at once: one warning per attempt that failed, one line per
+    message sent, each naming the message and the server, never the address it goes to."""
+    monkeypatch.setenv("CLINICRECORDS_SMTP_URL", "smtp://127.0.0.1:9")  # a stopped server: nothing listens
+    down = make_app().registry
+    with caplog.at_level(logging.INFO, logger=GIVE_UP_LOG):
+        queued = send(down, to="later@example.org")
+    [row] = rows(engine)
+    attempts = down["mail.settings"].max_attempts
+    [waiting] = [r for r in caplog.records if r.name == GIVE_UP_LOG]
+    assert waiting.levelno == logging.WARNING
+    assert waiting.getMessage().startswith(
+        f"mail {row.id} (test) not sent to the SMTP server 127.0.0.1:9, attempt 1 of {attempts}: "
+        f"ConnectionRefusedError; next attempt in ")
+
+    monkeypatch.undo()
+    caplog.clear()
+    make_app()  # the server is back
+    make_due(engine)
+    with caplog.at_level(logging.INFO, logger=GIVE_UP_LOG):
+        sweep_mail()
+        [message] = mail.wait_for(1)
+    assert message.message["Message-ID"] == queued.message_id
+    [sent] = [r for r in caplog.records if r.name == GIVE_UP_LOG]
+    assert (sent.levelno, sent.getMessage()) == (
+        logging.INFO, f"mail {row.id} (test) sent through the SMTP server 127.0.0.1:{smtp_server.port}")
+    assert all("later@example.org" not in r.getMessage() for r in caplog.records)

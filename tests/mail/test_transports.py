@@ -103,12 +103,12 @@ def test_a_server_that_does_not_offer_starttls_gets_nothing(app):
     assert failed.value.error == "SMTPNotSupportedError"
 
 
-def test_development_writes_each_message_to_a_file_and_logs_its_subject_and_path(app, engine, make_app, monkeypatch,
+def test_development_writes_each_message_to_a_file_and_logs_its_path(app, engine, make_app, monkeypatch,
                                                                                    tmp_path, caplog, mail):
     monkeypatch.delenv("CLINICRECORDS_SMTP_URL")
     folder = tmp_path / "mail"
     registry = make_app(**{"mail.smtp_url": "", "mail.directory": str(folder)}).registry
-    with caplog.at_level(logging.INFO, logger="clinicrecords.mail.transports"):
+    with caplog.at_level(logging.INFO, logger="clinicrecords.mail.outbox"):
         first = send(registry, to="one@example.org")
         second = send(registry, to="two@example.org")
     files = sorted(folder.iterdir())
@@ -117,7 +117,7 @@ def test_development_writes_each_message_to_a_file_and_logs_its_subject_and_path
     assert parsed[f"{first.id}.eml"]["To"] == "one@example.org"
     assert parsed[f"{second.id}.eml"]["Message-ID"] == second.message_id
     assert parsed[f"{first.id}.eml"].get_body(("plain",)).get_content().startswith("This is a test message")
-    logged = [record.getMessage() for record in caplog.records if record.name == "clinicrecords.mail.transports"]
-    assert logged == [f"mail 'Test message from Clinic Records' written to {folder / f'{queued.id}.eml'}"
+    logged = [record.getMessage() for record in caplog.records if record.name == "clinicrecords.mail.outbox"]
+    assert logged == [f"mail {queued.id} (test) written to {folder / f'{queued.id}.eml'}"
                       for queued in (first, second)]
     assert [row.status for row in rows(engine)] == ["sent", "sent"] and mail.messages() == []
