@@ -76,7 +76,7 @@ def test_an_owner_makes_a_member_owner_who_is_emailed_and_the_first_owner_then_l
     done = submit(page, "roles", role="owner", status=303).follow()
     assert f"{email} is now owner" in done.html.find(id="notice").text
     message = mailed_to(mail, email, f"You are now an owner of the workspace {NAME}")
-    assert "changed from developer to owner" in message.text
+    assert "changed your role in the workspace" in message.text and "from developer to owner" in message.text
     assert _role(engine, workspace_id, account_id) == "owner"
     left = submit(owner.get(f"/portal/workspaces/{workspace_id}/members/leave"), "leave-form", status=303)
     assert f"You left the workspace {NAME}" in left.follow().text
