@@ -179,3 +179,24 @@ def test_the_only_owner_s_leave_page_says_why_not_with_no_button(app, world):
     assert "leave-form" not in page.forms and "only admin" in page.html.find(id="leave-refusal").get_text()
     clinician, _ = staff_browser(app, clinic_id, "clinician")
     assert "leave-form" in clinician.get(f"/portal/clinics/{clinic_id}/staff/leave").forms
+
+
+def test_text_a_page_cannot_take_in_the_new_forms_is_refused_with_the_form_s_message(app, world, session_clock,
+                                                                                      mail):
+    # The generic walk (test_unusable_input.py) follows links; these forms are reached by redirects and a 403.
+    client, workspace_id = with_workspace(app)
+    _make_ready(world, workspace_id)
+    form_page = client.get(f"/portal/workspaces/{workspace_id}/keys/new?mode=live")
+    session_clock.move(minutes=PAST_THE_WINDOW)
+    held = confirm_its_you(submit(form_page, "new-key", mode="live", name="Billing sync", status=303)).follow()
+    form = held.forms["continue"]
+    form["name"].force_value("Billing\x00sync")
+    refused = form.submit(status=400)
+    assert error_summary(refused) and refused.forms["new-key"]
+    owner, other_workspace = with_workspace(app)
+    link = _invite_to_workspace(owner, other_workspace, unique_email("dev"), mail)
+    staff, _ = staff_browser(app, world.clinic(), "clinician")
+    switch = staff.get(link, status=403).forms["switch-account"]
+    switch["next"].force_value(link + "\x00")
+    answer = switch.submit(status=303)
+    assert "next=" not in answer.location  # a next the log-in page cannot use is dropped
