@@ -16,7 +16,8 @@ GONE_VIEW = "portal.invitations.gone_view"  # set once the page of a link that n
 # What a link that no longer works says happened, and what to do: (status, title, message).
 GONE_WORDS = {
     "used": (410, "This invitation was already used",
-             "Its link works once, and someone joined with it. If it was you, log in: the pages are yours."),
+             "Its link works once, and someone has joined with it. If it was you, you are in: log in with the "
+             "invited address to open its pages."),
     "cancelled": (410, "This invitation was cancelled",
                   "The person who invited you cancelled it, so its link no longer works. If you still expect to "
                   "join, ask them for a new invitation."),
