@@ -142,10 +142,12 @@ class IRecoveryService(Interface):
     per client address (FieldErrors "email"); each answers the same, and does the same work, whether or not an
     account exists."""
 
-    def sign_up(email, password, address):
+    def sign_up(email, password, address, invited=False):
         """The normalized email, once a message is queued for it: a new (unverified) account's verification
         link (24 h), or for an address that has an account a "log in or reset your password" message and no
-        second account. FieldErrors by field for bad input."""
+        second account. FieldErrors by field for bad input. `invited`: the person came from an invitation
+        emailed to this very address (its link proved the address): a new account is made verified and no
+        verification link is mailed; an existing one is told as above."""
 
     def resend_verification(account_id, address):
         """A new verification link to the account's own unverified address (throttled among its owner's own
@@ -318,8 +320,10 @@ class IInvitationService(Interface):
     def invite(place, email, roles, invited_by):
         """(invitation, token), the link mailed to the email (naming the `Place`: its kind is the invitation's).
         `roles`: a role name or a list of them (normalized; FieldErrors "role" when not the kind's).
-        FieldErrors "email" for a bad address, a person already there, or (kind "clinic") a developer portal
-        account; "clinic" for a workspace's sandbox clinic."""
+        FieldErrors "email" for a bad address, a person already there, or (kind "clinic", invited by an
+        operator: `invited_by` None) a developer portal account; "clinic" for a workspace's sandbox clinic. A
+        developer portal account's email invited by a clinic's admin is answered alike (the invitation made);
+        the mail it gets says the account cannot join and to ask for an invitation to another address."""
 
     def cancel(place, invitation_id, cancelled_by):
         """Cancel an open invitation of the place (audited; its email told when the link was mailed to it):
@@ -332,6 +336,10 @@ class IInvitationService(Interface):
     def invitation(token, kind=None):
         """The open invitation this link's token names (of `kind` when given), or None (unknown, used,
         cancelled or expired)."""
+
+    def link_state(token, kind=None):
+        """What became of the invitation this link's token names (of `kind` when given): "open", "used",
+        "cancelled" or "expired"; None for a token no invitation has."""
 
     def needs_password(invitation):
         """Whether the invited email has no account yet (a clinic invitation's link then sets a password)."""
@@ -365,6 +373,10 @@ class ITeamService(Interface):
 
     def leave(place, account_id):
         """Take oneself off the place; refused for its only owner (admin)."""
+
+    def leave_refusal(place, account_id):
+        """Why `leave` would refuse this person now (the words it would raise), or None: the Leave page says it
+        before offering the button."""
 
     def dissolve(place, by):
         """A closing workspace: its open invitations cancelled, every member taken off and mailed that it

@@ -5,7 +5,10 @@ to a clinic's staff (kind "clinic", admin and/or clinician). An owner, a clinic'
 Following a workspace link, the signed-in account of that email joins. Following a clinic link, a person
 without an account sets a password (the account is created), a person with a staff account signs in and joins.
 An account stays a partner's or a clinic's: a developer portal account never joins a clinic's staff (a staff
-account never opens the developer portal's pages: the permission map)."""
+account never opens the developer portal's pages: the permission map). A clinic's admin who invites a developer's
+email is answered as for any other address (the invitation is made and listed, so the answer does not tell which
+addresses have a developer account); the invited person is mailed what to do instead of a link to join. The
+operator, whose system it is, is told (`clinic staff add` exits 2)."""
 
 import datetime
 
@@ -100,7 +103,9 @@ class InvitationService:
                 raise FieldErrors("clinic", f"no clinic {target_id}")
             if clinic.sandbox_of_workspace_id is not None:
                 raise FieldErrors("clinic", "A workspace's sandbox clinic has no staff: its workspace drives it")
-            self._refuse_developer(email)
+            developer = self._is_developer(email)
+            if developer and invited_by is None:
+                raise FieldErrors("email", DEVELOPER_EMAIL)
         if email in {member.email for member in self._members(kind, target_id)}:
             raise FieldErrors("email", how.already)
         token = new_token()
@@ -110,9 +115,18 @@ class InvitationService:
         self.db.add(invitation)
         self.audit.record(how.invited, account_id=invited_by, target=email, **how.audit_target(target_id),
                           **_audit_details(invitation))
-        self._mail_invitation(place, invitation, token, invited_by)
+        if kind == "clinic" and developer:
+            self._mail_developer(place, invitation, invited_by)
+        else:
+            self._mail_invitation(place, invitation, token, invited_by)
         self.db.flush()
         return invitation, token
+
+    def _mail_developer(self, place, invitation, invited_by):
+        # No link: the account cannot join; the person is told why and what to ask for instead.
+        self.mail.send("invitation_developer", invitation.email, regarding=place.regarding, joining=place.joining,
+                       roles=roles_text(invitation.roles), inviter=self.accounts.emails([invited_by])[invited_by])
+        invitation.emailed_at = self.clock()
 
     def _mail_invitation(self, place, invitation, token, invited_by):
         inviter = self.accounts.emails([invited_by]).get(invited_by) if invited_by else None
@@ -145,9 +159,12 @@ class InvitationService:
             return self.memberships.workspace_members(target_id)
         return self.memberships.staff_members(target_id)
 
-    def _refuse_developer(self, email):
+    def _is_developer(self, email):
         account = self.accounts.by_email(email)
-        if account is not None and self.accounts.kind(account.id) == "developer":
+        return account is not None and self.accounts.kind(account.id) == "developer"
+
+    def _refuse_developer(self, email):
+        if self._is_developer(email):
             raise FieldErrors("email", DEVELOPER_EMAIL)
 
     def pending(self, kind, target_id):
@@ -164,6 +181,19 @@ class InvitationService:
         if kind is not None:
             statement = statement.where(Invitation.kind == kind)
         return self.db.scalar(statement)
+
+    def link_state(self, token, kind=None):
+        statement = select(Invitation).where(Invitation.token_hash == token_hash(token or ""))
+        if kind is not None:
+            statement = statement.where(Invitation.kind == kind)
+        invitation = self.db.scalar(statement)
+        if invitation is None:
+            return None
+        if invitation.accepted_at is not None:
+            return "used"
+        if invitation.cancelled_at is not None:
+            return "cancelled"
+        return "expired" if invitation.expires_at <= self.clock() else "open"
 
     def needs_password(self, invitation):
         return self.accounts.by_email(invitation.email) is None

@@ -1,7 +1,7 @@
 """A team's lifecycle, the same rules for a workspace's members and a clinic's staff (issue 33, item 5): an
 owner (a clinic's admin) changes a person's roles or removes them, a person leaves, a place always keeps one
 who manages it (a workspace an owner, a clinic an admin), and a closing workspace's members all go. Each change
-is audited; the person affected is mailed (never the one who acted on themselves).
+is audited; the person affected is mailed, told who did it (never the one who acted on themselves).
 
 Every rule reads the place's memberships locked (`lock_workspace_members`, `lock_staff`), so two owners
 demoting each other at once leave one of them owner."""
@@ -100,11 +100,12 @@ class TeamService:
             self.memberships.set_workspace_role(place.id, account_id, roles[0])
         else:
             self.memberships.set_staff_roles(place.id, account_id, roles)
-        email = self.accounts.emails([account_id])[account_id]
+        emails = self.accounts.emails([account_id, by])
+        email = emails[account_id]
         self._audit(place, "role_changed", by, email, before=list(before), after=list(roles))
         if account_id != by:
             self.mail.send("team_role_changed", email, regarding=place.regarding, joining=place.joining,
-                           roles=roles_text(roles), before=roles_text(before),
+                           roles=roles_text(roles), before=roles_text(before), by=emails[by],
                            made_owner=place.kind == "workspace" and roles == ("owner",))
         return roles
 
@@ -117,18 +118,30 @@ class TeamService:
             raise FieldErrors("member", rules.not_there)
         if rules.keeper in team[account_id] and not self._keepers_without(place, team, account_id):
             raise FieldErrors("member", rules.last_keeper)
-        email = self.accounts.emails([account_id])[account_id]
+        emails = self.accounts.emails([account_id, by])
+        email = emails[account_id]
         self._take_off(place, account_id)
         self._audit(place, "removed", by, email, roles=list(team[account_id]))
-        self.mail.send("team_removed", email, regarding=place.regarding, joining=place.joining)
+        self.mail.send("team_removed", email, regarding=place.regarding, joining=place.joining, by=emails[by])
+
+    def leave_refusal(self, place, account_id):
+        rules = RULES[place.kind]
+        team = {member.account_id: member.roles for member in self.members(place)}
+        return self._leave_refused(rules, place, team, account_id)
+
+    def _leave_refused(self, rules, place, team, account_id):
+        if account_id not in team:
+            return rules.not_there
+        if rules.keeper in team[account_id] and not self._keepers_without(place, team, account_id):
+            return rules.only_keeper_leaving
+        return None
 
     def leave(self, place, account_id):
         rules = RULES[place.kind]
         team = self._locked(place)
-        if account_id not in team:
-            raise FieldErrors("leave", rules.not_there)
-        if rules.keeper in team[account_id] and not self._keepers_without(place, team, account_id):
-            raise FieldErrors("leave", rules.only_keeper_leaving)
+        refused = self._leave_refused(rules, place, team, account_id)
+        if refused:
+            raise FieldErrors("leave", refused)
         email = self.accounts.emails([account_id])[account_id]
         self._take_off(place, account_id)
         self._audit(place, "left", account_id, email, roles=list(team[account_id]))

@@ -22,11 +22,14 @@ class QueuedMail:
 
 
 class IMail(Interface):
-    def send(template, to, /, *, regarding, **values):
+    def send(template, to, /, *, regarding, unsubscribe=None, **values):
         """Render `template` (clinicrecords/mail/templates/<template>/: subject.txt, body.txt, body.html) with
         `values` and queue it for `to` in the caller's transaction: the message leaves only once that
         transaction commits, and is retried until sent. `regarding` names the workspace or clinic the
         message is about (every message says it). Links in `values` are built with `link(path, **query)`.
+        `unsubscribe`, a link built so, is where the recipient stops messages of this kind (a notification's
+        settings page): it goes in the `List-Unsubscribe` header (RFC 2369), which mail programs offer as a
+        button; a security notice, which no one can turn off, has none.
         Returns a `QueuedMail`; raises `MailRefused` and writes nothing when the message cannot be sent."""
 
     def link(path, **query):

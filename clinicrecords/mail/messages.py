@@ -4,14 +4,16 @@ Each template is a folder under `templates/` with `subject.txt`, `body.txt` (the
 message has) and `body.html` (its HTML alternative), extending `_base/`, which names the workspace or clinic
 the message is about. Jinja2 escapes the HTML part only; an undefined value is an error, not an empty string.
 The headers are set through the email library's SMTP policy, which refuses a line break in any header, so
-nothing a value holds can add a header; the subject is also folded to one line first.
+nothing a value holds can add a header; the subject is also folded to one line first. A header is never folded
+before its first word (`MailPolicy`): that policy would put a 70-to-77-character subject whole on the next line,
+and the subject then reads with a leading space.
 """
 
 import email.errors
 from dataclasses import dataclass
 from email.headerregistry import Address
 from email.message import EmailMessage
-from email.policy import SMTP
+from email.policy import EmailPolicy
 from email.utils import format_datetime, make_msgid
 from urllib.parse import urlencode
 
@@ -24,6 +26,33 @@ from clinicrecords.mail.interfaces import MailRefused
 
 MAX_ADDRESS = 254
 MAX_SUBJECT = 200
+LINE = 78  # RFC 5322 2.1.1: a line SHOULD be at most 78 characters
+
+
+class MailPolicy(EmailPolicy):
+    """The SMTP policy (CRLF, lines of 78), except that a header keeps its first word on its own line: where the
+    library folds right after `Name:` (a value that fits whole on a continuation line), the break moves to the
+    last space that keeps the first line within 78 characters, or goes."""
+
+    def fold_binary(self, name, value):
+        return self._first_word_kept(name, super().fold_binary(name, value).decode("ascii")).encode("ascii")
+
+    def fold(self, name, value):
+        return self._first_word_kept(name, super().fold(name, value))
+
+    def _first_word_kept(self, name, folded):
+        head = f"{name}:{self.linesep} "
+        if not folded.startswith(head):
+            return folded
+        first, _, rest = folded[len(head):].partition(self.linesep)
+        line = f"{name}: {first}"
+        cut = line.rfind(" ", len(name) + 2, LINE + 1)
+        if len(line) > LINE and cut > len(name) + 2:
+            line = line[:cut] + self.linesep + line[cut:]
+        return line + self.linesep + rest
+
+
+SMTP = MailPolicy(linesep="\r\n")
 
 templates = jinja2.Environment(
     loader=jinja2.PackageLoader("clinicrecords.mail", "templates"),
@@ -78,9 +107,9 @@ def render(template, values):
     return subject, text.render(values), html.render(values)
 
 
-def compose(settings, template, to, regarding, values):
+def compose(settings, template, to, regarding, values, unsubscribe=None):
     """The whole message for one recipient, refused (MailRefused) before anything is written when it must not
-    be sent."""
+    be sent. `unsubscribe`, a portal link, becomes its `List-Unsubscribe` header."""
     recipient = recipient_address(to)
     if not isinstance(regarding, str) or not regarding.strip():
         raise MailRefused("every message names the workspace or clinic it is about (regarding)")
@@ -96,6 +125,10 @@ def compose(settings, template, to, regarding, values):
     message_id = make_msgid(domain=settings.from_address.domain)
     message["Message-ID"] = message_id
     message["Auto-Submitted"] = "auto-generated"  # RFC 3834: no vacation replies to the service
+    if unsubscribe is not None:
+        if not isinstance(unsubscribe, str) or not unsubscribe.startswith(settings.links_base + "/"):
+            raise MailRefused("the unsubscribe link must be a page of the portal")
+        message["List-Unsubscribe"] = f"<{unsubscribe}>"
     message.set_content(text)
     message.add_alternative(html, subtype="html")
     return Composed(settings.from_address.addr_spec, recipient, subject, message_id, message.as_bytes())

@@ -25,8 +25,8 @@ class MailService:
         self.settings = settings
         self.enqueue = enqueue
 
-    def send(self, template, to, /, *, regarding, **values):
-        composed = messages.compose(self.settings, template, to, regarding, values)
+    def send(self, template, to, /, *, regarding, unsubscribe=None, **values):
+        composed = messages.compose(self.settings, template, to, regarding, values, unsubscribe=unsubscribe)
         row = outbox.add(self.db, template, composed)
         self.enqueue(queue_sends, [row.id])
         return QueuedMail(str(row.id), composed.message_id, composed.recipient)

@@ -19,14 +19,15 @@ TEMPLATES = "notifications/"
 def notify(place, kind, people, template, regarding, page_path, **values):
     """Mail `template` (clinicrecords/mail/templates/notifications/<template>/) to each of `people` who wants
     `kind`, in `place`'s transaction: it links to the portal's `page_path` (`page_link`) and, in its footer, to
-    the settings page. Returns how many were queued."""
+    the settings page, which its `List-Unsubscribe` header names too. Returns how many were queued."""
     mail = mail_in(place.registry, place.db, place.enqueue)
     values = {**values, "notification": kind.label, "page_link": mail.link(page_path),
               "settings_link": mail.link(SETTINGS_PATH)}
     queued = 0
     for person in wanting(place.db, kind, people):
         try:
-            mail.send(TEMPLATES + template, person.email, regarding=regarding, **values)
+            mail.send(TEMPLATES + template, person.email, regarding=regarding, unsubscribe=values["settings_link"],
+                      **values)
         except MailRefused as refused:
             log.warning("notification %s to account %s not sent: %s", kind.name, person.account_id, refused)
         else:

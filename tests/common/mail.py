@@ -38,9 +38,9 @@ class Received:
 
     @property
     def subject(self):
-        # Unfolded as RFC 5322 says (the line break goes, the space stays): a long subject the SMTP policy
-        # folds before its first word reads with a leading space, which mail programs do not show.
-        return self.message["Subject"].lstrip()
+        # Unfolded as RFC 5322 says (the line break goes, the space stays): a subject folded before its first
+        # word would read with a leading space, which the service's mail policy never sends.
+        return self.message["Subject"]
 
     def part(self, subtype):
         found = self.message.get_body(preferencelist=(subtype,))

@@ -39,4 +39,6 @@ def settings_link_in(message):
     link = message.link("/account/notifications")
     assert link.endswith("/portal/account/notifications") and link.startswith("http")
     assert "notification settings" in message.text and "notification settings" in message.html
+    # RFC 2369: mail programs offer the header as an "Unsubscribe" button, leading to the same page.
+    assert message.message["List-Unsubscribe"] == f"<{link}>"
     return link

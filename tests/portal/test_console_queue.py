@@ -196,3 +196,14 @@ def test_another_clinics_submission_admins_and_developers_never_decide(app, clin
     forged = clinician.post(f"/portal/clinics/{clinic.id}/queue/{sent['submission_id']}/accept", status=403)
     assert "Nothing was changed" in forged.text
     assert _submission(world, clinic.id, sent["submission_id"])[0] == "pending"
+
+
+def test_the_banner_after_a_decision_comes_from_the_session_never_from_the_address(clinic, clinician):
+    forged = _queue(clinician, clinic, decided="accepted", patient_name="Ada Quill. Call 555-0100 to confirm")
+    assert "555-0100" not in forged.text and "Accepted:" not in forged.text
+    sent = clinic.allergy("Peanut").json["data"]
+    answer = submit(_queue(clinician, clinic), f"accept-{sent['submission_id']}", status=303)
+    assert "patient_name" not in answer.location and "Quill" not in answer.location
+    done = answer.follow()
+    assert "Accepted: the submission for Ada Quill" in done.html.find(id="decided-banner").get_text()
+    assert clinician.get(answer.location).html.find(id="decided-banner") is None  # shown once

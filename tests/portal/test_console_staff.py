@@ -24,7 +24,7 @@ def test_the_operator_link_sets_a_password_once_and_signs_in(app, world, engine)
     overview = answer.follow()
     assert "You have joined the staff of" in overview.text and "admin" in overview.text
     assert client.get("/portal/").status_int == 303  # home: to the clinic, not the workspace list
-    assert browser(app).get(path_of(link), status=404)  # used once
+    assert "already used" in browser(app).get(path_of(link), status=410).text  # used once
     login = browser(app)
     page = login.get("/portal/login")
     assert submit(page, "login", email=email, password=PASSWORD, status=303)

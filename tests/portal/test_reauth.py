@@ -1,6 +1,7 @@
 """Issue 34, item 5: re-authentication ("sudo mode") before sensitive actions. Signing in opens a 10-minute
 window on the session; past it, each sensitive action sends the person to "Confirm it's you", which comes back
-to where they were going (a POST: to its form), and each sensitive action done in the window renews it."""
+to where they were going (a POST: to "Continue where you were", the action as typed, with a way back to its
+form), and each sensitive action done in the window renews it."""
 
 import json
 import re
@@ -29,6 +30,18 @@ def _next_of(answer):
     return parse_qs(urlsplit(answer.location).query)["next"][0]
 
 
+HELD = "/portal/confirm/continue?once=resume."
+
+
+def _held(answer, form_page):
+    """A POST held back by "Confirm it's you": its next is "Continue where you were", whose page goes back to
+    `form_page`. Returns that page, once confirmed."""
+    assert _next_of(answer).startswith(HELD), _next_of(answer)
+    page = confirm_its_you(answer).follow()
+    assert page.html.find(id="back-to-form")["href"] == form_page
+    return page
+
+
 def _audit_count(engine, action):
     with engine.connect() as connection:
         return connection.scalar(select(func.count()).select_from(PortalAuditEntry)
@@ -46,7 +59,7 @@ def test_revealing_a_webhook_secret_asks_again_past_the_window_then_goes_back_to
     session_clock.move(minutes=PAST_THE_WINDOW)
     revealed = _audit_count(engine, "webhook.secret_revealed")
     refused = _reveal(client, page_url)
-    assert _next_of(refused) == page_url  # back to the page whose form posted
+    assert _next_of(refused).startswith(HELD)  # to the action held, then to the page whose form posted
     assert _audit_count(engine, "webhook.secret_revealed") == revealed  # nothing revealed
     confirm_page = refused.follow()
     assert confirm_page.html.find("h1").get_text() == "Confirm it's you"
@@ -54,8 +67,10 @@ def test_revealing_a_webhook_secret_asks_again_past_the_window_then_goes_back_to
     assert error_summary(wrong) == ["Your password is not right"]
     assert wrong.html.find(id="password-error") is not None
     back = submit(wrong, "confirm-password", password=PASSWORD, status=303)
-    assert back.location == "http://localhost" + page_url
-    assert "whsec_" in submit(back.follow(), "reveal-secret", status=303).follow().text
+    assert back.location.startswith("http://localhost" + HELD)
+    held = back.follow()
+    assert held.html.find(id="back-to-form")["href"] == page_url
+    assert "whsec_" in submit(held, "continue", status=303).follow().text
     assert _audit_count(engine, "webhook.secret_revealed") == revealed + 1
 
 
@@ -91,13 +106,12 @@ def test_creating_a_live_key_asks_a_test_key_does_not(app, world, engine, sessio
     # The form was open before the window closed: its POST goes back to the live key's form, nothing made.
     form_page = client.get(keys + "/new")
     refused_post = submit(form_page, "new-key", mode="live", status=303)
-    assert _next_of(refused_post) == keys + "/new?mode=live"
     with engine.connect() as connection:
         assert connection.scalar(select(func.count()).select_from(ApiKey).where(
             ApiKey.workspace_id == uuid.UUID(workspace_id), ApiKey.mode == "live")) == 0
-    live_form = confirm_its_you(refused_post).follow()
-    assert live_form.forms["new-key"]["mode"].value == "live"
-    assert secret_of(submit(live_form, "new-key", status=303).follow()).startswith("ehr_live_")
+    held = _held(refused_post, keys + "/new?mode=live")
+    assert held.forms["continue"]["mode"].value == "live"
+    assert secret_of(submit(held, "continue", status=303).follow()).startswith("ehr_live_")
 
 
 def test_rolling_a_live_key_asks_rolling_a_test_key_does_not(app, world, session_clock):
@@ -124,11 +138,10 @@ def test_changing_the_ip_allow_list_asks(app, engine, session_clock):
     form_page = client.get(page_url)
     session_clock.move(minutes=PAST_THE_WINDOW)
     refused = submit(form_page, "ip-allow", ip_allow="10.0.0.0/8", status=303)
-    assert _next_of(refused) == page_url
     with engine.connect() as connection:
         assert connection.scalar(select(ApiKey.ip_allow).where(ApiKey.key_id == key_id)) in (None, [])
-    page = confirm_its_you(refused).follow()
-    submit(page, "ip-allow", ip_allow="10.0.0.0/8", status=303)
+    page = _held(refused, page_url)
+    submit(page, "continue", status=303)
     with engine.connect() as connection:
         assert connection.scalar(select(ApiKey.ip_allow).where(ApiKey.key_id == key_id)) == ["10.0.0.0/8"]
 
@@ -141,10 +154,8 @@ def test_inviting_an_owner_asks_inviting_a_developer_does_not(app, engine, sessi
     answer = submit(client.get(members), "invite", email="new-member@example.org", role=role, status=303)
     assert ("/portal/confirm?next=" in answer.location) is asks
     if asks:
-        assert _next_of(answer) == members
         assert _invitations(engine, workspace_id=uuid.UUID(workspace_id)) == 0
-        page = confirm_its_you(answer).follow()
-        answer = submit(page, "invite", email="new-member@example.org", role=role, status=303)
+        answer = submit(_held(answer, members), "continue", status=303)
     assert answer.location.startswith("http://localhost" + members)
     assert _invitations(engine, workspace_id=uuid.UUID(workspace_id)) == 1
 
@@ -164,9 +175,8 @@ def test_inviting_a_clinic_admin_asks(app, world, engine, session_clock, role, a
     answer = submit(admin.get(staff), "invite", email="new-staff@example.org", role=role, status=303)
     assert ("/portal/confirm?next=" in answer.location) is asks
     if asks:
-        assert _next_of(answer) == staff and _invitations(engine, clinic_id=clinic_id) == before
-        answer = submit(confirm_its_you(answer).follow(), "invite", email="new-staff@example.org", role=role,
-                        status=303)
+        assert _invitations(engine, clinic_id=clinic_id) == before
+        answer = submit(_held(answer, staff), "continue", status=303)
     assert _invitations(engine, clinic_id=clinic_id) == before + 1
 
 
@@ -177,8 +187,7 @@ def test_the_clinics_own_key_always_asks(app, world, session_clock):
     page = admin.get(keys)
     session_clock.move(minutes=PAST_THE_WINDOW)
     refused = submit(page, "new-key", status=303)
-    assert _next_of(refused) == keys
-    created = submit(confirm_its_you(refused).follow(), "new-key", status=303).follow()
+    created = submit(_held(refused, keys), "continue", status=303).follow()
     assert secret_of(created).startswith("ehr_live_")
 
 
@@ -238,14 +247,16 @@ def test_a_second_factor_confirms_too_and_changing_ones_factors_asks(app, sessio
     session_clock.move(minutes=PAST_THE_WINDOW)
     codes_page = "/portal/account/two-factor/recovery-codes"
     refused = submit(client.get(codes_page), "regenerate-codes", status=303)
-    assert _next_of(refused) == codes_page
+    assert _next_of(refused).startswith(HELD)
     page = refused.follow()
     assert {"confirm-password", "confirm-code"} <= set(page.forms)
     wrong = submit(page, "confirm-code", code="000000", status=400)
     assert error_summary(wrong) == [NO_SUCH_CODE] and wrong.html.find(id="code-error") is not None
     back = submit(wrong, "confirm-code", code=totp_code(secret, steps=1), status=303)
-    assert back.location == "http://localhost" + codes_page
-    renewed = submit(back.follow(), "regenerate-codes", status=303).follow()
+    assert back.location.startswith("http://localhost" + HELD)
+    held = back.follow()
+    assert held.html.find(id="back-to-form")["href"] == codes_page
+    renewed = submit(held, "continue", status=303).follow()
     assert not set(codes) & {item.get_text(strip=True) for item in renewed.html.select("#recovery-codes li")}
     session_clock.move(minutes=PAST_THE_WINDOW)
     refused = submit(client.get("/portal/account/two-factor/app/remove"), "remove-app", status=303)
@@ -255,8 +266,8 @@ def test_a_second_factor_confirms_too_and_changing_ones_factors_asks(app, sessio
     assert error_summary(voided) == [NO_SUCH_CODE]
     fresh = [item.get_text(strip=True) for item in renewed.html.select("#recovery-codes li")]
     back = submit(voided, "confirm-code", code=fresh[0], status=303)
-    assert back.location == "http://localhost/portal/account/two-factor/app/remove"
-    submit(back.follow(), "remove-app", status=303)
+    assert back.location.startswith("http://localhost" + HELD)
+    submit(back.follow(), "continue", status=303)
     assert "confirm-code" not in client.get("/portal/confirm?next=/portal/").forms  # no factor left
 
 
@@ -278,7 +289,8 @@ def test_a_passkey_confirms_it_is_you_once_for_its_own_ceremony(app, session_clo
     form = page.forms["confirm-passkey"]
     form["credential"] = answer = key.get(options, PASSKEY_ORIGIN)
     back = form.submit(status=303)
-    assert back.location == "http://localhost/portal/account/two-factor/recovery-codes"
+    assert back.location.startswith("http://localhost" + HELD)
+    assert back.follow().html.find(id="back-to-form")["href"] == "/portal/account/two-factor/recovery-codes"
 
     session_clock.move(minutes=PAST_THE_WINDOW)
     page = client.get("/portal/confirm?next=/portal/")

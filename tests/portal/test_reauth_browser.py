@@ -1,6 +1,7 @@
 """Issue 34, items 5 and 6 in a real browser (headless chromium against the real application on 127.0.0.1):
 past the 10 minutes, inviting an owner leads to "Confirm it's you", a wrong password is refused by the field, the
-right one goes back to the members page; the sessions page lists this browser and a phone, and ends the
+right one comes to "Continue where you were" with the invitation as typed, which one button sends; the
+sessions page lists this browser and a phone, and ends the
 phone's session. Screenshots at 1280 and 375 px, as tests/portal/test_browser.py saves them."""
 
 import webtest
@@ -40,8 +41,12 @@ def test_confirm_its_you_then_the_sessions_page(app, served, chrome, tmp_path, s
     visit.shot("confirm-error")
     visit.fill(password=PASSWORD)
     visit.press("Confirm")
-    assert chrome.current_url == members
-    _invite_owner(visit, "second-owner@example.org")
+    assert chrome.find_element(By.TAG_NAME, "h1").text == "Continue where you were"
+    typed = chrome.find_element(By.ID, "as-typed").text
+    assert "second-owner@example.org" in typed and "owner" in typed
+    assert chrome.find_element(By.ID, "back-to-form").get_attribute("href") == members
+    visit.shot("continue-where-you-were")
+    visit.press("Continue")
     assert "Invitation sent" in chrome.page_source
 
     chrome.get(f"{served}/portal/account/sessions")
@@ -54,4 +59,4 @@ def test_confirm_its_you_then_the_sessions_page(app, served, chrome, tmp_path, s
     visit.shot("sessions-ended")
     assert "/portal/login" in phone.get("/portal/", status=302).location
     print(f"screenshots: {folder}")
-    assert visit.saved() == 4
+    assert visit.saved() == 5

@@ -46,7 +46,12 @@ def test_an_owner_invites_by_email_the_invitee_joins_becomes_owner_and_the_first
     visit.shot("signup-from-invitation")
     visit.fill(password=PASSWORD)
     visit.press("Create account")
-    visit.log_in(invitee)
+    # The invitation proved the address: no "check your email", the way back to the invitation instead.
+    assert chrome.find_element(By.TAG_NAME, "h1").text == "Log in to join"
+    visit.shot("signed-up-from-invitation")
+    visit.follow("Log in and join")
+    visit.fill(email=invitee, password=PASSWORD)
+    visit.press("Log in")
     assert invitee in chrome.page_source  # back on the invitation, signed in
     visit.press("Join the workspace")
     assert NAME in chrome.page_source
@@ -64,8 +69,8 @@ def test_an_owner_invites_by_email_the_invitee_joins_becomes_owner_and_the_first
     visit.press("Save the role")
     assert f"{invitee} is now owner" in chrome.find_element(By.ID, "notice").text
     visit.shot("member-made-owner")
-    assert "changed from developer to owner" in mailed_to(
-        mail, invitee, f"You are now an owner of the workspace {NAME}").text
+    assert f"{owner} changed your role in the workspace {NAME} on Clinic Records from developer to owner" in \
+        mailed_to(mail, invitee, f"You are now an owner of the workspace {NAME}").text
 
     visit.follow("Leave")
     visit.shot("leave")
@@ -73,5 +78,21 @@ def test_an_owner_invites_by_email_the_invitee_joins_becomes_owner_and_the_first
     assert f"You left the workspace {NAME}" in chrome.find_element(By.ID, "notice").text
     assert NAME not in chrome.find_element(By.TAG_NAME, "main").text.replace(f"You left the workspace {NAME}", "")
     visit.shot("left")
+    invitation_link = served + portal_path(message.link("/invitations"))
+    chrome.get(invitation_link)
+    assert chrome.find_element(By.TAG_NAME, "h1").text == "This invitation was already used"
+    visit.shot("invitation-used")
+    visit.press("Log out")
+
+    # The one owner left: their Leave page says what to do first, with no button.
+    chrome.get(f"{served}/portal/login")
+    visit.fill(email=invitee, password=PASSWORD)
+    visit.press("Log in")
+    visit.follow(NAME)
+    visit.follow("Members")
+    visit.follow("Leave")
+    assert "only owner" in chrome.find_element(By.ID, "leave-refusal").text
+    assert not chrome.find_elements(By.XPATH, f"//button[normalize-space()='Leave the workspace {NAME}']")
+    visit.shot("leave-only-owner")
     print(f"screenshots: {folder}")
-    assert visit.saved() == 9
+    assert visit.saved() == 12

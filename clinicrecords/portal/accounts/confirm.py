@@ -9,7 +9,8 @@ from clinicrecords.identity.services import IReauthentication, IReauthVerifier
 from clinicrecords.portal.accounts.forms import ConfirmForm, kept_next, safe_next
 from clinicrecords.portal.accounts.resources import ConfirmPage
 from clinicrecords.portal.web.forms import FormError, rerender
-from clinicrecords.portal.web.reauth import CONFIRM_FORMS, CONFIRM_PREPARE
+from clinicrecords.portal.web.once import shown_once
+from clinicrecords.portal.web.reauth import CONFIRM_FORMS, CONFIRM_PREPARE, CONTINUE_PAGE, RESUME
 from clinicrecords.portal.web.resources import SIGNED_IN
 
 T = "clinicrecords.portal.accounts:templates/"
@@ -50,3 +51,16 @@ def confirm(context, request):
         form.refused(exc)
         return rerender(request, **_page(request, form, kept_next(request), failed=method))
     return HTTPSeeOther(safe_next(request, form["next"]))
+
+
+@view_config(route_name="portal", context=ConfirmPage, name=CONTINUE_PAGE, request_method="GET",
+             renderer=T + "continue.jinja2", permission=SIGNED_IN)
+def continue_page(context, request):
+    """"Continue where you were": the action "Confirm it's you" held back, with its form as typed: one button
+    posts it (a fresh CSRF token), a link goes back to its form. Read once: a reload says it went."""
+    request.response.headers["Cache-Control"] = "no-store"
+    held = shown_once(request, RESUME).value
+    if held is None:
+        return {"held": None}
+    shown = [(name.replace("_", " ").capitalize(), value) for name, value in held["fields"] if value.strip()]
+    return {"held": held, "shown": shown}

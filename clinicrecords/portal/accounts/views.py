@@ -1,11 +1,12 @@
+import urllib.parse
 import uuid
 
 from pyramid.httpexceptions import HTTPSeeOther
 from pyramid.security import NO_PERMISSION_REQUIRED, forget, remember
 from pyramid.view import view_config
 
-from clinicrecords.identity.services import (IAccountService, IFactorService, IMembershipService, IReauthentication,
-                                             IRecoveryService, ISessionService)
+from clinicrecords.identity.services import (IAccountService, IFactorService, IInvitationService, IMembershipService,
+                                             IReauthentication, IRecoveryService, ISessionService, normal_email)
 from clinicrecords.portal.accounts.factors.signin import log_in_page_values, to_second_step
 from clinicrecords.portal.accounts.forms import (EmailForm, ForgotPasswordForm, LogInForm, PasswordForm,
                                                  ResetPasswordForm, SignUpForm, VerifyEmailForm, kept_next, safe_next)
@@ -31,12 +32,21 @@ def _sent(request):
     return readable(request.GET.get("sent", ""))
 
 
+def _invitation(request):
+    """The open workspace invitation whose link the sign-up's `next` is (its "Create an account"), or None."""
+    path, _, query = kept_next(request).partition("?")
+    if path != request.portal_url("invitations"):
+        return None
+    token = urllib.parse.parse_qs(query).get("token", [""])[0]
+    return request.find_service(IInvitationService).invitation(token, "workspace")
+
+
 @view_config(route_name="portal", context=SignUp, request_method="GET", renderer=T + "signup.jinja2",
              permission=NO_PERMISSION_REQUIRED)
 def sign_up_page(context, request):
-    # An invitation's "Create an account" names the invited address.
+    # An invitation's "Create an account" names the invited address; once signed up, the page leads back to it.
     return {"form": SignUpForm({"email": readable(request.GET.get("email", ""))}), "next": kept_next(request),
-            "sent": _sent(request)}
+            "sent": _sent(request), "invited": _invitation(request) is not None}
 
 
 @view_config(route_name="portal", context=SignUp, request_method="POST", renderer=T + "signup.jinja2",
@@ -44,11 +54,16 @@ def sign_up_page(context, request):
 def sign_up(context, request):
     """The same answer for a new address and one that has an account: the email says which it was."""
     form = SignUpForm(request.POST)
+    invitation = _invitation(request)
     try:
-        email = request.find_service(IRecoveryService).sign_up(form["email"], form["password"], _client(request))
+        # Come from an invitation mailed to this very address: its link proved the address already.
+        invited = (invitation is not None and invitation.emailed_at is not None
+                   and invitation.email == normal_email(form.shown("email")))
+        email = request.find_service(IRecoveryService).sign_up(form["email"], form["password"], _client(request),
+                                                               invited=invited)
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, form=form, next=kept_next(request), sent="")
+        return rerender(request, form=form, next=kept_next(request), sent="", invited=invitation is not None)
     return HTTPSeeOther(request.portal_url("signup", sent=email, next=kept_next(request) or None))
 
 
@@ -169,7 +184,8 @@ def log_in(context, request):
 
 @view_config(route_name="portal", context=LogOut, request_method="POST", permission=NO_PERMISSION_REQUIRED)
 def log_out(context, request):
-    return HTTPSeeOther(request.portal_url("login"), headers=forget(request))
+    # "Log out and switch account" (a page for another kind of account) comes back to that page after logging in.
+    return HTTPSeeOther(request.portal_url("login", next=kept_next(request) or None), headers=forget(request))
 
 
 @view_config(route_name="portal", context=PasswordPage, request_method="GET", renderer=T + "password.jinja2",

@@ -1,8 +1,16 @@
 from pyramid.decorator import reify
-from pyramid.httpexceptions import HTTPNotFound
 
 from clinicrecords.identity.services import IInvitationService
 from clinicrecords.portal.web.resources import Node
+
+
+class InvitationGone(Exception):
+    """The link's invitation is not open: `state` is "used", "cancelled" or "expired", None for a token no
+    invitation has. Its page says which (`pages.py`), as a reset link's does."""
+
+    def __init__(self, state):
+        super().__init__(state)
+        self.state = state
 
 
 class InvitationLink(Node):
@@ -24,9 +32,15 @@ class InvitationLink(Node):
     def url(self):
         return self.request.portal_url(self.__name__, token=self.token)
 
+    def wrong_account(self):
+        """What is wrong with the signed-in account for this link (a face's link may be for another kind of
+        account), or None; the page then offers to log out and come back."""
+        return None
+
     @reify
     def invitation(self):
-        invitation = self.request.find_service(IInvitationService).invitation(self.token, self.kind)
+        invitations = self.request.find_service(IInvitationService)
+        invitation = invitations.invitation(self.token, self.kind)
         if invitation is None:
-            raise HTTPNotFound()
+            raise InvitationGone(invitations.link_state(self.token, self.kind))
         return invitation

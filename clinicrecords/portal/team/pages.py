@@ -110,7 +110,9 @@ def remove(context, request):
 
 
 def leave_page(context, request):
-    return {"form": ConfirmForm()}
+    # The only owner (admin) is told at once what to do first, with no button that would only refuse.
+    return {"form": ConfirmForm(),
+            "refusal": _team(request).leave_refusal(context.place, request.identity.account_id)}
 
 
 def leave(context, request):
@@ -119,7 +121,7 @@ def leave(context, request):
         _team(request).leave(context.place, request.identity.account_id)
     except FormError as exc:
         form.refused(exc)
-        return rerender(request, form=form)
+        return rerender(request, form=form, refusal=None)
     return see_other_once(request, "notice", {"title": f"You left {context.place.joining}", "message": None}, "")
 
 

@@ -16,10 +16,11 @@ log = logging.getLogger(__name__)
 ERROR_PAGE = "clinicrecords.portal.web:templates/error.jinja2"
 
 
-def _page(request, status, title, message):
+def _page(request, status, title, message, switch=None):
     request.response.status = status
     face, home = face_of(request)
-    return {"title": title, "message": message, "brand": face.brand, "home": home, "home_label": face.home_label}
+    return {"title": title, "message": message, "brand": face.brand, "home": home, "home_label": face.home_label,
+            "switch": switch}
 
 
 @notfound_view_config(route_name="portal", renderer=ERROR_PAGE)
@@ -40,7 +41,9 @@ def forbidden(exc, request):
         return HTTPFound(request.portal_url("login", next=request.path_qs))
     # A page's resource may say who may do it (the clinic console's roles); else the workspace's owner rule.
     message = getattr(request.context, "forbidden_message", "Only an owner of this workspace can do that.")
-    return _page(request, 403, "Not allowed", message)
+    # A page for another kind of account (a workspace's invitation followed signed in as clinic staff) offers to
+    # log out and come back to it.
+    return _page(request, 403, "Not allowed", message, switch=getattr(request.context, "switch_account", None))
 
 
 @exception_view_config(HTTPException, route_name="portal", renderer=ERROR_PAGE)

@@ -7,9 +7,12 @@ A portal view says it is sensitive with one option, checked by a view deriver so
     @view_config(..., reauth=Sensitive(when=is_live, form=key_page))  # only when `when(context, request)`
 
 When the session has not proved it within the window, the view does not run: a GET goes to "Confirm it's you"
-(`/confirm?next=…`), which comes back to the same address; a POST goes there too and comes back to the form
-that posted it (`form(context, request)`, by default the same address), so nothing is done behind the
-person's back and what they meant to do is one click away. A successful POST renews the window.
+(`/confirm?next=…`), which comes back to the same address; a POST goes there too and, once confirmed, comes to
+"Continue where you were" (`/confirm/continue`), which holds the action and the form as it was typed (a live
+key's name, "Reveal signing secret"): one button does it, a link goes back to the form that posted it
+(`form(context, request)`, by default the same address) to change it. Nothing is done behind the person's back.
+What was typed is kept as a one-time read of the session (`portal.web.once`: sealed, 10 minutes, read once),
+never a password. A successful POST renews the window.
 
 Other ways to confirm (an authenticator app, a passkey) plug in with `add_reauth_method`.
 """
@@ -18,7 +21,10 @@ from pyramid.httpexceptions import HTTPForbidden, HTTPSeeOther
 
 from clinicrecords.identity.services import IReauthentication
 from clinicrecords.identity.services import add_reauth_method as add_reauth_verifier
+from clinicrecords.portal.web.csrf import FIELD as CSRF_FIELD
 from clinicrecords.portal.web.csrf import SAFE_METHODS
+from clinicrecords.portal.web.interfaces import IOneTimeReads
+from clinicrecords.portal.web.once import PARAMETER as ONCE_PARAMETER
 
 # {method name: template of its form on the confirm page}, kept in the registry by `add_confirm_form`.
 CONFIRM_FORMS = "portal.confirm_forms"
@@ -26,6 +32,18 @@ CONFIRM_FORMS = "portal.confirm_forms"
 # passkey's ceremony).
 CONFIRM_PREPARE = "portal.confirm_prepare"
 CONFIRM_PAGE = "confirm"
+CONTINUE_PAGE = "continue"  # /confirm/continue: the held action, after confirming
+RESUME = "resume"           # the one-time read's kind
+
+
+def hold_action(request, back):
+    """Keep the POST that was held back (its address and fields as typed, without the CSRF token or any
+    password) for "Continue where you were", and answer where "Confirm it's you" then leads."""
+    fields = [[name, value] for name, value in request.POST.items()
+              if isinstance(value, str) and name != CSRF_FIELD and "password" not in name]
+    read_id = request.find_service(IOneTimeReads).put(RESUME, {"action": request.path_qs, "fields": fields,
+                                                               "back": back})
+    return request.portal_url(CONFIRM_PAGE, CONTINUE_PAGE, **{ONCE_PARAMETER: f"{RESUME}.{read_id}"})
 
 
 class Sensitive:
@@ -66,7 +84,10 @@ def reauth_deriver(view, info):
             raise HTTPForbidden()
         reauth = request.find_service(IReauthentication)
         if not reauth.is_fresh(identity):
-            return confirm_first(request, rule.back(context, request))
+            back = rule.back(context, request)
+            if request.method not in SAFE_METHODS:
+                back = hold_action(request, back)
+            return confirm_first(request, back)
         response = view(context, request)
         if request.method not in SAFE_METHODS and response.status_code < 400:
             reauth.renew(identity)

@@ -7,6 +7,7 @@ from clinicrecords.portal.console.queue.services import Filters
 from clinicrecords.portal.console.queue.interfaces import IReviewQueue
 from clinicrecords.portal.console.queue.resources import DecidedSubmission, PendingSubmission, QueuePage, ReviewsPage
 from clinicrecords.portal.web.forms import FormError, rerender, see_other
+from clinicrecords.portal.web.once import see_other_once, shown_once
 from clinicrecords.portal.web.resources import CLINICIAN
 
 T = "clinicrecords.portal.console.queue:templates/"
@@ -22,7 +23,9 @@ def queue(context, request):
     except FormError:  # the whole queue, with the filter's message above it
         filters = Filters()
         request.response.status = 400
-    return {"entries": service.pending(context.clinic.id, filters), "filters": filters, "form": form,
+    # The banner after a decision is what that POST stashed for this session, never words from the address.
+    return {"decided": shown_once(request, "decided").value,
+            "entries": service.pending(context.clinic.id, filters), "filters": filters, "form": form,
             "kinds": service.kind_names(), "senders": service.senders(context.clinic.id),
             "awaiting": len(service.awaiting_review(context.clinic.id))}
 
@@ -40,9 +43,10 @@ def submission(context, request):
 
 
 def _decided(request, context, result):
-    return see_other(request, "clinics", context.clinic.id, "queue", decided=result,
-                     patient_name=f"{context.entry.patient.given_name} {context.entry.patient.family_name}",
-                     kind=None)
+    patient = context.entry.patient
+    return see_other_once(request, "decided", {"result": result,
+                                               "patient_name": f"{patient.given_name} {patient.family_name}"},
+                          "clinics", context.clinic.id, "queue")
 
 
 @view_config(route_name="portal", context=PendingSubmission, name="accept", request_method="POST",

@@ -5,11 +5,12 @@ from pyramid.traversal import find_interface
 from zope.interface import implementer
 
 from clinicrecords.access.interfaces import IWorkspaceMembership
-from clinicrecords.identity.services import IFactorService, Place
+from clinicrecords.identity.services import IFactorService, IInvitationService, Place
 from clinicrecords.portal.developer.workspaces.interfaces import IWorkspaceService
 from clinicrecords.portal.invitations.resources import InvitationLink
 from clinicrecords.portal.team.resources import TeamArea, TeamMemberPage, TeamWords
 from clinicrecords.portal.web.resources import Node
+from clinicrecords.portal.web.security import is_staff
 
 # {segment: node class} under a workspace, as the areas registered them (`add_workspace_child`).
 WORKSPACE_CHILDREN = "portal.workspace_children"
@@ -135,6 +136,25 @@ class InvitationPage(InvitationLink):
 
     def joined_path(self, invitation):
         return ("workspaces", invitation.workspace_id)
+
+    def wrong_account(self):
+        identity = self.request.identity
+        return self.forbidden_message if identity is not None and is_staff(self.request, identity) else None
+
+    @property
+    def forbidden_message(self):
+        """What a signed-in clinic staff account is told here (the map keeps it off a workspace's pages): what is
+        wrong, and that another account is needed (the page offers to switch)."""
+        invitation = self.request.find_service(IInvitationService).invitation(self.token, self.kind)
+        invited = f"for {invitation.email}, " if invitation is not None else ""
+        return (f"This workspace invitation is {invited}a developer portal account, and you are signed in with a "
+                "clinic staff account, which cannot join a workspace. Log out, then log in (or create an account) "
+                "with the invited address.")
+
+    @property
+    def switch_account(self):
+        """Where "Log out and switch account" leads back to: this link."""
+        return self.url()
 
 
 def add_workspace_child(config, name, factory):
