@@ -1,5 +1,5 @@
 """One export attempt reads one snapshot, and its transaction time is a watermark a later `_since` export can
-start from without missing a row (issue 37 item 5). These commit for real: a REPEATABLE READ snapshot and
+start from without missing a row (decision 0100). These commit for real: a REPEATABLE READ snapshot and
 other transactions running beside it are the point."""
 
 import threading

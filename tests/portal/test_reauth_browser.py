@@ -1,4 +1,4 @@
-"""Issue 34, items 5 and 6 in a real browser (headless chromium against the real application on 127.0.0.1):
+"""Decisions 0091 and 0092 in a real browser (headless chromium against the real application on 127.0.0.1):
 past the 10 minutes, inviting an owner leads to "Confirm it's you", a wrong password is refused by the field, the
 right one goes back to the members page; the sessions page lists this browser and a phone, and ends the
 phone's session. Screenshots at 1280 and 375 px, as tests/portal/test_browser.py saves them."""
