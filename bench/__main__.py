@@ -26,7 +26,7 @@ from pathlib import Path
 from bench import load
 from bench.harness import DATABASE, ROOT, Server, bench_settings, bench_var, measure, ratios_to, seed, summarise
 
-TARGETS = {  # issue 10: minimum rps ratio, maximum cpu/request ratio, maximum p99 ratio
+TARGETS = {  # docs/performance.md: minimum rps ratio, maximum cpu/request ratio, maximum p99 ratio
     "get_one_allergy": {"rps": 0.6, "cpu": 1.7, "p99": 2.0},
     "list_100_plain": {"rps": 0.5},
     "list_100_fhir": {"rps": 0.5},
@@ -109,13 +109,13 @@ MODULES = {  # the existing bench modules, called as they are: (full arguments, 
     "imports": (["--runs", "3", "--rows", "100"], ["--runs", "1", "--rows", "10"]),
     "listings": (["--pharmacies", "1000", "--items", "100", "--repeats", "200"],
                  ["--pharmacies", "20", "--items", "20", "--repeats", "20"]),
-    # Issue 10's "Several processes" and "Tenant scale" (docs/performance.md); they print one JSON object.
+    # "Several processes" and "Tenant scale" (docs/performance.md); they print one JSON object.
     # 1,000 clinics keeps the whole bench under 15 minutes; `python -m bench.tenants` alone runs 2,000.
     "processes": ([], ["--smoke", "--seconds", "1"]),
     "tenants": (["--clinics", "1000"], ["--smoke", "--seconds", "1"]),
-    # Issue 18 item 10: GET one with the request log's writer off and on (must stay within 5%).
+    # The request log (decision 0030): GET one with the request log's writer off and on (must stay within 5%).
     "request_log": (["--pairs", "3"], ["--smoke", "--seconds", "1"]),
-    # Issue 36: GET one and POST on the least the fixed design and the spec's writes allow (the design's floor),
+    # GET one and POST on the least the fixed design and the spec's writes allow (the design's floor),
     # beside the reference and the service.
     "design_floor": (["--rounds", "2", "--seconds", "8"], ["--smoke"]),
 }

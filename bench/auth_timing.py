@@ -1,4 +1,4 @@
-"""Does a wrong secret take measurably longer to refuse than an unknown key id? (Issue 3, Bad input and safety.)
+"""Does a wrong secret take measurably longer to refuse than an unknown key id? (The spec's bad input and safety.)
 
     python -m bench.auth_timing [CONFIG_URI] [--rounds N]
 

@@ -7,7 +7,7 @@ providers) and 50 clinicians, then runs the writer as the worker does (`write_ex
 REPEATABLE READ snapshot, NDJSON files into a temporary directory) `--runs` times. Reports per run the wall
 time, this process's CPU (user + system; PostgreSQL's own is not in it), the lines and bytes written, and the
 growth of the process's peak resident memory over the run (ru_maxrss): streamed output keeps it flat, a
-clinic ten times larger does not grow it (`--patients 1000 --items 10000` shows the same). Issue 37 item 6:
+clinic ten times larger does not grow it (`--patients 1000 --items 10000` shows the same). The target:
 under a minute on 2 cores. Then one export since the last run's transaction time (nothing changed since). A
 clinic already seeded at the same size is reused (`--fresh` seeds anew).
 """

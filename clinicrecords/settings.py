@@ -291,7 +291,7 @@ LIBRARY_DEFAULTS = {
     # The request's transaction is begun explicitly (pyramid_tm's explicit manager).
     "tm.manager_hook": "pyramid_tm.explicit_manager",
     # pyramid_tm would name the transaction's user by reading the key before traversal names the clinic, so
-    # the key and its reach of the clinic would no longer be one statement (docs/decisions.md, hot path).
+    # the key and its reach of the clinic would no longer be one statement (docs/decisions/0025-request-hot-path.md).
     "tm.annotate_user": "false",
     # A template naming something the view did not pass fails instead of printing nothing.
     "jinja2.undefined": "strict",

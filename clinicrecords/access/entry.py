@@ -3,7 +3,7 @@
 `enter(request, clinic_id=None)` is the gate (no browser, a valid key sent properly, from an allowed address,
 within its rate limit) and, when the path names a clinic, the rest of the way in: the key's reach of that
 clinic (the permission map's `reach_of_key`), decided from what the key's own statement read of it, so key and
-reach cost one lookup (docs/decisions.md, "Request hot path"); the request's session bound to the clinic's
+reach cost one lookup (docs/decisions/0025-request-hot-path.md); the request's session bound to the clinic's
 schema; and the request's `ClinicScope`, which it returns. Nothing of the clinic travels with the identity.
 
 Traversal calls it once: at `/v1/clinics/{clinic_id}` (`Clinics`) and at the test helpers' sandbox clinic. A

@@ -1,4 +1,4 @@
-"""The in-process key cache (issue 22): what the key-and-reach statement returned for (key id, clinic) (a
+"""The in-process key cache (decision 0036): what the key-and-reach statement returned for (key id, clinic) (a
 `KeyRead`: the identity and what it found of the clinic), kept per application and used only while it is still
 true.
 

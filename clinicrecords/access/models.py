@@ -23,7 +23,7 @@ class Workspace(ControlBase):
     plan: Mapped[str] = mapped_column(String(20), default="sandbox")
     sandbox_clinic_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("clinics.id"))
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
-    # Closed by an owner (issue 33): the row stays so the audit trail and usage exports still name it.
+    # Closed by an owner (decision 0094): the row stays so the audit trail and usage exports still name it.
     closed_at: Mapped[datetime.datetime | None] = mapped_column()
     closed_by: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("accounts.id"))
 

@@ -161,7 +161,7 @@ class RedisStore(PostgresStore):
     Redis replicates asynchronously, so a failover may lose its last writes: the current minute's windows may
     restart (a key may then make up to twice its limit in that minute), but the workspace's monthly and daily
     counts are billing data and are written to PostgreSQL like the PostgreSQL store's, one statement per
-    counted request (docs/decisions.md, issue 35).
+    counted request (docs/decisions/0080-redis-behind-sentinel.md).
 
     The reach version lives in PostgreSQL with the data it versions: for a key from the key cache, one small
     SELECT of it on `engine` comes first (docs/decisions.md), and nothing is counted when it moved."""

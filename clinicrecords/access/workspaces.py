@@ -62,7 +62,7 @@ class Closing:
 
 
 def close_workspace(db, workspace_id, closed_by):
-    """Close the workspace (issue 33): every key revoked (the API answers them as revoked from the next
+    """Close the workspace (decision 0094): every key revoked (the API answers them as revoked from the next
     request), every connection ended, its sandbox clinic's schema dropped; the row stays, marked closed, so
     the audit trail and usage exports still name it. Submissions it sent are the clinics' and stay. The
     caller removes the members and the webhook endpoints (their contexts'). Closing twice is refused."""

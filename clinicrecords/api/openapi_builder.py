@@ -227,7 +227,7 @@ def permission_table(registry):
 
 
 # What the server enforces beside each operation's schemas: rules on a whole request, which no field's schema
-# can state (docs/decisions.md, "The document and the server agree").
+# can state (docs/decisions/0070-document-and-server-agree.md).
 _MAX_URL, _MAX_BODY_MIB = ApiSettings.max_url_length, ApiSettings.max_body_bytes // 1024 // 1024  # the defaults
 RULES_BESIDE_THE_SCHEMAS = "\n".join([
     f"- **URLs** are at most {_MAX_URL} characters (414 `uri_too_long`); headers over the server's limit "

@@ -102,7 +102,7 @@ generated from the registrations by `scripts/routes` (`tests/api/test_route_tabl
 stale). **Permission** is the view's (none only on public pages and documents: no key or session is asked
 there); **Service** is the interface whose service traversal asks for the route's own record (a collection's
 `service`, an item's collection's; `[name]` for a named registration), none where traversal looks nothing up
-through a service (docs/decisions.md, "The route table's service", issue 32). The portal's pages are shown
+through a service ([decision 0078](decisions/0078-route-table-service.md)). The portal's pages are shown
 under `/portal/`, its prefix without `portal.host`.
 
 | Method | Path | Permission | Service | View | Resource |

@@ -2,7 +2,7 @@
 
 FHIR: a `Practitioner` (the contact is a clinician), linked to the patient who names it by the extension
 `care-provider-patient` (valueReference `Patient/{id}`): R4 has no Practitioner element pointing at a patient
-(docs/decisions.md, "Outside care providers in FHIR").
+(docs/decisions/0051-outside-care-providers-fhir.md).
 """
 
 from clinicrecords.api.render import iso

@@ -6,7 +6,7 @@ from clinicrecords.patients.interfaces import SANDBOX_PATIENT_IDS
 from clinicrecords.providers.services import NPI_PATTERN, validate_npi
 from clinicrecords.sandbox.interfaces import sandbox_id
 
-# pcp is the spec's; the others are this service's (docs/decisions.md).
+# pcp is the spec's; the others are this service's (docs/decisions/0008-outside-care-providers.md).
 TYPES = ("pcp", "referring", "specialist", "dentist", "therapist", "pharmacist", "other")
 SOURCES = ("clinic", "api")
 

@@ -27,7 +27,7 @@ class Clinic(ControlBase):
     schema_revision: Mapped[str | None] = mapped_column(String(64))
     # IANA name: clinicians' working hours are in this local time (docs/scheduling.md).
     timezone: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
-    # Plan features (docs/decisions.md): on unless an operator turns them off (`clinic set`).
+    # Plan features (docs/decisions/0020-plan-features.md): on unless an operator turns them off (`clinic set`).
     api_access: Mapped[bool] = mapped_column(default=True, server_default=true())
     api_addon: Mapped[bool] = mapped_column(default=True, server_default=true())
     data_agreement: Mapped[bool] = mapped_column(default=True, server_default=true())

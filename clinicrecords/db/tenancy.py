@@ -6,7 +6,7 @@ A clinic's tables are named without a schema in every statement; the transaction
 with `search_path` set to the clinic's schema, transaction-local (`SET LOCAL`). So one statement text serves
 every clinic: SQLAlchemy compiles it once, psycopg parses and prepares it once per connection, and PostgreSQL's
 plan cache, which keys a plan on the search_path it was made under, re-plans it for another clinic instead of
-holding a statement per clinic (docs/decisions.md, "Statement text shared across clinics (issue 36)").
+holding a statement per clinic (docs/decisions/0106-statement-text-shared-across-clinics.md).
 
 What keeps a statement in its clinic: the application role's default `search_path` is empty, so a tenant
 statement in a transaction not pointed at a clinic fails ("relation does not exist") instead of reading one;

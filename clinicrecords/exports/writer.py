@@ -6,7 +6,7 @@ batch at a time: memory stays flat whatever the clinic's size) and renders each 
 the single reads answer with. Each file is written under a temporary name in the attempt's directory, flushed
 to disk and renamed: a file under its final name is always complete, and an attempt that fails leaves none.
 
-The transaction time is a safe watermark (docs/decisions.md, "Bulk export: the transaction time"): a row's
+The transaction time is a safe watermark (docs/decisions/0100-bulk-export-snapshot-transaction-time.md): a row's
 `updated_at` is its transaction's start, so a row committed after the snapshot may carry an earlier time. The
 watermark is read before the snapshot is taken: the start of the oldest transaction then open in the database
 (or the clock, when none is), so every row committed after the snapshot has a change time at or after it, and a

@@ -1,8 +1,8 @@
-"""Identity: the people who sign in to the developer portal and to clinics' consoles (issue 33) — accounts,
-sessions (with re-authentication before sensitive actions and the devices signed in from: issue 34), their
+"""Identity: the people who sign in to the developer portal and to clinics' consoles (decision 0087) — accounts,
+sessions (with re-authentication before sensitive actions and the devices signed in from: decisions 0091, 0092), their
 memberships (workspace members: owner or developer; clinic staff: admin and/or clinician), one
 invitation service for both, and the record of API Terms acceptance the API's reach reads — and their second
-factors (issue 34: an authenticator app, passkeys, recovery codes, the second step of signing in, the workspace
+factors (decision 0086: an authenticator app, passkeys, recovery codes, the second step of signing in, the workspace
 rule that requires them) with their building blocks (TOTP, the enrolment QR code, recovery codes, breached
 passwords, WebAuthn ceremonies). The portal is the web layer on it.
 

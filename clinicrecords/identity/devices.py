@@ -1,4 +1,4 @@
-"""The browsers an account signed in from, so its person learns of a sign-in from a new one (issue 34, item 7).
+"""The browsers an account signed in from, so its person learns of a sign-in from a new one (decision 0093).
 
 A browser carries a random id in a long-lived cookie (the portal's `portal/web/devices.py`); each account
 remembers the SHA-256 of the ids it signed in with. A sign-in whose browser carries no id this account knows

@@ -1,4 +1,4 @@
-"""A person's second factors (issue 34): an authenticator app (TOTP), passkeys, and the ten recovery codes that
+"""A person's second factors (decision 0086): an authenticator app (TOTP), passkeys, and the ten recovery codes that
 come with the first of them; who must have one (a workspace's rule); and the operator's reset.
 
 Built on the building blocks beside it (totp.py, recovery_codes.py, webauthn_ceremonies.py, sealing.py). The

@@ -1,6 +1,6 @@
 """What the identity context offers: the people who sign in and their places (accounts, sessions, workspace
-memberships and clinic staff, invitations to either, API Terms acceptance: issue 33), registered as services by
-interface, and the second factors' building blocks (issue 34), which the caller builds with what they need (a
+memberships and clinic staff, invitations to either, API Terms acceptance: decision 0087), registered as services by
+interface, and the second factors' building blocks (decision 0086), which the caller builds with what they need (a
 clock, a pepper, the relying party), published by `identity.services`.
 
 Refusals of bad input raise `clinicrecords.errors.FieldErrors` naming the field, with nothing written."""
@@ -138,7 +138,7 @@ class IAccountService(Interface):
 
 class IRecoveryService(Interface):
     """Sign-up that proves the address and tells no one who has an account, email change, and password reset
-    (issue 33, items 3 and 4). The forms that send mail are throttled per email and client address, per email and
+    (decision 0089). The forms that send mail are throttled per email and client address, per email and
     per client address (FieldErrors "email"); each answers the same, and does the same work, whether or not an
     account exists."""
 
@@ -351,7 +351,7 @@ class IInvitationService(Interface):
 
 
 class ITeamService(Interface):
-    """A team's lifecycle (issue 33, item 5), the same for a workspace's members and a clinic's staff, each
+    """A team's lifecycle (decision 0094), the same for a workspace's members and a clinic's staff, each
     call naming its `Place`: roles change, people are removed or leave, and a place always keeps someone who
     manages it (a workspace an owner, a clinic an admin). Audited; the person affected is mailed. FieldErrors
     name the refusal ("role", "member", "leave") and change nothing."""
@@ -405,7 +405,7 @@ class ITermsService(Interface):
 
 
 class IFactorService(Interface):
-    """A person's second factors (issue 34): an authenticator app, passkeys, and ten recovery codes that come
+    """A person's second factors (decision 0086): an authenticator app, passkeys, and ten recovery codes that come
     with the first factor; the workspace rule that requires one; the operator's reset. Adding or removing a
     factor, and using a recovery code, mails the person a notice. `rp` is the portal's `RelyingParty`
     (`identity.services.relying_party`), which the caller builds from its address."""
@@ -488,7 +488,7 @@ class IFactorService(Interface):
 
 
 class ISignInSteps(Interface):
-    """The second step of signing in (issue 34): a pending sign-in, carried by a cookie of its own and no
+    """The second step of signing in (decision 0097): a pending sign-in, carried by a cookie of its own and no
     session, which a code, a recovery code or a passkey completes; and password-free sign-in with a passkey.
     Wrong codes count in the wrong codes' throttle (never cleared by a password), refused passkeys against the
     log-in throttle. Each returns the account id on success."""

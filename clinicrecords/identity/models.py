@@ -212,7 +212,7 @@ class TermsAcceptance(ControlBase):
     accepted_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
 
 
-# Second factors (issue 34). A person has a second factor once an authenticator app is confirmed or a passkey is
+# Second factors (decision 0086). A person has a second factor once an authenticator app is confirmed or a passkey is
 # registered; recovery codes come with the first and never count alone.
 
 

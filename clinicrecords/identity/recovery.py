@@ -1,5 +1,5 @@
 """Sign-up that proves the address and tells no one who has an account, email change, and password reset
-(issue 33, items 3 and 4).
+(docs/decisions/0089-sign-up-verification-password-reset.md).
 
 The sign-up and forgotten-password forms answer the same whether or not the address has an account, and do the
 same work either way (sign-up: a password hash, one outbox row; forgotten password: the same statements, each

@@ -1,4 +1,4 @@
-"""Signing in with a second factor (issue 34, item 3): after the password, a person with a factor is a pending
+"""Signing in with a second factor (decision 0097): after the password, a person with a factor is a pending
 sign-in, not a session. The browser carries the pending sign-in's token in a cookie of its own (only its hash is
 stored), which opens the second step's page and nothing else; a code of the app, a recovery code or a passkey
 turns it into a session. A passkey alone signs in too (password-free): the log-in page's ceremony is a pending

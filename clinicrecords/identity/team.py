@@ -1,4 +1,4 @@
-"""A team's lifecycle, the same rules for a workspace's members and a clinic's staff (issue 33, item 5): an
+"""A team's lifecycle, the same rules for a workspace's members and a clinic's staff (decision 0094): an
 owner (a clinic's admin) changes a person's roles or removes them, a person leaves, a place always keeps one
 who manages it (a workspace an owner, a clinic an admin), and a closing workspace's members all go. Each change
 is audited; the person affected is mailed, told who did it (never the one who acted on themselves).

@@ -1,4 +1,4 @@
-"""Notifications by email (issue 33 item 6): each person's settings, the listeners that mail a workspace's
+"""Notifications by email (decision 0095): each person's settings, the listeners that mail a workspace's
 owners or a clinic's admins when another context tells of a moment (`clinicrecords.publishing`), and the daily
 review digest to a clinic's clinicians. The contexts that publish know nothing of people or mail; this one
 finds the people through the identity context and sends through the mail context, in the transaction of the

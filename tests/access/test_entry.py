@@ -1,4 +1,4 @@
-"""Entering a clinic is access's one call (issue 32, item 1): `enter` makes the key check, the reach, the
+"""Entering a clinic is access's one call (decision 0073): `enter` makes the key check, the reach, the
 tenant binding and the scope; traversal calls it once per request whatever the path, the gate runs nowhere
 else, and nothing of the clinic rides back up with the key's identity."""
 

@@ -1,4 +1,4 @@
-"""The in-process key cache (issue 22 item 1): what it lets through on its own, the version that decides
+"""The in-process key cache (decision 0036): what it lets through on its own, the version that decides
 whether an entry is still true, the triggers that move it, and what a warm request no longer sends."""
 
 import datetime

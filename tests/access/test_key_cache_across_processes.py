@@ -1,4 +1,4 @@
-"""A cached key stays correct (issue 22 item 1): every change to what decides a key's validity and reach,
+"""A cached key stays correct (decision 0036): every change to what decides a key's validity and reach,
 made here by the operator CLI or a portal service, is refused on the very next call by another server process
 whose key cache held the key, and by this process's own application (the triggers of c22_reach_version)."""
 

@@ -1,4 +1,4 @@
-"""Authorization is one map (issue 32, item 2): every permission any view of either surface declares is decided
+"""Authorization is one map (decision 0074): every permission any view of either surface declares is decided
 by clinicrecords.access.permission_map, both security policies ask it, no resource carries an ACL, and the row
 rules the map writes are the ones the owning contexts apply."""
 

@@ -127,7 +127,7 @@ def test_list_filters_refuse_unknown_owners(argv):
 
 
 def test_key_create_takes_a_name_and_key_list_shows_it(world):
-    """Issue 31, newcomer 3: `key create --name`, and `name` in `key list` (null for a key without one)."""
+    """Decision 0046: `key create --name`, and `name` in `key list` (null for a key without one)."""
     workspace_id, _ = world.workspace()
     named = ok("key", "create", "--workspace", workspace_id, "--mode", "test", "--name", "  Billing server ")
     unnamed = ok("key", "create", "--workspace", workspace_id, "--mode", "test")

@@ -1,4 +1,4 @@
-"""The PostgreSQL rate-limit store runs its statement on the driver directly (issue 10): it counts like the
+"""The PostgreSQL rate-limit store runs its statement on the driver directly (decision 0025): it counts like the
 Redis store, leaves no pooled connection in autocommit or in a transaction, and a database that does not
 answer is still a 503."""
 

@@ -1,4 +1,4 @@
-"""The key and its reach of the clinic in the path are read in one statement (issue 10): refusals still
+"""The key and its reach of the clinic in the path are read in one statement (decision 0025): refusals still
 take effect on the very next call, and the reach decided from that statement is exactly what reading the clinic
 and the connection apart decides."""
 

@@ -142,8 +142,8 @@ ACCEPTED = [
         words=("outside the years 1 to 9999", "Must be before 9999-12-31", "starts before 0001-01-01"),
         reason="An instant whose UTC time leaves the years 1 to 9999 (`0001-01-01T00:00:00+14:00`), or a "
                "dispensing window that would step out of the calendar: a valid date-time or date, but JSON "
-               "Schema's formats have no bounds to state (the rule is in docs/decisions.md, \"Dates and "
-               "instants the calendar holds\")."),
+               "Schema's formats have no bounds to state (the rule is "
+               "docs/decisions/0114-dates-instants-calendar-holds.md)."),
     Accepted(
         ACCEPTS_VALID, pointer="/(start|end|abatement_date|effective_end)",
         words=("before the start", "cannot be before"),

@@ -1,5 +1,5 @@
 """A method a documented path does not answer is 405 with `Allow`, decided by the URL's shape: also where the
-record the path names is absent or out of the key's reach (docs/decisions.md). The key's own refusals still
+record the path names is absent or out of the key's reach (decision 0070). The key's own refusals still
 come first, and a method the path does answer keeps its 404."""
 
 import uuid

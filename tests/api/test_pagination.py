@@ -101,7 +101,7 @@ def test_deep_pages_use_keyset_predicates_not_offset(world, testapp, connected, 
     statements = []
 
     def capture(conn, cursor, statement, parameters, context, executemany):
-        if re.search(r"\bFROM (clinic_[0-9a-f]{32}\.)?patients\b", statement):  # unqualified since issue 36
+        if re.search(r"\bFROM (clinic_[0-9a-f]{32}\.)?patients\b", statement):  # unqualified since decision 0106
             statements.append(statement)
 
     event.listen(engine, "before_cursor_execute", capture)

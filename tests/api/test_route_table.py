@@ -1,4 +1,4 @@
-"""`clinicrecords-admin CONFIG routes` prints every route as JSON (issue 32): method, path, resource, view,
+"""`clinicrecords-admin CONFIG routes` prints every route as JSON (decision 0078): method, path, resource, view,
 permission (null only for the public routes) and service; docs/routes.md is the same table, kept current."""
 
 import importlib

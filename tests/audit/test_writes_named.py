@@ -1,4 +1,4 @@
-"""Every write names, in its audit entry, the patient and every record it touched (issue 31, newcomer item 5):
+"""Every write names, in its audit entry, the patient and every record it touched (decision 0059):
 the access report ("who read what") finds a patient's records through those ids.
 
 Generic over the OpenAPI document: each write route of a clinic is sent with its documented example to a fresh

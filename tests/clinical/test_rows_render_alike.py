@@ -1,5 +1,5 @@
-"""Lists of chart items are rendered from rows, not ORM entities (issue 10, hot read paths), read on the
-driver (`PrebuiltPages`, issue 22): for the same records, every plain and FHIR document is identical either
+"""Lists of chart items are rendered from rows, not ORM entities (decision 0025, hot read paths), read on the
+driver (`PrebuiltPages`, decision 0037): for the same records, every plain and FHIR document is identical either
 way."""
 
 import uuid

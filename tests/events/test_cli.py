@@ -152,7 +152,7 @@ def test_production_settings_refuse_private_and_plain_http_addresses(world, tmp_
                                 "https://169.254.169.254/latest", ini=str(ini))
     assert "https" in refused("webhook", "add", "--clinic", str(clinic_id), "--url", "http://203.0.113.7/x",
                               ini=str(ini))
-    for address in ("64:ff9b::7f00:1", "2002:a9fe:a9fe::1", "::7f00:1"):  # IPv4 inside IPv6 (issue 31)
+    for address in ("64:ff9b::7f00:1", "2002:a9fe:a9fe::1", "::7f00:1"):  # IPv4 inside IPv6 (decision 0056)
         assert "private" in refused("webhook", "add", "--clinic", str(clinic_id), "--url", f"https://[{address}]/x",
                                     ini=str(ini))
     assert counts() == before

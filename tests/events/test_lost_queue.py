@@ -1,4 +1,4 @@
-"""What a Redis failover may lose (issue 35, item 3): Redis replicates asynchronously, so a promoted replica may
+"""What a Redis failover may lose (decision 0080): Redis replicates asynchronously, so a promoted replica may
 lack deliveries the old primary had acknowledged. Each delivery is a row; the per-minute sweep queues the due
 ones no queued task is expected to run any more, and the receiver gets the event exactly once."""
 

@@ -268,7 +268,7 @@ def test_private_addresses_are_refused_unless_allowed(world):
     assert transport.check_url("https://93.184.215.14/hook")[4] == "93.184.215.14"
 
 
-# IPv6 addresses that carry a private IPv4 address the packets end up at (docs/decisions.md, issue 31).
+# IPv6 addresses that carry a private IPv4 address the packets end up at (decision 0056).
 EMBEDDING_A_PRIVATE_IPV4 = {
     "nat64": "64:ff9b::7f00:1",                               # 127.0.0.1 through the well-known NAT64 prefix
     "nat64-metadata": "64:ff9b::a9fe:a9fe",                   # 169.254.169.254

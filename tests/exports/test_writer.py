@@ -1,5 +1,5 @@
 """The export writer: one attempt's NDJSON files, each line the FHIR R4 resource the single read answers, and what
-the reads leave out left out (issue 37 items 3 and 4's data rules)."""
+the reads leave out left out (docs/decisions/0099-bulk-export-file-contents.md)."""
 
 import logging
 

@@ -1,5 +1,5 @@
 """An export with `_since` names the records removed since (the manifest's `deleted`): outside care providers an
-app removed, each a transaction Bundle DELETE-ing it; nothing about a restricted patient (issue 37 item 2's
+app removed, each a transaction Bundle DELETE-ing it; nothing about a restricted patient (decision 0101,
 `deleted`, written by the writer)."""
 
 import uuid

@@ -1,5 +1,5 @@
 """One export attempt reads one snapshot, and its transaction time is a watermark a later `_since` export can
-start from without missing a row (issue 37 item 5). These commit for real: a REPEATABLE READ snapshot and
+start from without missing a row (decision 0100). These commit for real: a REPEATABLE READ snapshot and
 other transactions running beside it are the point."""
 
 import threading
@@ -99,5 +99,5 @@ def test_every_type_is_read_from_the_snapshot_the_first_took(world, registry, tm
     assert str(provider.id) in exported
     # Exactly the clinicians changed at or after the watermark: the new one, and any the watermark repeats (it is
     # the start of the oldest transaction open in the database, which another session of the app can hold from
-    # before the sandbox was seeded; docs/decisions.md, "Bulk export: one snapshot, and the transaction time").
+    # before the sandbox was seeded; docs/decisions/0100-bulk-export-snapshot-transaction-time.md).
     assert exported == changed_since(engine, clinic_id, first.transaction_time)

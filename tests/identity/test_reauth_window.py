@@ -1,4 +1,4 @@
-"""The re-authentication window (issue 34, item 5) as a rule of the identity context, with its own clock: signing
+"""The re-authentication window (decision 0091) as a rule of the identity context, with its own clock: signing
 in opens it, it holds 10 minutes, confirming or a sensitive action renews it, a method plugs in by name and a
 verifier, and the password verifier is throttled as log-in is. (This package's tests commit: each uses an
 account of its own.)"""

@@ -1,4 +1,4 @@
-"""Clinic roles combine (issue 33 item 1): `clinic staff add --role admin,clinician` (its JSON keeps `role`,
+"""Clinic roles combine (decision 0087): `clinic staff add --role admin,clinician` (its JSON keeps `role`,
 the first, and adds `roles`), an admin's invitation for both, and the permission map reading both roles: an
 admin who is also a clinician manages the staff and opens the review queue. Refused roles change nothing."""
 
@@ -58,7 +58,7 @@ def test_an_admin_who_is_also_a_clinician_manages_staff_and_opens_the_queue(app,
     assert "As an admin you manage" in overview.text and "Open the review queue" in overview.text
     tabs = [a.get_text(strip=True) for a in overview.html.select("nav.subnav a")]
     assert {"Review queue", "API keys", "Staff"} <= set(tabs)
-    enrol_app(client)  # staff open the queue with a second factor (issue 34)
+    enrol_app(client)  # staff open the queue with a second factor (decision 0086)
     assert client.get(f"/portal/clinics/{clinic_id}/queue").status_int == 200
     assert client.get(f"/portal/clinics/{clinic_id}/keys").status_int == 200
     assert "Invite someone" in client.get(f"/portal/clinics/{clinic_id}/staff").text

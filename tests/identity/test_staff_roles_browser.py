@@ -50,7 +50,7 @@ def test_an_admin_invites_a_colleague_as_admin_and_clinician(served, chrome, tmp
     assert {"Review queue", "API keys", "Staff", "Who read what"} <= tabs
     visit.shot("overview-both")
     visit.follow("Review queue")
-    assert "/account/two-factor?required=patient_data" in chrome.current_url  # staff enrol first (issue 34)
+    assert "/account/two-factor?required=patient_data" in chrome.current_url  # staff enrol first (decision 0086)
     visit.set_up_app()
     assert chrome.current_url.endswith(f"/clinics/{clinic_id}/queue")
     assert "does not include this page" not in chrome.page_source

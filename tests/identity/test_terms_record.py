@@ -1,4 +1,4 @@
-"""API Terms acceptance is stored once (issue 33 item 1): the identity context's record, which the API key's
+"""API Terms acceptance is stored once (decision 0087): the identity context's record, which the API key's
 statement reads as a subquery (no flag on the workspace any more), so recording an acceptance opens live
 access on the key's next call (the key cache follows the record: it moves the reach version), and the
 operator's `workspace create|set --terms-accepted` and `workspace list` read and write that one record."""

@@ -1,4 +1,4 @@
-"""Issue 33 item 6: a clinic's admins are mailed when a connection request waits; a workspace's owners when a
+"""Decision 0095: a clinic's admins are mailed when a connection request waits; a workspace's owners when a
 clinic approves, narrows or revokes its connection. Developers, clinicians, other workspaces' and clinics'
 people, and whoever turned the notification off get nothing."""
 

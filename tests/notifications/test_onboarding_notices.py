@@ -1,4 +1,4 @@
-"""Issue 33 item 6: a workspace's owners are mailed when its business profile's review ends (approved or
+"""Decision 0095: a workspace's owners are mailed when its business profile's review ends (approved or
 refused) and when its verified domain lapses; developers, other workspaces' owners and owners who turned the
 notification off are not. Nothing is mailed when the transaction that ended the review rolls back."""
 

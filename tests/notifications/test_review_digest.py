@@ -1,4 +1,4 @@
-"""Issue 33 item 6: the daily digest tells a clinic's clinicians how many submissions wait in its review queue
+"""Decision 0095: the daily digest tells a clinic's clinicians how many submissions wait in its review queue
 and how long the oldest has waited (never a patient or an item); none when the queue is empty, only the
 clinic's own clinicians, once a day, from 07:00 in the clinic's time zone. The digest's run is the periodic
 task's own body, each clinic in a transaction of its own."""

@@ -1,4 +1,4 @@
-"""Issue 33 item 6: each person sets their notifications on /account/notifications (GOV.UK checkboxes, no
+"""Decision 0095: each person sets their notifications on /account/notifications (GOV.UK checkboxes, no
 script needed), every one on until turned off; a partner sees the workspace's, clinic staff the clinic's.
 Bad values are a message by the field with what was ticked kept; a forged form changes nothing."""
 

@@ -1,4 +1,4 @@
-"""Issue 33 item 6: when a webhook endpoint starts failing (the first failed attempt after a success, not each
+"""Decision 0095: when a webhook endpoint starts failing (the first failed attempt after a success, not each
 failed attempt) and when it is disabled, its owners are mailed: a clinic's admins for the clinic's own
 endpoint, a workspace's owners for the workspace's. Clinicians, developers and whoever turned it off are not."""
 

@@ -106,7 +106,7 @@ def test_profile_refusals_name_each_wrong_field(world, counts):
                   "--intended-use", "ok")
     for field in ("legal_name", "website", "country", "contact_email", "intended_use"):
         assert field in err
-    assert "a sentence at least" in err  # issue 31, newcomer 12: a word is not an intended use
+    assert "a sentence at least" in err  # decision 0048: a word is not an intended use
     assert counts() == before
 
 

@@ -86,7 +86,7 @@ def test_a_check_another_worker_holds_is_skipped_without_waiting(world, dns, eng
 
 @pytest.mark.commits  # the worker's check runs in a thread while the test looks at the pool
 def test_a_scheduled_check_waiting_on_dns_holds_no_connection_and_a_check_now_is_refused_at_once(world, make_app):
-    """Issue 31 item 1: the worker's checks obey the rule of "Check now": no connection while DNS answers."""
+    """Decision 0067: the worker's checks obey the rule of "Check now": no connection while DNS answers."""
     from clinicrecords.onboarding.interfaces import CheckRefused, IDomainVerification
     from clinicrecords.tasks import prepared_request
 

@@ -88,7 +88,7 @@ def test_two_submissions_at_once_end_as_one_whole_profile(world):
     ("https://bücher.example", False), ("https://notacme.example", False), ("https://acme.example.evil.test", False),
 ])
 def test_a_website_is_on_the_verified_domain_or_a_subdomain(website, on_domain):
-    """Issue 31, newcomer 12: the portal warns when it is not (allowed: the reviewer asks why)."""
+    """Decision 0048: the portal warns when it is not (allowed: the reviewer asks why)."""
     from clinicrecords.onboarding.domains import website_on_domain
 
     assert website_on_domain(website, "acme.example") is on_domain

@@ -1,4 +1,4 @@
-"""What a Redis failover may lose (issue 35, item 3): an import's write task queued on a primary that died before
+"""What a Redis failover may lose (decision 0080): an import's write task queued on a primary that died before
 its replica had it. The import is a row with a run whose heartbeat stops; the per-minute sweep queues it again
 once the heartbeat is stale, and every row becomes exactly one patient."""
 

@@ -1,5 +1,5 @@
 """scripts/apt-install, the one place the scripts install Debian packages, waits for apt's locks instead of
-failing at once (exit 100) while the automatic updates hold them, and says so (issue 31, newcomer item 15).
+failing at once (exit 100) while the automatic updates hold them, and says so (decision 0062).
 A fake apt-get (and sudo) earlier on PATH records what it was asked; nothing is installed."""
 
 import os

@@ -1,4 +1,4 @@
-"""The Citus shape (issue 35, item 5; docs/scale-out.md): nothing in the migrated catalogs or in the statements a
+"""The Citus shape (decision 0081; docs/scale-out.md): nothing in the migrated catalogs or in the statements a
 request sends that Citus schema-based sharding would refuse, checked on the embedded PostgreSQL since no Citus
 package installs here.
 

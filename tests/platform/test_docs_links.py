@@ -1,5 +1,5 @@
 """The README and docs/ link only what a clone of the repository has: a relative link or a path that leaves
-the repository is dead in a clone (issue 31, newcomer item 14)."""
+the repository is dead in a clone (docs/decisions/0061-links-readme-docs.md)."""
 
 import re
 from pathlib import Path

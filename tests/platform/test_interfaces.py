@@ -1,4 +1,4 @@
-"""Every interface declares what its service offers (issue 32): no empty markers. Each class that implements an
+"""Every interface declares what its service offers (decision 0075): no empty markers. Each class that implements an
 interface has every method it declares, with signatures that fit, and offers nothing public it does not declare,
 so "go to definition" from a `find_service(IFoo)` lands on the whole contract. And every service the application
 registers, looked up through a real request of the application (with a real clinic scope for the clinic's

@@ -1,4 +1,4 @@
-"""One concept, one place (issue 32): the chart kinds are named in review/kinds.py and known from there or from
+"""One concept, one place (decision 0072): the chart kinds are named in review/kinds.py and known from there or from
 the kinds registered; named advisory locks are taken through db/locks.py; content is hashed through
 api/canonical.py; what a request owes with its COMMIT or apart goes through db/commit_or_apart.py."""
 

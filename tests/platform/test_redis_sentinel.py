@@ -1,4 +1,4 @@
-"""Redis behind Sentinel (issue 35, item 3): `redis_url` names one server or the Sentinels and a service, one
+"""Redis behind Sentinel (decision 0080): `redis_url` names one server or the Sentinels and a service, one
 factory builds every client from it (the rate limiter's, Huey's), both follow a failover of a real primary
 SIGKILLed on loopback, and keyed requests answer 503 problem+json, never 500, while Redis cannot take writes."""
 

@@ -1,4 +1,4 @@
-"""Settings are read once into one typed object whose defaults live in one module (issue 32): clinicrecords.settings
+"""Settings are read once into one typed object whose defaults live in one module: clinicrecords.settings
 declares each setting with its type, default and environment variable; nothing else reads the ini's settings or
 writes a default for one; a value that does not parse stops start-up with one line naming the setting."""
 

@@ -1,4 +1,4 @@
-"""One statement text for every clinic (issue 36, item 2): a connection serving requests for several clinics
+"""One statement text for every clinic (decision 0106): a connection serving requests for several clinics
 prepares each statement once, not once per clinic, and each answer still comes from its own clinic.
 
 Committed for real, through an application with a pool of one connection: the backend that served every

@@ -1,4 +1,4 @@
-"""Wiring a reader and a tool can follow (issue 32): what the application keeps in its registry is named by a
+"""Wiring a reader and a tool can follow (decision 0077): what the application keeps in its registry is named by a
 constant declared beside the code that sets it (so "go to definition" from `registry[ENGINE]` lands there),
 never by a string written at the reading site; and the custom config directives are only the registration
 vocabulary every context uses, each a public function of its module. The rest are plain function calls."""

@@ -1,5 +1,5 @@
 """Behind PgBouncer without `database.pooled = true`, the web process and the worker refuse to start with one
-line naming the setting, instead of starting and answering 503 forever (issue 31, newcomer item 16). The same
+line naming the setting, instead of starting and answering 503 forever (decision 0063). The same
 evidence as `migrate`'s check that its connection is direct (`session_settings.pooler_evidence`)."""
 
 import subprocess

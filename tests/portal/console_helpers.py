@@ -19,7 +19,7 @@ def path_of(link):
 def staff_browser(app, clinic_id, role="clinician", second_factor=True):
     """A browser signed in as a new staff member of the clinic, on its overview. Returns (browser, email). With
     `second_factor` (the default) the member has set up an authenticator app, as staff must before pages that
-    show patient data open (issue 34; tests/portal/test_second_factor_required.py is the rule's)."""
+    show patient data open (decision 0086; tests/portal/test_second_factor_required.py is the rule's)."""
     link, email = set_password_link(clinic_id, role)
     client = browser(app)
     page = client.get(path_of(link))

@@ -107,7 +107,7 @@ def confirm_its_you(refused, password=PASSWORD, status=303):
     return submit(refused.follow(), "confirm-password", password=password, status=status)
 
 
-# Second factors (issue 34).
+# Second factors (docs/decisions/0086-second-factor-building-blocks.md).
 
 
 def totp_code(secret, steps=0):

@@ -1,4 +1,4 @@
-"""Keys in a real browser (the same headless chromium as test_browser.py): issue 31. Reloading "Key created"
+"""Keys in a real browser (the same headless chromium as test_browser.py): decision 0045. Reloading "Key created"
 makes no second key and shows the secret no more (the POST redirected; the secret was a one-time read); a key
 gets a name and a restriction; a rolled key is not offered a roll again. Each page is saved as a screenshot at
 1280 and at 375 pixels wide (docs/portal.md describes them)."""

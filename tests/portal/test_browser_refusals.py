@@ -1,4 +1,4 @@
-"""Refusals of issue 31 as a browser shows them, at 1280 and 375 pixels wide: "Check now" pressed again at
+"""Refusals (decisions 0067, 0068) as a browser shows them, at 1280 and 375 pixels wide: "Check now" pressed again at
 once (429, the message by the button), and the review queue's filter given text it cannot take (400, the
 message by the field and what was typed without the NUL). Screenshots under the test's temporary folder."""
 
@@ -38,7 +38,7 @@ def test_check_now_pressed_twice_and_a_refused_filter(served, chrome, tmp_path, 
     visit.fill(password=PASSWORD)
     visit.press("Set password and join")
     chrome.get(f"{served}/portal/account/two-factor")
-    visit.set_up_app()  # staff open the queue with a second factor (issue 34)
+    visit.set_up_app()  # staff open the queue with a second factor (decision 0086)
     chrome.get(f"{served}/portal/clinics/{connected.clinic_id}/queue?patient=Ada%00Quill")
     assert chrome.find_element(By.ID, "patient").get_attribute("value") == "AdaQuill"
     assert "NUL character" in chrome.find_element(By.ID, "patient-error").text

@@ -1,4 +1,4 @@
-"""Who read what (issue 19 item 7): for one patient, the API requests of the clinic's audit trail, as a page
+"""Who read what (decision 0033): for one patient, the API requests of the clinic's audit trail, as a page
 and as CSV — which organization, which key, when, which of the patient's records; never another patient's
 record ids; admins only; another clinic's patient answers 404."""
 
@@ -42,7 +42,7 @@ def test_a_patients_accesses_as_a_page_and_csv(app, clinic, testapp):
     key_id = clinic.connected.key.split("_")[2]
     assert all(row[1] == "Test Workspace" and row[2] == masked("live", key_id) for row in rows)
     routes = [row[3] for row in rows]
-    # The write is there too (issue 31): it names the submission, the patient and the allergy it targets.
+    # The write is there too (decision 0059): it names the submission, the patient and the allergy it targets.
     assert routes == ["GET /v1/clinics/{id}/allergies", "POST /v1/clinics/{id}/allergies",
                       "GET /v1/clinics/{id}/patients", "GET /v1/clinics/{id}/patients/{id}"]
     assert other_id not in report.text and clinic.patient_id in report.text

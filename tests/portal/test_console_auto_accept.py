@@ -1,4 +1,4 @@
-"""Automatic acceptance in the console (issue 19 item 4): per organization or key, per kind, off by default;
+"""Automatic acceptance in the console (decision 0033): per organization or key, per kind, off by default;
 saving switches only the changed kinds; the volume pause is shown and an admin resumes it; admins only.
 (That a new connection and a rolled key start with it off is StaffReview's rule, tested in tests/review.)"""
 

@@ -106,7 +106,7 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chro
     invitation = chrome.find_element(By.ID, "invitation-link").text.strip()
     visit.shot("console-staff-invited")
     visit.follow("Who read what")
-    visit.set_up_app()  # patient data: staff set up a second factor first, then go on (issue 34)
+    visit.set_up_app()  # patient data: staff set up a second factor first, then go on (decision 0086)
     visit.fill(patient="Quill")
     visit.press("Find the patient")
     visit.follow("Ada Quill")

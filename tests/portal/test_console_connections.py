@@ -1,4 +1,4 @@
-"""Connections (issue 19 item 3): an organization asks a clinic from the developer portal; the clinic's admin
+"""Connections (decision 0033): an organization asks a clinic from the developer portal; the clinic's admin
 sees it with the verified domain and profile, grants some of the permissions with an optional expiry or
 declines; narrows and revokes later; the organization's next API call sees each change. Bad input is a
 message; clinicians and other clinics never reach these pages."""

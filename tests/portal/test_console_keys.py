@@ -1,4 +1,4 @@
-"""The clinic's own key in the console (issue 19 item 2): create (always live, the secret once), list masked,
+"""The clinic's own key in the console (decision 0033): create (always live, the secret once), list masked,
 roll with an overlap, revoke after a confirmation, IP allow-list; admins only; another clinic's key is 404."""
 
 from sqlalchemy import func, select
@@ -89,7 +89,7 @@ def test_a_clinician_never_sees_keys_and_another_clinics_key_is_404(app, world):
 
 
 def test_the_clinics_own_key_is_rolled_once_with_no_gate(app, world, engine):
-    """Issue 31, security 5: the clinic's keys are always live and not gated, but rolled once too."""
+    """Decision 0044: the clinic's keys are always live and not gated, but rolled once too."""
     from clinicrecords.access.models import ApiKey
 
     clinic_id = world.clinic()

@@ -1,4 +1,4 @@
-"""The review queue in the clinic console (issue 19 item 5): pending submissions newest first beside the
+"""The review queue in the clinic console (decision 0033): pending submissions newest first beside the
 chart, filters, accept, decline with a reason, the no-known-allergies rule as a message, automatically
 accepted items marked reviewed; decisions through the review context's service (same events, the staff
 member recorded); another clinic's submission answers 404; admins and developers never decide."""

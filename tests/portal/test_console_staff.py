@@ -1,4 +1,4 @@
-"""Clinic staff (issue 19 item 1): the operator's set-password link, log in, the admin's invitations, the
+"""Clinic staff (decision 0033): the operator's set-password link, log in, the admin's invitations, the
 roles' pages, and the two faces of the portal kept apart (staff never open workspaces, developers never
 open clinics); another clinic's id answers 404."""
 

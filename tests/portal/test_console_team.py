@@ -1,4 +1,4 @@
-"""Issue 33, item 5, the clinic side: an admin changes a staff member's roles (admin and/or clinician,
+"""Decision 0094: the clinic side: an admin changes a staff member's roles (admin and/or clinician,
 combined), removes them and cancels an invitation; a person leaves; a clinic always keeps an admin. Audited and
 emailed. And the operator's commands that invite staff email the link besides printing it: `clinic staff add`
 and `clinic create --admin-email`."""

@@ -1,4 +1,4 @@
-"""Webhooks for the clinic's own key in the clinic console (issue 19 item 6): the developer portal's webhook
+"""Webhooks for the clinic's own key in the clinic console (decision 0033): the developer portal's webhook
 pages on the clinic's face, /portal/clinics/{id}/webhooks, for its admins. Endpoints are live only; every form
 works (add, secret, test event, deliveries, resend, recover, rotate, disable, enable, delete) and is audited
 with the clinic and the staff member, never a secret; a clinician is refused as on the key pages; another

@@ -1,4 +1,4 @@
-""""Check now" never stalls the service (issue 31 item 1): a check waiting on DNS holds no database connection
+""""Check now" never stalls the service (decision 0067): a check waiting on DNS holds no database connection
 and no transaction, the other checks of the same workspace (ten pressed at once) are refused at once, and API
 requests made meanwhile are answered. Through the real server (waitress on 127.0.0.1, four threads) and a
 nameserver on 127.0.0.1 that does not answer until the test lets it; the pool has two connections, so a check

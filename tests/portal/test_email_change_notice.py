@@ -1,4 +1,4 @@
-"""Issue 33, leftovers of items 3 and 4 (item 5's brief): when an email changes, the old address is told, with the
+"""Decision 0089, email changes: when an email changes, the old address is told, with the
 new one masked and nothing to click; the verify page's "Continue" leads to the person's own face (a staff member's
 clinic console)."""
 

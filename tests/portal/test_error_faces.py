@@ -1,4 +1,4 @@
-"""The face the visitor is on (issue 31 item 6). A submission someone else decided meanwhile says who decided
+"""The face the visitor is on (decision 0042). A submission someone else decided meanwhile says who decided
 it and when, instead of a bare 404 (409 when deciding it again, nothing changed); and the error pages (403,
 404, 500) wear the clinic console's face for its staff and the developer portal's for developers, each
 leading to that face's home. The 500s are real: a table the page reads is renamed away inside the test's

@@ -1,4 +1,4 @@
-"""The portal's layout names its parts (issue 33 item 1): every page's view and resource lies in the shared
+"""The portal's layout names its parts (decision 0087): every page's view and resource lies in the shared
 parts (`web`, `accounts`), one of the two faces (`developer`, rooted at /workspaces; `console`, rooted at
 /clinics) or the pages both faces show, written once (`webhooks`, `clinic_connections`, `keys`,
 `invitations`, `team`); the console's root is the `console` package, not its staff area; and a key page or the
@@ -87,7 +87,7 @@ def test_the_invitation_link_s_page_is_one_view_for_both_faces(portal_routes):
 @pytest.mark.parametrize("page", ["", "/invite", "/cancel-invitation", "/leave", "/{account_id}",
                                   "/{account_id}/roles", "/{account_id}/remove"])
 def test_a_team_page_is_one_view_for_both_faces(portal_routes, page):
-    """Issue 33 item 5's fold: the members and staff pages (invite, cancel, leave, roles, remove) are one
+    """The team pages (decision 0094): the members and staff pages (invite, cancel, leave, roles, remove) are one
     piece of code, registered on each face."""
     views = {}
     for route in portal_routes:

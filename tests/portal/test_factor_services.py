@@ -1,4 +1,4 @@
-"""The second factors' services without a web request (issue 34; in tests/portal, whose tests roll back, as
+"""The second factors' services without a web request (decision 0096; in tests/portal, whose tests roll back, as
 its rows carry a moved clock): `FactorService` and `SignInSteps` built over an operator's request's real
 session, the real sealer, mail and audit trail, with a clock the test moves: a code accepted once within one
 step of drift, the last step kept across requests, recovery codes used once and voided by a new set, what

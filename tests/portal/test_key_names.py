@@ -1,4 +1,4 @@
-"""Issue 31, newcomer 3: a key may get a name at creation (optional, up to 100 characters, not unique), shown
+"""Decision 0046: a key may get a name at creation (optional, up to 100 characters, not unique), shown
 wherever keys are listed (keys made before show their masked id); a workspace key can be restricted to some
 of the permissions, as Stripe's restricted keys are (the CLI's `--scopes`)."""
 

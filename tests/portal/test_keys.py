@@ -266,7 +266,7 @@ def _workspace_keys(engine, workspace_id):
 
 
 def test_a_key_is_rolled_once_and_its_old_end_never_moves(app, engine):
-    """Issue 31, security 5: rolling the same key again made one more key each time."""
+    """Decision 0044: rolling the same key again made one more key each time."""
     client, workspace_id = with_workspace(app)
     old = _key_id(secret_of(create_key(client, workspace_id)))
     new = _key_id(secret_of(_roll(client, workspace_id, old, overlap="1h").follow()))
@@ -285,7 +285,7 @@ def test_a_key_is_rolled_once_and_its_old_end_never_moves(app, engine):
 
 
 def test_rolling_a_live_key_is_gated_like_creating_one(app, world, engine):
-    """Issue 31, security 5: with the profile back in review, rolling a live key made new live keys."""
+    """Decision 0044: with the profile back in review, rolling a live key made new live keys."""
     client, workspace_id = with_workspace(app)
     _make_ready(world, workspace_id)
     live = _key_id(secret_of(create_key(client, workspace_id, mode="live")))
@@ -308,7 +308,7 @@ def test_rolling_a_live_key_is_gated_like_creating_one(app, world, engine):
 
 
 def test_the_ip_allow_list_names_every_bad_line(app):
-    """Issue 31, newcomer 12: only the first bad line was reported."""
+    """Decision 0048: only the first bad line was reported."""
     client, workspace_id = with_workspace(app)
     typed = "10.0.0.0/8\nnot-an-ip\n192.168.1.7, 300.1.1.1\n\nfe80::/10\nlocalhost"
     page = create_key(client, workspace_id, ip_allow=typed, status=400)

@@ -1,4 +1,4 @@
-"""Issue 31, newcomer 9: while the business profile waits for review the live-key checklist says "in review
+"""Decision 0047: while the business profile waits for review the live-key checklist says "in review
 since …", not "do it now" (there is nothing the member can do)."""
 
 import uuid

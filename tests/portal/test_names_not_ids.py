@@ -1,4 +1,4 @@
-"""Issue 31, newcomer 12: the activity (audit) and request-log pages of both faces show workspaces', clinics' and
+"""Decision 0048: the activity (audit) and request-log pages of both faces show workspaces', clinics' and
 keys' names where they showed ids (the id beside it), resolved in one statement per page, not one per row."""
 
 import uuid

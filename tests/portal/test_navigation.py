@@ -1,4 +1,4 @@
-"""Finding the way (issue 31 item 4): the page where a partner asks a clinic to connect is a tab of the
+"""Finding the way (decision 0041): the page where a partner asks a clinic to connect is a tab of the
 workspace's navigation and is linked from the Connections page, empty or not."""
 
 import uuid

@@ -1,4 +1,4 @@
-"""Issue 33 item 6 in a real browser (headless chromium against the real application on 127.0.0.1): a new
+"""Decision 0095 in a real browser (headless chromium against the real application on 127.0.0.1): a new
 partner opens their notification settings from the masthead, every notification ticked; unticks two and saves;
 a value the page does not offer is refused with the GOV.UK error summary. No script on the page: the form
 posts as plain HTML. Screenshots at 1280 and 375 px, as tests/portal/test_browser.py saves them."""

@@ -1,4 +1,4 @@
-"""Issue 31, newcomer 2: a successful portal POST answers with a redirect, and a secret reaches the page it
+"""Decision 0045: a successful portal POST answers with a redirect, and a secret reaches the page it
 redirects to through a one-time read: sealed server-side, bound to the session, read once. A reload shows
 that it was shown once, never the secret again, and creates nothing."""
 

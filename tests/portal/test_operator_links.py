@@ -1,6 +1,6 @@
 """The links the operator CLI prints (`clinic staff add`, `portal invite-link`) point where the portal is
 served: `portal.url` when set, else the host and port the ini (with $HOST and $PORT) has the server listen
-on, `localhost` for an every-interface address (issue 31, newcomer item 1)."""
+on, `localhost` for an every-interface address (docs/decisions/0058-links-printed-outside-request.md)."""
 
 from pathlib import Path
 

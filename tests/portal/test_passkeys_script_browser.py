@@ -1,7 +1,7 @@
 """The portal's passkey script (`/static/passkeys.js`) in a real browser with Chrome's virtual authenticator
-(selenium's add_virtual_authenticator), before any portal page uses it (issue 34's pages come with the identity
-context). The pages here stand in for those pages, and only for the script's contract (docs/portal.md, "Passkeys
-(issue 34)"): served by a small WSGI application on 127.0.0.1 and browsed as `localhost` (WebAuthn refuses
+(selenium's add_virtual_authenticator), before any portal page uses it (the second factors' pages come with the
+identity context). The pages here stand in for those pages, and only for the script's contract (docs/portal.md,
+"Passkeys"): served by a small WSGI application on 127.0.0.1 and browsed as `localhost` (WebAuthn refuses
 IP addresses), under the Content-Security-Policy such pages will send (script-src 'self', connect-src 'self', no
 inline script, no eval). They serve the very bytes the portal serves, and verify what the script posts with the
 identity context's own ceremonies: registration from inline options, password-free sign-in from fetched

@@ -1,4 +1,4 @@
-"""Issue 33, item 4: "Forgot your password?" answers the same whether or not an account exists; the emailed link
+"""Decision 0089: "Forgot your password?" answers the same whether or not an account exists; the emailed link
 works once, for an hour, and stops working when a newer one is sent or the password changes; a new password
 ends every session and emails a notice; operators make a link with `account reset-link`."""
 

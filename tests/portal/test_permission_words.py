@@ -1,4 +1,4 @@
-"""Permissions in plain words (issue 31 item 13): every permission has a description, written once in the
+"""Permissions in plain words (decision 0038): every permission has a description, written once in the
 access context; the clinic console's connection pages, the developer portal's request page and the OpenAPI
 document (its introduction, each operation and `GET /v1/connections`' scopes) show those same words."""
 

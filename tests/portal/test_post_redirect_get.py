@@ -1,4 +1,4 @@
-"""Issue 31, newcomer 2: every successful portal POST, on both faces, answers 303 See Other (POST/Redirect/GET),
+"""Decision 0045: every successful portal POST, on both faces, answers 303 See Other (POST/Redirect/GET),
 so reloading the page that follows never posts again. The walk starts from the views the application
 registered: a POST view added later without a scenario here fails the first test, so none can forget.
 
@@ -539,7 +539,7 @@ def _mark_reviewed(stage):
     return page.forms[next(name for name in page.forms if str(name).startswith("review-"))].submit()
 
 
-# Second factors (issue 34)
+# Second factors (docs/decisions/0086-second-factor-building-blocks.md)
 
 
 def _factored(stage):

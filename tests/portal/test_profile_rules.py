@@ -1,4 +1,4 @@
-"""Issue 31, newcomer 12: the business profile needs a sentence of intended use, not a word, and warns when the
+"""Decision 0048: the business profile needs a sentence of intended use, not a word, and warns when the
 website is not on the workspace's verified domain (allowed: the reviewer will ask)."""
 
 import uuid

@@ -1,4 +1,4 @@
-"""Issue 34, item 5: re-authentication ("sudo mode") before sensitive actions. Signing in opens a 10-minute
+"""Decision 0091: re-authentication ("sudo mode") before sensitive actions. Signing in opens a 10-minute
 window on the session; past it, each sensitive action sends the person to "Confirm it's you", which comes back
 to where they were going (a POST: to "Continue where you were", the action as typed, with a way back to its
 form), and each sensitive action done in the window renews it."""

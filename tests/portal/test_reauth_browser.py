@@ -1,4 +1,4 @@
-"""Issue 34, items 5 and 6 in a real browser (headless chromium against the real application on 127.0.0.1):
+"""Decisions 0091 and 0092 in a real browser (headless chromium against the real application on 127.0.0.1):
 past the 10 minutes, inviting an owner leads to "Confirm it's you", a wrong password is refused by the field, the
 right one comes to "Continue where you were" with the invitation as typed, which one button sends; the
 sessions page lists this browser and a phone, and ends the

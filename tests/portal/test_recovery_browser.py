@@ -1,4 +1,4 @@
-"""Issue 33, items 3 and 4 in a real browser (headless chromium against the real application on 127.0.0.1, the
+"""Decision 0089 in a real browser (headless chromium against the real application on 127.0.0.1, the
 mail read from the real SMTP server on loopback): sign-up → the emailed link → verified; forgot password →
 the emailed link → a new password → every old session gone. Screenshots at 1280 and 375 px, as
 tests/portal/test_browser.py saves them."""

@@ -1,4 +1,4 @@
-"""The API reference, found and right (issue 31 item 11): the portal's navigation and every key page of both
+"""The API reference, found and right (decision 0040): the portal's navigation and every key page of both
 faces link /v1/docs at the API's public address, and the reference's curl set-up names the address it is
 served from (`api.base_url`, else the request's host) instead of a hard-coded localhost:6543."""
 

@@ -53,7 +53,7 @@ def test_the_workspaces_requests_newest_first_without_query_values(app, flushed)
     assert code == "" and latency.endswith(" ms") and len(time) == 19
     assert rows[1][3:7] == ["GET", "/v1/me", "400", "invalid_request"]
     assert rows[0][5:7] == ["404", missing.json["code"]]
-    assert rows[0][2] == "Acme Health sandbox clinic"  # issue 31, newcomer 12: the clinic's name, not its id
+    assert rows[0][2] == "Acme Health sandbox clinic"  # decision 0048: the clinic's name, not its id
     page = _requests(client, workspace_id)
     assert "very-private-value" not in page.text and first not in page.text
     client.get(f"/portal/workspaces/{other_id}/requests", status=404)

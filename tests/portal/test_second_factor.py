@@ -1,4 +1,4 @@
-"""Second factors in the portal (issue 34, items 1 to 3 and the factor notices of 7), driven through the pages:
+"""Second factors in the portal (decisions 0096, 0097, the notices of 0093), driven through the pages:
 an authenticator app enrolled from the QR code's page and its secret as text, counting only once a code
 confirms it; ten recovery codes shown once; the second step of signing in (a code accepted once, a recovery code
 used once and mailed, wrong codes throttled apart from the password); passkeys added, renamed, removed, used as the

@@ -1,4 +1,4 @@
-"""Second factors in a real browser (issue 34), headless chromium against the real server: an authenticator app
+"""Second factors in a real browser (decision 0096), headless chromium against the real server: an authenticator app
 set up from the page's secret as text (the code computed as an app would, with pyotp) and a sign-in with a code;
 a passkey registered with Chrome's virtual authenticator, then signing in with it alone and as the second step
 (the portal browsed as `localhost`: WebAuthn refuses IP addresses); a clinician without a factor led to set one

@@ -1,5 +1,5 @@
-"""Who must use a second factor (issue 34, item 4), and what a browser half-way through signing in opens (item
-3): clinic staff are led to enrol before the review queue or the access report opens, in every clinic, and come
+"""Who must use a second factor (decision 0098), and what a browser half-way through signing in opens (decision
+0097): clinic staff are led to enrol before the review queue or the access report opens, in every clinic, and come
 back once they have; a workspace's owner requires a second factor of every member; an operator removes a
 person's factors (`account reset-factors`); a browser past the password but not the second step opens no page
 that needs a session."""

@@ -1,4 +1,4 @@
-"""Issue 34, item 7 (the notices of sessions and account changes), read from the real SMTP server: a sign-in
+"""Decision 0093 (the notices of sessions and account changes), read from the real SMTP server: a sign-in
 from a browser that carries no earlier device cookie of this account is mailed, one from a known browser is
 not; a password change and an email change are mailed once each, to the address that must hear of them."""
 

@@ -1,4 +1,4 @@
-"""Issue 34, item 6: a page listing one's active sessions (browser and system from the user agent, address,
+"""Decision 0092: a page listing one's active sessions (browser and system from the user agent, address,
 signed in, last seen; this session marked), ending any other or all others (CSRF, audited); another person's
 session id is refused. Staff sessions, which can see patient data, end after 15 idle minutes."""
 

@@ -1,6 +1,6 @@
-"""Signing in safely (issue 31): a `next` that cannot be a path of the portal leads home (item 3); failed
+"""Signing in safely (decision 0064): a `next` that cannot be a path of the portal leads home; failed
 log-ins are counted per account and address and per address, in the database, and a refusal says when to
-try again at once (item 6), on the address the server saw (item 10)."""
+try again at once (decision 0066), on the address the server saw (decision 0069)."""
 
 import datetime
 import re
@@ -72,7 +72,7 @@ def _throttled_minutes(answer):
 
 
 def test_wrong_passwords_from_one_address_never_lock_the_owner_out(app, engine):
-    """Issue 31 item 6: anyone who knows an owner's email kept them out with five wrong passwords."""
+    """Decision 0066: anyone who knows an owner's email kept them out with five wrong passwords."""
     _, email = signed_up(app)
     for _ in range(5):
         _log_in(browser(app), email, "a wrong password, guessed", "198.51.100.7", status=400)

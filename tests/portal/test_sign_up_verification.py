@@ -1,4 +1,4 @@
-"""Issue 33, item 3: sign-up answers the same for a new and a known address, the email says which it was, and
+"""Decision 0089: sign-up answers the same for a new and a known address, the email says which it was, and
 its link (single use, 24 h) verifies the address; changing one's email re-verifies the new address."""
 
 import datetime

@@ -33,7 +33,7 @@ def test_a_test_key_made_in_the_portal_opens_the_api_and_not_the_portal(app, tes
 
 
 def test_portal_pages_carry_their_security_headers_and_the_api_keeps_its_own(app, testapp):
-    page = webtest.TestApp(app).get("/portal/signup")  # the log-in page loads the passkey script (issue 34)
+    page = webtest.TestApp(app).get("/portal/signup")  # the log-in page loads the passkey script (decision 0086)
     csp = page.headers["Content-Security-Policy"]
     assert "script-src" not in csp and "'unsafe-inline'" not in csp and "default-src 'none'" in csp
     assert "frame-ancestors 'none'" in csp and "style-src 'self'" in csp

@@ -1,4 +1,4 @@
-"""Issue 33, item 5, the workspace side: an owner invites by email, changes a member's role (making another
+"""Decision 0094: the workspace side: an owner invites by email, changes a member's role (making another
 owner is how ownership passes on), removes a member and cancels an invitation; a member leaves; a workspace
 always keeps an owner. Each change is audited and the person affected is emailed (a real SMTP server on
 loopback)."""

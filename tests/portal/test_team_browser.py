@@ -1,4 +1,4 @@
-"""Issue 33, item 5 in a real browser (headless chromium against the real application on 127.0.0.1, the mail
+"""Decision 0094 in a real browser (headless chromium against the real application on 127.0.0.1, the mail
 read from the real SMTP server on loopback): an owner invites by email, the invitee follows the emailed link,
 signs up with the address already filled in and joins, is made owner, and the first owner leaves. Screenshots
 at 1280 and 375 px, as tests/portal/test_browser.py saves them."""

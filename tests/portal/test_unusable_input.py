@@ -1,4 +1,4 @@
-"""Text a page cannot take (issue 31 item 2): a NUL in any portal field or query answers that form's page with
+"""Text a page cannot take (decision 0068): a NUL in any portal field or query answers that form's page with
 its own error (400) and changes nothing, on both faces, and no log ever carries the values sent.
 
 The walk is generic: from each face's first pages it follows the portal's own links, and every form it finds

@@ -1,4 +1,4 @@
-"""Webhook failures in words (issue 31 item 10): a host that does not resolve, a refused connection, a receiver
+"""Webhook failures in words (decision 0039): a host that does not resolve, a refused connection, a receiver
 that does not speak TLS, a self-signed certificate, a redirect and a 5xx each read as a sentence on the webhook
 pages (the form's message, a test event's answer, the deliveries log), never as `[Errno -2] Name or service not
 known` or an exception's name. Real servers on 127.0.0.1 play each receiver."""

@@ -1,4 +1,4 @@
-"""Issue 33, item 5: an owner closes a workspace with a typed confirmation. Its keys answer as revoked, its
+"""Decision 0094: an owner closes a workspace with a typed confirmation. Its keys answer as revoked, its
 webhook endpoints are deleted, its connections ended, its members removed (each emailed), its sandbox's schema
 dropped; what it sent stays in the clinic's queue; the row stays, closed, so the audit trail and this month's
 usage export still name it. A person whose only workspace closed signs in to a clear page."""

@@ -1,4 +1,4 @@
-"""`scripts/rehearse --sentinel`: the production stack with Redis behind Sentinel (issue 35, item 3).
+"""`scripts/rehearse --sentinel`: the production stack with Redis behind Sentinel (decision 0080).
 
 A Redis primary, its replica and three Sentinels on loopback (Debian's redis-server and redis-sentinel), and
 `REDIS_URL` in the Sentinel form; the rest is the rehearsal's stack. Its faults: the primary SIGKILLed under

@@ -117,7 +117,7 @@ def test_a_replayed_refusal_carries_its_code_too(world, testapp, request_log):
 
 
 def test_refusals_made_before_the_key_is_read_reach_its_owner_too(world, testapp, request_log):
-    """Every answer to a request that carries a valid key is logged to the key's owner (issue 31): a
+    """Every answer to a request that carries a valid key is logged to the key's owner (decision 0060): a
     browser's request, refused before the gate reads the key, and a body over its limit, refused before any
     view runs."""
     workspace_id, sandbox_id = world.workspace()

@@ -1,4 +1,4 @@
-"""Revision t21_key_setting_connection: the settings of organization keys made before issue 31 get the
+"""Revision t21_key_setting_connection: the settings of organization keys made before decision 0052 get the
 connection they were switched on under, so they keep applying; one switched on before the connection was
 renewed applies to nothing."""
 

@@ -1,5 +1,5 @@
-"""The client's address is REMOTE_ADDR as the server left it, never a header the client wrote (issue 31 item
-10). WebOb's `client_addr` is the leftmost X-Forwarded-For; here a caller sends one naming an address it does
+"""The client's address is REMOTE_ADDR as the server left it, never a header the client wrote (decision
+0069). WebOb's `client_addr` is the leftmost X-Forwarded-For; here a caller sends one naming an address it does
 not have. The real waitress server, with and without a trusted proxy: tests/access/test_trusted_proxy.py."""
 
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""A failure's log carries no value a request sent (issue 31 item 2): neither SQLAlchemy's bound parameters
+"""A failure's log carries no value a request sent (decision 0068): neither SQLAlchemy's bound parameters
 nor PostgreSQL's DETAIL, which repeats a row's values. The failures are forced for real: a trigger refuses the
 row as a unique violation whose DETAIL names the value, as PostgreSQL's own does."""
 

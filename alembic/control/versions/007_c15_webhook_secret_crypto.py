@@ -36,7 +36,7 @@ def _box(connection, needed_for):
 
 
 def upgrade():
-    # Per-endpoint backoff (issue 11, bad receivers): expand only.
+    # Per-endpoint backoff (docs/decisions/0024-webhook-delivery-under-bad-receivers.md): expand only.
     op.add_column('webhook_endpoints', sa.Column('paused_until', sa.DateTime(timezone=True), nullable=True),
                   schema='control')
     op.add_column('webhook_endpoints', sa.Column('secret_sealed', sa.Text(), nullable=True), schema='control')

@@ -3,7 +3,7 @@
 Revision ID: c33i_identity
 Revises: c33m_mail_outbox
 
-The identity context takes the portal's people tables (issue 33, item 1), moving every row:
+The identity context takes the portal's people tables (docs/decisions/0087-identity-context.md), moving every row:
 
 - `portal_accounts`, `portal_login_failures`, `portal_sessions` are renamed `accounts`, `login_failures`,
   `sessions` (their constraints and indexes, and the foreign keys naming them, renamed alike); accounts get

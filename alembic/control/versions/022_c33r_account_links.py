@@ -4,7 +4,7 @@ Revision ID: c33r_account_links
 Revises: c33i_identity
 
 `account_links` holds the hash of each link mailed for sign-up verification, an email change or a password
-reset, with its expiry, use and voiding (issue 33, items 3 and 4); `account_mail_requests` counts the
+reset, with its expiry, use and voiding (docs/decisions/0089-sign-up-verification-password-reset.md); `account_mail_requests` counts the
 sign-up and forgotten-password forms that asked for a message, per email and per client address.
 """
 

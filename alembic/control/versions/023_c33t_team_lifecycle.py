@@ -3,7 +3,7 @@
 Revision ID: c33t_team_lifecycle
 Revises: c33r_account_links
 
-Issue 33, item 5. A closed workspace keeps its row, so the audit trail and the month's usage export still
+A team's lifecycle and closing a workspace (docs/decisions/0094-team-lifecycle-closing-workspace.md). A closed workspace keeps its row, so the audit trail and the month's usage export still
 resolve it: `closed_at` and `closed_by` say when and by whom. Its sandbox clinic's schema is dropped and its
 row stays (keys, audit rows and events name it), marked `schema_dropped_at` so no migration or page opens it
 again. An invitation records when it was emailed (an older one was shown on a page only), so its cancellation

@@ -4,8 +4,8 @@ in from
 Revision ID: c34s_sessions_devices
 Revises: c33t_team_lifecycle
 
-`sessions` gains the browser's user agent, the client address last seen and `reauthenticated_at` (issue 34,
-items 5 and 6); `known_devices` holds the hash of each device cookie an account signed in with (item 7: a
+`sessions` gains the browser's user agent, the client address last seen and `reauthenticated_at` (docs/decisions/0091-re-authentication-before-sensitive-actions.md,
+docs/decisions/0092-sessions-one-can-see-and-end.md); `known_devices` holds the hash of each device cookie an account signed in with (docs/decisions/0093-security-notices.md: a
 sign-in from a new device is mailed). Sessions started before carry no user agent or address (the page says
 "unknown") and count as not re-authenticated.
 """

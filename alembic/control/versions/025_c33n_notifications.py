@@ -4,8 +4,7 @@ Revision ID: c33n_notifications
 Revises: c34s_sessions_devices
 
 `notifications_turned_off` holds a row per person and notification they do not want (every notification is
-on until turned off); `review_digests` one row per clinic and local day whose review digest was sent (issue 33,
-item 6).
+on until turned off); `review_digests` one row per clinic and local day whose review digest was sent (docs/decisions/0095-notifications-email.md).
 """
 
 from alembic import op

@@ -4,7 +4,7 @@ them, and sign-ins waiting for their second step
 Revision ID: c34f_second_factors
 Revises: c33n_notifications
 
-Issue 34, items 1 to 4: `authenticator_apps` (a sealed TOTP secret, confirmed or not, and the last time step
+Second factors (docs/decisions/0096-second-factors-what-counts.md to 0098): `authenticator_apps` (a sealed TOTP secret, confirmed or not, and the last time step
 used), `passkeys` (WebAuthn credentials, named), `recovery_codes` (hashed, used once), `workspace_factor_rules`
 (a workspace whose owner requires a second factor of every member) and `pending_sign_ins` (a browser past the
 password whose second step is due, or a password-free passkey ceremony under way).

@@ -3,7 +3,7 @@
 Revision ID: c37f_export_jobs
 Revises: c34f_second_factors
 
-Issue 37: `export_jobs` (one $export kick-off: what it asked, its status, the attempt under way, its
+Bulk export (docs/decisions/0104-bulk-export-job-life.md): `export_jobs` (one $export kick-off: what it asked, its status, the attempt under way, its
 watermark and expiry) and `export_files` (the NDJSON files of the job's finished attempt, with the patients
 each holds for the download's audit trail). Two new, empty tables: nothing to rewrite.
 """

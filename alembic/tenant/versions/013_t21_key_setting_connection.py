@@ -4,7 +4,7 @@ Revision ID: t21_key_setting_connection
 Revises: t20_auto_accept_switched_on
 
 Data only. A key's own setting now holds the `connected_at` of its workspace's connection, as a workspace
-setting does, and applies only while that connection is the one in force (issue 31). Settings of organization
+setting does, and applies only while that connection is the one in force (docs/decisions/0052-automatic-acceptance-new-connection.md). Settings of organization
 keys made before held none: each is given the `connected_at` of the connection in force now when it was last
 switched on during that connection, so it keeps applying exactly as before; one switched on before the
 connection was last renewed stays without, and so applies to nothing (what a new connection means). Settings

@@ -3,7 +3,7 @@
 Revision ID: t37w_care_provider_deletions
 Revises: t21_key_setting_connection
 
-A new empty table and its index: cheap on every schema (docs/performance.md, "Tenant scale"). Issue 37: an
+A new empty table and its index: cheap on every schema (docs/performance.md, "Tenant scale"). Bulk export (docs/decisions/0101-bulk-export-deleted.md): an
 export with `_since` names the contacts removed since (the manifest's `deleted`).
 """
 

@@ -1,4 +1,4 @@
-"""Connections in the clinic console (issue 19 item 3): an organization asks from the developer portal
+"""Connections in the clinic console (decision 0033): an organization asks from the developer portal
 (`/workspaces/{id}/connection-requests`), the clinic's admin approves permission by permission with an
 optional expiry or declines, and later narrows or revokes (`/clinics/{id}/connections`)."""
 

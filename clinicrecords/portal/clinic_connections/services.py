@@ -1,4 +1,4 @@
-"""Connections as people make them (issue 19 item 3): an organization asks a clinic for permissions from the
+"""Connections as people make them (decision 0033): an organization asks a clinic for permissions from the
 developer portal; the clinic's admin approves permission by permission (fewer may be granted) with an
 optional expiry, or declines; later narrows or revokes. The grant itself is access's `grant_connection` /
 `revoke_connection` (as `connection grant|revoke`), which the API's reach reads on the next call."""

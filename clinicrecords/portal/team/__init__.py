@@ -1,4 +1,4 @@
-"""The team pages both faces show, written once (issue 33, item 5): a workspace's members (owner or developer)
+"""The team pages both faces show, written once (decision 0094): a workspace's members (owner or developer)
 and a clinic's staff (admin and/or clinician). Anyone there sees the team, its open invitations and may leave;
 who manages it (an owner, an admin) invites by email (the link also shown once, for copying), cancels an
 invitation, changes a person's roles (making another member owner is how ownership passes on) and removes a

@@ -1,5 +1,5 @@
 """Security headers on every portal answer. Pages load only the portal's own stylesheet: no script, no inline
-style, nothing framed, no referrer leaving the portal. The passkey pages (issue 34) alone load the portal's one
+style, nothing framed, no referrer leaving the portal. The passkey pages (decision 0086) alone load the portal's one
 script, `/static/passkeys.js`: the view says so (`loads_passkey_script`) and that answer's policy adds
 `script-src 'self'`, and `connect-src 'self'` when the script fetches its options."""
 

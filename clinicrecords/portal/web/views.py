@@ -8,7 +8,7 @@ from clinicrecords.portal.web.resources import Static
 
 _STATIC = files("clinicrecords.portal.web").joinpath("static")
 _STYLESHEET = _STATIC.joinpath("portal.css").read_bytes()
-# The passkey ceremonies' script (issue 34): served now, loaded by the pages that will ask for passkeys.
+# The passkey ceremonies' script (decision 0086): served now, loaded by the pages that will ask for passkeys.
 _PASSKEYS_SCRIPT = _STATIC.joinpath("passkeys.js").read_bytes()
 
 

@@ -1,4 +1,4 @@
-"""Second factors in the portal (issue 34): the person's two-factor pages under `/account/two-factor` (both
+"""Second factors in the portal (decision 0096): the person's two-factor pages under `/account/two-factor` (both
 faces), the second step of signing in and password-free passkey sign-in under `/login`, and the guard that
 leads a person who must have a second factor to enrol (`required.py`)."""
 

@@ -1,4 +1,4 @@
-""""Confirm it's you" with a passkey (issue 34, item 5): the confirm page's third way, beside the password and a
+""""Confirm it's you" with a passkey (decision 0091): the confirm page's third way, beside the password and a
 code, for a person who has a passkey where passkeys work (a host name, not an IP address). The page runs an
 authentication ceremony limited to the person's own passkeys; its challenge waits for this session
 (`IOneTimeReads`), read once by the POST."""

@@ -1,4 +1,4 @@
-"""Who must have a second factor (issue 34, item 4), checked for every portal view so none can forget it: a
+"""Who must have a second factor (decision 0098), checked for every portal view so none can forget it: a
 node of the page's lineage says why one is needed (`second_factor_required`: "patient_data" on the console's
 pages that show patient data, in every clinic; "workspace" on a workspace whose owner requires one). A signed-in
 person without a factor is led to the two-factor page, which says why and comes back here once one is set up:

@@ -1,4 +1,4 @@
-"""Two-factor authentication pages (issue 34), for both faces: the person's factors, an authenticator app's
+"""Two-factor authentication pages (decision 0096), for both faces: the person's factors, an authenticator app's
 enrolment, recovery codes shown once, passkeys (add, rename, remove); the second step of signing in and
 password-free sign-in with a passkey. Thin: parse, call identity's `IFactorService` / `ISignInSteps`, render."""
 

@@ -1,5 +1,5 @@
 """The clinic console's access report: for one patient, the API requests of the clinic's audit trail that
-touched their records, as a page and a CSV download (issue 19 item 7)."""
+touched their records, as a page and a CSV download (docs/decisions/0033-clinic-console.md)."""
 
 from clinicrecords.portal.console.access_report.interfaces import IAccessReport
 from clinicrecords.portal.console.access_report.resources import AccessReportPage

@@ -1,4 +1,4 @@
-"""Who read what (issue 19 item 7): for one patient, every API request in the clinic's audit trail that
+"""Who read what (decision 0033): for one patient, every API request in the clinic's audit trail that
 touched the patient or one of the patient's records — which key, which organization, when, which of the
 patient's records. The access report a clinic owes a patient who asks. Only the patient's own record ids are
 shown: an entry that also named other patients' records does not reveal them."""

@@ -1,4 +1,4 @@
-"""Automatic acceptance in the clinic console (issue 19 item 4): per organization or key, per kind, off by
+"""Automatic acceptance in the clinic console (decision 0033): per organization or key, per kind, off by
 default; the volume pause shown, and resumed by an admin."""
 
 from clinicrecords.portal.console.auto_accept.interfaces import IAutoAcceptSettings

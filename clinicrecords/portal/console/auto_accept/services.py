@@ -1,4 +1,4 @@
-"""Automatic acceptance in the console (issue 19 item 4): per organization (a connected workspace) or per key,
+"""Automatic acceptance in the console (decision 0033): per organization (a connected workspace) or per key,
 per kind; off by default. The review context's `StaffReview.set_auto_accept` is the one writer (as for
 `auto-accept set`), so its rules hold here: a new connection and a new or rolled key start with it off, and
 switching a paused setting on again resumes it. Saving a sender's form switches only the kinds whose box

@@ -1,4 +1,4 @@
-"""The clinic's own API keys in the clinic console (issue 19 item 2): admins create (always live; the secret
+"""The clinic's own API keys in the clinic console (decision 0033): admins create (always live; the secret
 shown once), list masked; roll with an overlap, revoke and the IP allow-list are the key pages both faces share
 (`portal.keys`)."""
 

@@ -1,4 +1,4 @@
-"""The clinic's own keys in the console (issue 19 item 2). The developer portal's `KeyService` does the work
+"""The clinic's own keys in the console (decision 0033). The developer portal's `KeyService` does the work
 (revoke, roll with an overlap, IP allow-list, the audit rows naming keys by their masked id); this class
 changes only whose keys they are: a clinic's, always live, with no live-key gate (the clinic is the data's
 owner), audited with the clinic."""

@@ -1,5 +1,5 @@
 """The clinic console's review queue: clinicians accept or decline what outside software sends, beside the
-patient's chart, and mark automatically accepted items reviewed (issue 19 item 5)."""
+patient's chart, and mark automatically accepted items reviewed (docs/decisions/0033-clinic-console.md)."""
 
 from clinicrecords.portal.console.queue.interfaces import IReviewQueue
 from clinicrecords.portal.console.queue.resources import QueuePage

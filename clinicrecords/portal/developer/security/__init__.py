@@ -1,4 +1,4 @@
-"""The workspace's Security page (issue 34, item 4): an owner requires a second factor of every member; each
+"""The workspace's Security page (decision 0098): an owner requires a second factor of every member; each
 member's state is shown. Members without one are led to enrol before the workspace's pages open
 (`portal.accounts.factors.required`)."""
 

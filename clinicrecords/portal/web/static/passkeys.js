@@ -1,8 +1,8 @@
 /*
- * passkeys.js: the portal's one script (issue 34). It runs the browser's side of a passkey ceremony for a
+ * passkeys.js: the portal's one script (decision 0086). It runs the browser's side of a passkey ceremony for a
  * form that asks for one, and nothing else: no dependency, nothing inline, no eval, only its own origin.
  * Served at /static/passkeys.js (portal.web); a page that loads it allows `script-src 'self'` (and
- * `connect-src 'self'` when its options are fetched). docs/portal.md, "Passkeys (issue 34)".
+ * `connect-src 'self'` when its options are fetched). docs/portal.md, "Passkeys".
  *
  * The contract with a page:
  *
