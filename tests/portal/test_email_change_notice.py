@@ -16,7 +16,7 @@ def test_the_old_address_is_told_with_the_new_one_masked_once_it_is_verified(app
     client, old = signed_up(app)
     new = "juniper-" + unique_email("moved")
     _change(client, new)
-    link = mailed_to(mail, new, "Verify your email address for Clinic Records").link("/verify-email")
+    link = mailed_to(mail, new, "Verify your new email address for Clinic Records").link("/verify-email")
     assert not [message for message in mail.messages() if message.subject == CHANGED]  # not before it counts
     page = submit(browser(app).get(portal_path(link)), "verify-email", status=303).follow()
     assert page.html.find(id="continue")["href"] == "/portal/"
@@ -32,7 +32,7 @@ def test_a_staff_member_continues_to_their_clinic_console(app, world, mail):
     staff, _ = staff_browser(app, clinic_id, "clinician")
     new = unique_email("nurse")
     _change(staff, new)
-    link = mailed_to(mail, new, "Verify your email address for Clinic Records").link("/verify-email")
+    link = mailed_to(mail, new, "Verify your new email address for Clinic Records").link("/verify-email")
     page = submit(browser(app).get(portal_path(link)), "verify-email", status=303).follow()
     assert page.html.find(id="continue")["href"] == f"/portal/clinics/{clinic_id}"
     assert "clinic console" in page.html.find(class_="brand").get_text()

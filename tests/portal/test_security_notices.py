@@ -82,7 +82,7 @@ def test_an_email_change_is_mailed_once_to_the_old_address(app, mail):
     client, old = signed_up(app)
     new = "moved-" + old
     submit(client.get("/portal/account/email"), "email-change", email=new, password=PASSWORD, status=303)
-    link = portal_path(mailed_to(mail, new, "Verify your email address for Clinic Records").link("/verify-email"))
+    link = portal_path(mailed_to(mail, new, "Verify your new email address for Clinic Records").link("/verify-email"))
     assert EMAIL_CHANGED not in _subjects(mail, old)  # asked for, not done: nothing changed yet
     submit(client.get(link), "verify-email", status=303)
     notice = mailed_to(mail, old, EMAIL_CHANGED)
