@@ -45,6 +45,7 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chro
     print(f"\nscreenshots: {folder}")
     visit = Visit(chrome, folder)
     connected = world.connected()
+    ok("clinic", "set", str(connected.clinic_id), "--timezone", "Europe/Berlin")  # the console's times are its
     patient = _api(served, connected, "POST", "patients",
                    {"given_name": "Ada", "family_name": "Quill", "birth_date": "1984-03-02"})
     _api(served, connected, "GET", f"patients/{patient['id']}")
@@ -113,7 +114,9 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chro
     assert "Test Workspace" in chrome.find_element(By.ID, "accesses").text
     visit.shot("console-access-report")
     visit.follow("Activity")
-    assert "staff.invited" in chrome.page_source
+    activity = chrome.find_element(By.ID, "activity").text
+    assert f"Invited {nurse} to the staff as" in activity and "Connected Beacon Labs" in activity
+    assert "CET" in activity and "staff.invited" not in activity
     visit.shot("console-activity")
     visit.press("Log out")
 
@@ -121,7 +124,8 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chro
     visit.fill(password=PASSWORD)
     visit.press("Set password and join")
     sent = _api(served, connected, "POST", "allergies",
-                {"patient_id": patient["id"], "substance": {"text": "Peanut"}, "criticality": "high"})
+                {"patient_id": patient["id"], "substance": {"text": "Peanut", "rxnorm": "1191"},
+                 "criticality": "high"})
     visit.follow("Review queue")
     visit.set_up_app()
     assert f"submission-{sent['submission_id']}" in chrome.page_source and "Ada Quill" in chrome.page_source
@@ -138,6 +142,14 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chro
     chrome.get(f"{served}/portal/clinics/{connected.clinic_id}/queue/{sent['submission_id']}")
     assert "This submission was already accepted" in chrome.find_element(By.ID, "decided").text
     visit.shot("console-submission-decided")
+    declined = _api(served, connected, "POST", "allergies",
+                    {"patient_id": patient["id"], "substance": {"text": "Latex"}, "criticality": "low"})
+    chrome.get(f"{served}/portal/clinics/{connected.clinic_id}/queue/{declined['submission_id']}")
+    visit.fill(reason="Already on the chart as a latex intolerance")
+    visit.press("Decline")
+    chrome.get(f"{served}/portal/clinics/{connected.clinic_id}/queue/{declined['submission_id']}")
+    assert "The reason given: Already on the chart" in chrome.find_element(By.ID, "decided").text
+    visit.shot("console-submission-declined")
     chrome.get(f"{served}/portal/clinics/{connected.clinic_id}/queue/{uuid.uuid4()}")
     assert "clinic console" in chrome.find_element(By.CLASS_NAME, "brand").text
     visit.shot("console-not-found")
@@ -156,4 +168,4 @@ def test_a_clinician_accepts_a_submission_sent_through_the_api(app, served, chro
     visit.shot("console-reviews")
     visit.press("Mark reviewed")
     assert "Marked reviewed" in chrome.page_source
-    assert visit.saved() == 19
+    assert visit.saved() == 20
