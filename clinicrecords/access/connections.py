@@ -49,7 +49,7 @@ def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None, publi
     connection.expires_at = expires_at
     db.flush()
     if publish is not None:
-        publish(ConnectionChanged(workspace_id, clinic_id, change, tuple(connection.scopes)))
+        publish(ConnectionChanged(workspace_id, clinic_id, change, tuple(connection.scopes), connection.expires_at))
     return connection
 
 

@@ -2,6 +2,8 @@
 people to tell through the identity context, and mail those who want it. The emitting contexts know nothing
 of people or mail."""
 
+import datetime
+
 from clinicrecords.access.interfaces import ConnectionChanged, ConnectionRequested, describe_permission
 from clinicrecords.access.services import get_workspace
 from clinicrecords.clinics.services import clinic_names
@@ -35,7 +37,15 @@ def connection_changed(event, place):
     notify(place, kinds.CONNECTION_CHANGED, workspace_owners(db, event.workspace_id), "connection_changed",
            workspace_regarding(workspace), f"/workspaces/{event.workspace_id}/connections", clinic=clinic,
            workspace=workspace, change=event.change,
-           permissions=[describe_permission(scope) for scope in event.scopes])
+           permissions=[describe_permission(scope) for scope in event.scopes], ends=_ends(event.expires_at))
+
+
+def _ends(expires_at):
+    """When a connection ends by itself, in words and in UTC (the partner's API speaks UTC), or None."""
+    if expires_at is None:
+        return None
+    moment = expires_at.astimezone(datetime.UTC)
+    return f"{moment.day} {moment.strftime('%B %Y')} at {moment.strftime('%H:%M')} UTC"
 
 
 def profile_reviewed(event, place):

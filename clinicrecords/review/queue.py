@@ -46,3 +46,10 @@ def queue_summary(db):
 
 def find_submission(db, submission_id):
     return db.get(Submission, submission_id)
+
+
+def submissions_by_id(db, submission_ids):
+    """{id: submission} of those of `submission_ids` in this clinic, in one statement (a page of the console's
+    activity names each one's patient)."""
+    ids = set(submission_ids)
+    return {row.id: row for row in db.scalars(select(Submission).where(Submission.id.in_(ids)))} if ids else {}

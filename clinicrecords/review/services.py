@@ -23,14 +23,14 @@ from clinicrecords.review.decisions import Decisions, ReviewError, locked_submis
 from clinicrecords.review.interfaces import ISubmissionService, review_kinds
 from clinicrecords.review.models import Submission
 from clinicrecords.review.queue import (ANY_SENDER, QueueSummary, find_submission, pending_senders,
-                                       pending_submissions, queue_summary)
+                                       pending_submissions, queue_summary, submissions_by_id)
 from clinicrecords.review.staff import StaffReview, accept_as_staff, decline_as_staff, review_item_as_staff
 
 # What other contexts call (the clinic console, the test helpers, clinical's kinds and seed).
 __all__ = ["ANY_SENDER", "ReviewError", "StaffReview", "SubmissionService", "accept_as_staff",
            "add_pending_submission", "content_hash", "decline_as_staff", "find_submission", "pause_settings",
            "pending_senders", "pending_submissions", "queue_summary", "QueueSummary", "review_item_as_staff",
-           "submission_service_factory"]
+           "submission_service_factory", "submissions_by_id"]
 
 
 def content_hash(resource_type, action, target_id, payload, origin_assistant_name):

@@ -70,12 +70,13 @@ def test_ask_grant_two_of_three_narrow_and_revoke(app, testapp, world):
     change.forms["revoke"].submit(status=303)
     assert _call(testapp, key, clinic_id, "patients", 404) is not None
     listing = admin.get(f"/portal/clinics/{clinic_id}/connections")
-    assert "revoked" in listing.text and "approved" in listing.text
+    assert "Revoked" in listing.text and "Approved" in listing.text
     assert listing.text.count(f"by {admin_email}") == 2  # who approved the request, who revoked the link
     activity = admin.get(f"/portal/clinics/{clinic_id}/activity").text
-    for action in ("connection.approved", "connection.narrowed", "connection.revoked"):
-        assert action in activity
-    assert "approved" in developer.get(f"/portal/workspaces/{workspace_id}/connection-requests").text
+    for sentence in ("Connected Acme Health: ", "Changed the connection of Acme Health to ",
+                     "Revoked the connection of Acme Health"):
+        assert sentence in activity
+    assert "Approved" in developer.get(f"/portal/workspaces/{workspace_id}/connection-requests").text
 
 
 def test_bad_requests_declines_and_boundaries(app, world):
@@ -105,7 +106,10 @@ def test_bad_requests_declines_and_boundaries(app, world):
     clinician.get(request_path, status=403)
     clinician.get(f"/portal/clinics/{clinic_id}/connections", status=403)
     page.forms["decline"].submit(status=303)
-    admin.get(request_path, status=404)  # decided: no longer open
+    # Decided: no longer open to a decision, and the page says so (a tab left open is not a bare 404).
+    assert "This request was already declined" in admin.get(request_path).text
+    late = page.forms["approve"].submit(status=409)
+    assert "nothing was changed" in late.text
     listing = admin.get(f"/portal/clinics/{clinic_id}/connections").text
-    assert "declined" in listing and f"by {admin_email}" in listing
-    assert "declined" in developer.get(f"/portal/workspaces/{workspace_id}/connection-requests").text
+    assert "Declined" in listing and f"by {admin_email}" in listing
+    assert "Declined" in developer.get(f"/portal/workspaces/{workspace_id}/connection-requests").text

@@ -66,7 +66,7 @@ def test_pending_submissions_newest_first_beside_the_chart(clinic, clinician, te
     assert "Ada Quill" in sections[condition["submission_id"]].get_text()
     assert "Test Workspace" in sections[condition["submission_id"]].get_text()
     duplicate_text = sections[duplicate["submission_id"]].get_text()
-    assert "likely duplicate" in duplicate_text and "Substance text: Peanut" in duplicate_text
+    assert "likely duplicate" in duplicate_text and "Substance: Peanut" in duplicate_text
     rows = [[cell.get_text() for cell in row.find_all("td")]
             for row in sections[change["submission_id"]].find_all("tr", class_="changed")]
     assert rows == [["Criticality", "high", "low"]]

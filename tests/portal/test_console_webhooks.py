@@ -193,7 +193,7 @@ def test_resend_recover_rotate_disable_enable_and_delete(app, world, engine, con
     assert {row.email for row in rows} == {console.email} and {row.target for row in rows} == {receiver.url}
     assert all(secret.removeprefix("whsec_") not in repr(rows) for secret in (old, new))
     activity = admin.get(f"/portal/clinics/{clinic_id}/activity").text
-    assert "webhook.secret_rotated" in activity and activity.count(console.email) >= len(rows)
+    assert "Rotated the signing secret of the webhook" in activity and activity.count(console.email) >= len(rows)
 
 
 def test_a_clinician_is_refused_as_on_the_key_pages(app, world, engine, console, receiver):

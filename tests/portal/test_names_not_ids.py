@@ -11,11 +11,12 @@ from tests.portal.console_helpers import staff_browser
 from tests.portal.helpers import create_key, secret_of, with_workspace
 
 
-def _what(page):
-    """The "What" cell of each activity row: (the text shown, the id in its title or None)."""
+def _what(page, column=3):
+    """The "What" cell of each activity row: (the text shown, the id in its title or None). A clinic's activity
+    has it in its third column (a sentence, then the id it names)."""
     rows = page.html.find("tbody")("tr")
-    return [(row("td")[3].get_text(" ", strip=True), (row("td")[3].find("span", title=True) or {}).get("title"))
-            for row in rows]
+    return [(row("td")[column].get_text(" ", strip=True),
+             (row("td")[column].find("span", title=True) or {}).get("title")) for row in rows]
 
 
 def _ask(app, clinic_id, name):
@@ -45,18 +46,18 @@ def test_the_clinics_activity_names_organizations_and_keys_in_one_statement(app,
     admin.get(f"/portal/clinics/{clinic_id}/connections/requests/{pending[0]}").forms["decline"].submit(status=303)
     page = f"/portal/clinics/{clinic_id}/activity"
     with statements(engine) as few:
-        rows = _what(admin.get(page))
-    assert rows[0] == (f"Beacon Labs {asked[0]}", asked[0])
+        rows = _what(admin.get(page), column=2)
+    assert rows[0] == (f"Declined the request of Beacon Labs to connect {asked[0]}", asked[0])
     admin.get(f"/portal/clinics/{clinic_id}/connections/requests/{pending[1]}").forms["decline"].submit(status=303)
     key_id = secret_of(_created(admin, clinic_id, "Front desk app")).split("_")[2]
     form = admin.get(f"/portal/clinics/{clinic_id}/auto-accept").forms[f"save-key:{key_id}"]
     form.fields["kinds"][0].checked = True
     form.submit(status=303)
     with statements(engine) as more:
-        rows = _what(admin.get(page))
-    assert rows[0] == (f"Front desk app ehr_live_{key_id[:4]}************ switched_on: ['allergy'] switched_off: []",
-                       f"ehr_live_{key_id[:4]}************")
-    assert (f"Cove Health {asked[1]}", asked[1]) in rows
+        rows = _what(admin.get(page), column=2)
+    assert rows[0] == (f"Switched automatic acceptance on for allergies from Front desk app "
+                       f"ehr_live_{key_id[:4]}************", f"ehr_live_{key_id[:4]}************")
+    assert (f"Declined the request of Cove Health to connect {asked[1]}", asked[1]) in rows
     assert len(more) == len(few)  # more rows to name, no more statements
 
 

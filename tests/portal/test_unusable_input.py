@@ -26,7 +26,7 @@ MAX_PAGES = 120
 # Every row of the tables portal forms write, as text: a refused form changes none of them.
 TABLES = ("accounts", "sessions", "workspaces", "workspace_members", "invitations",
           "api_keys", "terms_acceptances", "workspace_domains", "business_profiles", "webhook_endpoints",
-          "connections", "clinic_staff", "auto_accept_settings")
+          "connections", "connection_requests", "clinic_staff", "auto_accept_settings")
 
 
 def _snapshot(engine):
@@ -116,7 +116,8 @@ def _walk_and_submit(client, engine, starts, within, at_least):
 @pytest.fixture
 def developer_portal(app, world, receiver):
     """An owner's browser on a workspace with something behind every page: a domain, a key, an endpoint with a
-    delivery, a pending invitation, a verified domain (the business profile) and a connectable clinic."""
+    delivery, a pending invitation, a verified domain (the business profile), a connectable clinic and a
+    request to another clinic waiting for its answer (which can be withdrawn)."""
     client, workspace_id = with_workspace(app)
     submit(client.get(f"/portal/workspaces/{workspace_id}/domain"), "domain-form", domain="walk.example",
            status=303)
@@ -129,6 +130,10 @@ def developer_portal(app, world, receiver):
            role="developer")
     world.set_workspace(uuid.UUID(workspace_id), verified=True)
     world.clinic(name="Walkable Clinic")
+    ask = client.get(f"/portal/workspaces/{workspace_id}/connection-requests").forms["ask"]
+    ask["clinic_id"] = str(world.clinic(name="Asked Clinic"))
+    ask.fields["scopes"][0].checked = True
+    ask.submit(status=303)
     fresh = submit(client.get("/portal/workspaces/new"), "workspace", name="Without a domain", status=303)
     return client, workspace_id, urllib.parse.urlsplit(fresh.location).path
 
@@ -142,6 +147,7 @@ def test_every_developer_portal_form_refuses_a_nul_in_any_field(app, engine, dev
     assert {form_id for form_id, _, _ in forms} >= {
         "invite", "new-key", "roll", "ip-allow", "domain-form", "change-domain", "new-endpoint", "recover",
         "rotate", "filter", "profile", "plan", "terms", "ask", "workspace", "password-change"}
+    assert any(form_id.startswith("withdraw-") for form_id, _, _ in forms if form_id)
     signed_out = signed_up(app)[0]
     signed_out.get("/portal/").forms["logout"].submit(status=303)
     for path, form_id in (("/portal/signup", "signup"), ("/portal/login", "login")):

@@ -8,6 +8,11 @@ class IClinicConnections(Interface):
     def request(workspace_id, clinic_text, scopes, account_id):
         """An organization asks a clinic (named by its id) for these permissions."""
 
+    def withdraw(workspace_id, request_text, account_id):
+        """The organization takes back its request while it waits (status `withdrawn`); an id malformed,
+        unknown, another workspace's or no longer pending is refused with one message (FormError on
+        `request_id`)."""
+
     def requests_of_workspace(workspace_id):
         """The workspace's requests, newest first."""
 
@@ -17,6 +22,9 @@ class IClinicConnections(Interface):
     def pending_request(clinic_id, request_id):
         """A pending request to this clinic, or None."""
 
+    def request_of_clinic(clinic_id, request_id):
+        """A request to this clinic, whatever its status, or None (another clinic's finds nothing)."""
+
     def connections(clinic_id):
         """The clinic's connections, active first (revoked ones stay listed)."""
 
@@ -24,7 +32,8 @@ class IClinicConnections(Interface):
         """The clinic's connection with a workspace, or None."""
 
     def approve(clinic_id, request, scopes, expires_on, account_id):
-        """Grant the request (the permissions ticked, an optional expiry)."""
+        """Grant the request (the permissions ticked, an optional expiry: the end of that day in the clinic's
+        time zone)."""
 
     def decline(clinic_id, request, account_id):
         """Refuse the request."""
@@ -40,3 +49,9 @@ class IClinicConnections(Interface):
 
     def workspace_name(workspace_id):
         """The organization's name."""
+
+    def first_expiry_day(clinic):
+        """The earliest expiry date the form takes (today, in the clinic's time zone)."""
+
+    def expiry_day(clinic, expires_at):
+        """A connection's expiry as the date the form shows (the clinic's), or None."""

@@ -10,11 +10,11 @@ from clinicrecords.db.meta import ControlBase
 
 class ConnectionRequest(ControlBase):
     """An organization's request to connect to a clinic, naming the permissions it wants. A clinic admin
-    approves it (granting those permissions or fewer, with an optional expiry) or declines it; both stay
-    visible with who and when."""
+    approves it (granting those permissions or fewer, with an optional expiry) or declines it, or the organization
+    withdraws it while it waits; each stays visible with who and when (`decided_by`, `decided_at`)."""
 
     __tablename__ = "connection_requests"
-    __table_args__ = (CheckConstraint("status IN ('pending', 'approved', 'declined')", name="status"),)
+    __table_args__ = (CheckConstraint("status IN ('pending', 'approved', 'declined', 'withdrawn')", name="status"),)
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     workspace_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("workspaces.id"), index=True)

@@ -18,6 +18,15 @@ class PendingRequest(ClinicPart):
         self.connection_request = connection_request
 
 
+class AnsweredRequest(ClinicPart):
+    """A request to this clinic no longer waiting (approved, declined, or withdrawn by the organization): its
+    page says so, and approving or declining it changes nothing."""
+
+    def __init__(self, parent, name, connection_request):
+        super().__init__(parent, name)
+        self.connection_request = connection_request
+
+
 class ClinicConnection(ClinicPart):
     def __init__(self, parent, name, connection):
         super().__init__(parent, name)
@@ -25,13 +34,13 @@ class ClinicConnection(ClinicPart):
 
 
 class RequestsNode(ClinicPart):
-    service, item_resource, item_parameter = IClinicConnections, PendingRequest, "request_id"
+    service, item_resource, item_parameter = IClinicConnections, (PendingRequest, AnsweredRequest), "request_id"
 
     def __getitem__(self, name):
-        found = self.request.find_service(self.service).pending_request(self.clinic.id, _uuid(name))
+        found = self.request.find_service(self.service).request_of_clinic(self.clinic.id, _uuid(name))
         if found is None:
             raise KeyError(name)
-        return self.item_resource(self, name, found)
+        return (PendingRequest if found.status == "pending" else AnsweredRequest)(self, name, found)
 
 
 class ClinicConnectionsPage(ClinicPart):

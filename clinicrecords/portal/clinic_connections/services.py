@@ -5,6 +5,7 @@ optional expiry, or declines; later narrows or revokes. The grant itself is acce
 
 import datetime
 import uuid
+import zoneinfo
 
 from sqlalchemy import select
 from zope.interface import implementer
@@ -20,8 +21,19 @@ from clinicrecords.portal.web.interfaces import IPortalAudit
 from clinicrecords.publishing import request_publisher
 
 
-def _expiry(text, now):
-    """An optional date (YYYY-MM-DD, the end of that day UTC), in the future."""
+NOT_WAITING = "This request is not waiting for an answer: it was answered or withdrawn already"
+
+
+def _zone(clinic):
+    try:
+        return zoneinfo.ZoneInfo(clinic.timezone or "UTC")
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return datetime.UTC
+
+
+def _expiry(text, now, zone=datetime.UTC):
+    """An optional date (YYYY-MM-DD, as the date field sends it): the end of that day in the clinic's time zone,
+    which must be in the future."""
     text = (text or "").strip()
     if not text:
         return None
@@ -29,7 +41,12 @@ def _expiry(text, now):
         day = datetime.date.fromisoformat(text)
     except ValueError:
         raise FormError("expires_on", "Enter the expiry date like 2027-12-31, or leave it empty") from None
-    moment = datetime.datetime.combine(day, datetime.time(23, 59, 59), datetime.UTC)
+    if day.year < 2000:
+        raise FormError("expires_on", "Enter an expiry date in the future, or leave it empty")
+    try:
+        moment = datetime.datetime.combine(day, datetime.time(23, 59, 59), zone).astimezone(datetime.UTC)
+    except OverflowError:
+        raise FormError("expires_on", "Enter the expiry date like 2027-12-31, or leave it empty") from None
     if moment <= now:
         raise FormError("expires_on", "Enter an expiry date in the future, or leave it empty")
     return moment
@@ -71,6 +88,25 @@ class ClinicConnections:
         self.publish(ConnectionRequested(workspace_id, clinic.id, tuple(scopes)))
         return request
 
+    def withdraw(self, workspace_id, request_text, account_id):
+        """The organization takes back a request still waiting for the clinic's answer. An id that is malformed,
+        unknown, another workspace's or already answered gets the one message: nothing here tells whether a
+        request (or its clinic) exists beyond the workspace's own."""
+        try:
+            request_id = uuid.UUID((request_text or "").strip())
+        except ValueError:
+            request_id = None
+        found = request_id and self.db.scalar(select(ConnectionRequest).where(
+            ConnectionRequest.id == request_id, ConnectionRequest.workspace_id == workspace_id,
+            ConnectionRequest.status == "pending").with_for_update())
+        if not found:
+            raise FormError("request_id", NOT_WAITING)
+        found.status, found.decided_by, found.decided_at = "withdrawn", account_id, self.clock()
+        self.audit.record("connection.withdrawn", account_id=account_id, workspace_id=workspace_id,
+                          target=str(found.clinic_id))
+        self.db.flush()
+        return found
+
     def requests_of_workspace(self, workspace_id):
         return self.db.scalars(select(ConnectionRequest).where(ConnectionRequest.workspace_id == workspace_id)
                                .order_by(ConnectionRequest.requested_at.desc())).all()
@@ -87,6 +123,10 @@ class ClinicConnections:
             ConnectionRequest.id == request_id, ConnectionRequest.clinic_id == clinic_id,
             ConnectionRequest.status == "pending"))
 
+    def request_of_clinic(self, clinic_id, request_id):
+        return self.db.scalar(select(ConnectionRequest).where(
+            ConnectionRequest.id == request_id, ConnectionRequest.clinic_id == clinic_id))
+
     def connections(self, clinic_id):
         """The clinic's connections, active first (revoked ones stay listed)."""
         rows = access.list_connections(self.db, clinic_id=clinic_id)
@@ -102,7 +142,7 @@ class ClinicConnections:
             raise FormError("scopes", "Tick at least one permission, or decline the request")
         if set(granted) - set(connection_request.scopes):
             raise FormError("scopes", "Grant only permissions the organization asked for")
-        expires_at = _expiry(expires_on, self.clock())
+        expires_at = _expiry(expires_on, self.clock(), _zone(access.get_clinic(self.db, clinic_id)))
         if access.get_workspace(self.db, connection_request.workspace_id).closed_at is not None:
             raise FormError("scopes", "This organization closed its workspace: decline the request")
         access.grant_connection(self.db, connection_request.workspace_id, clinic_id, granted,
@@ -128,7 +168,7 @@ class ClinicConnections:
         if set(kept) - set(connection.scopes):
             raise FormError("scopes",
                             "A connection can only be narrowed here: the organization asks again for more")
-        expires_at = _expiry(expires_on, self.clock())
+        expires_at = _expiry(expires_on, self.clock(), _zone(access.get_clinic(self.db, clinic_id)))
         access.grant_connection(self.db, connection.workspace_id, clinic_id, kept, expires_at=expires_at,
                                 publish=self.publish)
         self.audit.record("connection.narrowed", account_id=account_id, clinic_id=clinic_id,
@@ -154,6 +194,15 @@ class ClinicConnections:
 
     def workspace_name(self, workspace_id):
         return access.get_workspace(self.db, workspace_id).name
+
+    def first_expiry_day(self, clinic):
+        """The earliest expiry date the form takes: today, in the clinic's time zone (the end of today is still
+        ahead)."""
+        return self.clock().astimezone(_zone(clinic)).date()
+
+    def expiry_day(self, clinic, expires_at):
+        """A connection's expiry as the date the form shows: the day it ends on, in the clinic's time zone."""
+        return expires_at.astimezone(_zone(clinic)).date() if expires_at else None
 
 
 def clinic_connections_factory(context, request):

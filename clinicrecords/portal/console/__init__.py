@@ -7,6 +7,8 @@ from clinicrecords.portal.console.interfaces import IConsoleService
 from clinicrecords.portal.console.predicates import StaffPredicate
 from clinicrecords.portal.console.resources import ClinicActivity, ClinicsCollection, add_clinic_child
 from clinicrecords.portal.console.services import console_service_factory, staff_principals
+from clinicrecords.portal.web import add_template_filter
+from clinicrecords.portal.web.activity import clinic_time
 from clinicrecords.portal.web.resources import add_portal_child
 from clinicrecords.portal.web.security import add_principal_finder
 
@@ -23,6 +25,8 @@ def includeme(config):
     config.register_service_factory(console_service_factory, iface=IConsoleService)
     add_principal_finder(config, staff_principals)
     config.add_view_predicate("staff_account", StaffPredicate)
+    # The console's times are the clinic's: `{{ moment | clinic_time(context.clinic) }}`.
+    add_template_filter(config, "clinic_time", clinic_time)
     add_portal_child(config, "clinics", ClinicsCollection)
     add_clinic_child(config, "activity", ClinicActivity)
     config.scan(".views")

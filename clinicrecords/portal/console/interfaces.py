@@ -15,5 +15,6 @@ class IConsoleService(Interface):
         """The clinic (an invitation's, say)."""
 
     def activity(clinic_id):
-        """(entry, staff member's email or None for an operator, its target's NamedTarget or None), newest
-        first."""
+        """The clinic's trail as `clinicrecords.portal.web.activity.ActivityRow`s, newest first: a sentence each,
+        the time in the clinic's time zone, the patient a decision or a download was about, a decline's
+        reason."""

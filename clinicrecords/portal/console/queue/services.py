@@ -9,6 +9,7 @@ from sqlalchemy import select
 from zope.interface import implementer
 
 from clinicrecords.access import services as access
+from clinicrecords.access.interfaces import key_label
 from clinicrecords.clinics.services import open_clinic
 from clinicrecords.patients import services as patients
 from clinicrecords.identity.services import IAccountService
@@ -21,7 +22,7 @@ from clinicrecords.review import services as review
 from clinicrecords.review.interfaces import review_kinds
 from clinicrecords.review.services import ReviewError, StaffReview
 
-OWN_KEY = "This clinic's own key"
+OWN_KEYS = "The clinic's own keys"  # the sender filter's choice for every key of the clinic's own
 
 
 @dataclass
@@ -45,6 +46,7 @@ class Decision:
     outcome: str        # accepted, declined, withdrawn
     decided_at: object
     decided_by: str     # a staff member's email, or who else decided it, in words
+    reason: str | None = None  # a decline's reason, as the sender reads it
 
 
 @dataclass(frozen=True)
@@ -89,8 +91,9 @@ class ReviewQueue:
         """(sender owner id, label) of everyone with a pending submission, for the filter."""
         self._staff(clinic_id)
         rows = review.pending_senders(self.db)
-        return sorted(((str(row.sender_owner_id), self._sender(row.workspace_id)) for row in rows),
-                      key=lambda pair: pair[1])
+        return sorted(((str(row.sender_owner_id),
+                        access.get_workspace(self.db, row.workspace_id).name if row.workspace_id else OWN_KEYS)
+                       for row in rows), key=lambda pair: pair[1])
 
     def entry(self, clinic_id, submission_id):
         """One pending submission beside the chart, or None (absent, decided, or another clinic's)."""
@@ -110,7 +113,8 @@ class ReviewQueue:
         patient = patients.find_patient(self.db, submission.patient_id)
         return Decision(submission.id, submission.resource_type,
                         f"{patient.given_name} {patient.family_name}" if patient else "a patient",
-                        _outcome(submission), submission.decided_at, self._decider(submission))
+                        _outcome(submission), submission.decided_at, self._decider(submission),
+                        submission.decision_reason if _outcome(submission) == "declined" else None)
 
     def _decider(self, submission):
         if submission.decided_by_staff_id is not None:
@@ -119,17 +123,23 @@ class ReviewQueue:
         if submission.accepted_automatically:
             return "automatic acceptance"
         if _outcome(submission) == "withdrawn":
-            return f"its sender, {self._sender(submission.workspace_id)}"
+            return f"its sender, {self._sender(submission)}"
         return "an operator of the service"
 
-    def _sender(self, workspace_id):
-        return access.get_workspace(self.db, workspace_id).name if workspace_id else OWN_KEY
+    def _sender(self, submission):
+        """Who sent it, as the page names them: the organization, or the clinic's own key by its name (its
+        masked id when it has none)."""
+        if submission.workspace_id:
+            return access.get_workspace(self.db, submission.workspace_id).name
+        key = next((key for key in access.list_keys(self.db, clinic_id=submission.sender_owner_id)
+                    if key.id == submission.api_key_id), None)
+        return f"the clinic's own key “{key_label(key)}”" if key is not None else "the clinic's own key"
 
     def _entry(self, submission, patient):
         kind = self.kinds[submission.resource_type]
         chart = self.db.scalars(select(kind.model).where(kind.model.patient_id == submission.patient_id)
                                 .order_by(kind.model.created_at)).all()
-        entry = QueueEntry(submission, patient, self._sender(submission.workspace_id),
+        entry = QueueEntry(submission, patient, self._sender(submission),
                            readable.payload_rows(submission.payload),
                            [(item.id, readable.item_summary(kind, item)) for item in chart])
         if submission.action in ("update", "retract"):
