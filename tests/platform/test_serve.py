@@ -126,7 +126,16 @@ class ServedProcess:
         self.answered_at_try = None
         self.process = subprocess.Popen([str(ROOT / "scripts" / "serve")], env=env, cwd=ROOT, text=True,
                                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
-        threading.Thread(target=self._read, daemon=True).start()
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def stop(self):
+        """SIGTERM, as a supervisor stops it; the exit status, once its output is read to the end."""
+        self.process.terminate()
+        status = self.process.wait(30)
+        self.reader.join(30)
+        self.process.stdout.close()
+        return status
 
     def _read(self):
         for line in self.process.stdout:
@@ -159,8 +168,7 @@ def development_service(app, tmp_path_factory):
         served.wait_for(lambda line: line.startswith("Developer portal"), "banner")
         yield served
     finally:
-        served.process.terminate()
-        assert served.process.wait(30) == 0, "\n".join(served.lines)
+        assert served.stop() == 0, "\n".join(served.lines)
 
 
 def _admin(served, *argv, ini="development.ini", **environ):
