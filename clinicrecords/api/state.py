@@ -42,6 +42,9 @@ class RequestState:
     # The portal page loads the passkey script (portal.web.headers.loads_passkey_script, called by the view):
     # "inline" (its options in the page) or "fetches" (it fetches them); the headers allow it on this page only.
     portal_passkey_script: str | None = None
+    # The page shows a copy button and loads the portal's copy script (its template asks
+    # portal.web.headers.copy_script as it renders the button); the headers allow `script-src 'self'`.
+    portal_copy_script: bool = False
 
 
 class StatefulRequest:

@@ -199,6 +199,11 @@ class ISessionService(Interface):
         """The `ActiveSession` this cookie's token names, or None (unknown, ended, idle or too old); a resumed
         session counts as seen now, from `address`."""
 
+    def idle_end(token):
+        """How the session this token names ended, when it ended by being idle too long (not signed out, not
+        past its absolute limit): an `IdleEnd` (on a clinic's staff or not, the limit in minutes), else None. The
+        log-in page says why the person was signed out."""
+
     def end(token):
         """Sign out the session this token names."""
 

@@ -63,6 +63,15 @@ class ActiveSession:
 
 
 @dataclass(frozen=True)
+class IdleEnd:
+    """A session that ended because it was idle too long: whether its account is on a clinic's staff (the
+    shorter limit) and the limit, in minutes."""
+
+    staff: bool
+    minutes: int
+
+
+@dataclass(frozen=True)
 class SessionSummary:
     """One active session as its person sees it on the sessions page."""
 
@@ -114,6 +123,19 @@ class SessionService:
             session.address = address or session.address
         return ActiveSession(session.account_id, row.email, session.id, session.csrf_token,
                              session.reauthenticated_at)
+
+    def idle_end(self, token):
+        now, rules = self.rules.clock(), self.rules
+        row = self.db.execute(
+            select(Session.created_at, Session.last_seen_at, _sees_patient_data().label("staff"))
+            .where(Session.token_hash == token_hash(token), Session.ended_at.is_(None))
+        ).first()
+        if row is None or row.created_at <= now - rules.absolute:
+            return None
+        limit = rules.staff_idle if row.staff else rules.idle
+        if row.last_seen_at > now - limit:
+            return None
+        return IdleEnd(bool(row.staff), int(limit.total_seconds() // 60))
 
     def end(self, token):
         self.db.execute(update(Session).where(Session.token_hash == token_hash(token),

@@ -73,11 +73,24 @@ return Array.from(document.querySelectorAll("{SCROLLERS}"))
   .filter(e => e.scrollWidth > e.clientWidth).concat(bars).map({_NAME});
 """
 
+# A band shown once, a row of cards, a panel: each keeps its distance from the block after it (the first one
+# with a height: a script tag or a hidden input is not a block). Its name and the gap, in px, when under 8 px.
+_TOUCHING = f"""
+const blocks = Array.from(document.querySelectorAll("main .copyable, main .secret, main .cards, main .panel"))
+  .filter(e => !e.closest("td") && !e.parentElement.closest(".copyable"));
+return blocks.map(e => {{
+  let next = e.nextElementSibling;
+  while (next && next.getBoundingClientRect().height === 0) next = next.nextElementSibling;
+  return [e, next ? next.getBoundingClientRect().top - e.getBoundingClientRect().bottom : null];
+}}).filter(([e, gap]) => gap !== null && gap < 8).map(([e, gap]) => ({_NAME})(e) + " " + Math.round(gap));
+"""
+
 
 class Visit:
     """Each page the browser shows, saved as two numbered screenshots (`NN-name-1280.png`, `NN-name-375.png`),
     after checking that at either width the document does not scroll sideways: what is wider than a phone
-    (a wide table, the tab bar) scrolls inside its own container."""
+    (a wide table, the tab bar) scrolls inside its own container, and that no band shown once, row of cards or
+    panel touches the block after it."""
 
     def __init__(self, driver, folder):
         self.driver = driver
@@ -93,6 +106,7 @@ class Visit:
             f"{driver.execute_script(_WIDER_THAN_THE_WINDOW)}")
         if width == WIDTHS[0]:  # on a laptop nothing scrolls sideways, not even inside its container
             assert driver.execute_script(_SCROLLING) == [], f"{name} at {width} px does not fit"
+        assert driver.execute_script(_TOUCHING) == [], f"{name} at {width} px: blocks touch the next one"
 
     def shot(self, name):
         self.count += 1

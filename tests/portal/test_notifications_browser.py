@@ -18,6 +18,7 @@ def test_a_partner_turns_two_notifications_off(served, chrome, tmp_path):  # noq
     folder.mkdir()
     visit = Visit(chrome, folder)
     visit.new_workspace(served, "notices", name="Acme Health")
+    visit.follow("Account")
     visit.follow("Notifications")
     assert chrome.find_element(By.TAG_NAME, "h1").text == "Notifications"
     assert chrome.find_elements(By.TAG_NAME, "script") == []

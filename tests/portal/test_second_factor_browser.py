@@ -34,6 +34,7 @@ def _signed_up(visit, base_url):
 def test_an_authenticator_app_from_the_secret_as_text_then_a_sign_in_with_a_code(served, chrome, tmp_path):  # noqa: F811
     visit = _visit(chrome, tmp_path)
     email = _signed_up(visit, served)
+    visit.follow("Account")
     visit.follow("Two-factor")
     assert chrome.find_element(By.ID, "status").text == "OFF"
     visit.shot("two-factor-off")

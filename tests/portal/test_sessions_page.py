@@ -57,7 +57,7 @@ def test_the_page_lists_each_active_session_and_marks_this_one(app):
     facts = cards["Chrome 126 on Android"].find("dl").get_text(" ", strip=True)
     assert "Address 203.0.113.9" in facts and "Signed in 20" in facts and "Last seen 20" in facts
     assert cards["Unknown browser on an unknown system This session"].find("form") is None  # log out instead
-    assert page.html.find(id="sessions-link")["href"] == "/portal/account/sessions"
+    assert page.html.find(id="account-tab-sessions")["href"] == "/portal/account/sessions"
 
 
 def test_ending_one_session_signs_that_browser_out_and_is_audited(app, engine):

@@ -10,8 +10,8 @@ from clinicrecords.identity.services import (IAccountService, IFactorService, II
 from clinicrecords.portal.accounts.factors.signin import log_in_page_values, to_second_step
 from clinicrecords.portal.accounts.forms import (EmailForm, ForgotPasswordForm, LogInForm, PasswordForm,
                                                  ResetPasswordForm, SignUpForm, VerifyEmailForm, kept_next, safe_next)
-from clinicrecords.portal.accounts.resources import (EmailPage, ForgotPassword, LogIn, LogOut, PasswordPage,
-                                                     ResetPassword, SignUp, VerifyEmail)
+from clinicrecords.portal.accounts.resources import (AccountPages, EmailPage, ForgotPassword, LogIn, LogOut,
+                                                     PasswordPage, ResetPassword, SignUp, VerifyEmail)
 from clinicrecords.portal.web.faces import CLINIC_CONSOLE
 from clinicrecords.portal.web.forms import FormError, readable, rerender
 from clinicrecords.portal.web.resources import SIGNED_IN
@@ -136,6 +136,17 @@ def reset_password(context, request):
         return rerender(request, form=form, email=recovery.reset_request(form.shown("token")))
     # Every session of the account ended, this browser's too (it may be someone else's signed-in browser).
     return HTTPSeeOther(request.portal_url("login", reset=1), headers=forget(request))
+
+
+@view_config(route_name="portal", context=AccountPages, request_method="GET", renderer=T + "account.jinja2",
+             permission=SIGNED_IN)
+def account_page(context, request):
+    """The person's own account at a glance: the email and whether it is verified, the password, the second
+    factors, the sessions and the notifications, each leading to its page."""
+    account_id = request.identity.account_id
+    return {"verified": request.find_service(IRecoveryService).is_verified(account_id),
+            "factors": request.find_service(IFactorService).factors(account_id),
+            "sessions": len(request.find_service(ISessionService).active(account_id))}
 
 
 @view_config(route_name="portal", context=EmailPage, request_method="GET", renderer=T + "email.jinja2",

@@ -9,7 +9,8 @@ from clinicrecords.portal.surface import PORTAL_PREFIX, SurfacePredicate, portal
 from clinicrecords.portal.web.audit import portal_audit_factory
 from clinicrecords.portal.web.csrf import CSRF_GUARD, CSRFGuard, csrf_deriver
 from clinicrecords.portal.web.faces import portal_face
-from clinicrecords.identity.services import IAuditTrail
+from clinicrecords.portal.web.headers import copy_script
+from clinicrecords.identity.services import IAuditTrail, ISessionService
 from clinicrecords.portal.web.interfaces import IOneTimeReads, IPortalAudit
 from clinicrecords.portal.web.once import one_time_reads_factory
 from clinicrecords.portal.web.reauth import reauth_deriver
@@ -38,6 +39,17 @@ def csrf_token(request):
     return request.registry[CSRF_GUARD].token(request)
 
 
+def idle_sign_out_of(cookie):
+    def idle_sign_out(request):
+        """`request.idle_sign_out`: when this browser's session cookie names a session that ended by being idle
+        (and no one is signed in), its `IdleEnd` (staff or not, the limit in minutes), else None."""
+        token = cookie.read(request)
+        if not token or request.identity is not None:
+            return None
+        return request.find_service(ISessionService).idle_end(token)
+    return idle_sign_out
+
+
 def add_template_filter(config, name, function):
     """`{{ value | name }}` in every portal template (once the templates' environment exists)."""
     def register():
@@ -57,7 +69,10 @@ def includeme(config):
     config.add_request_method(csrf_token, "csrf_token", reify=True)
     config.add_request_method(portal_face, "portal_face", reify=True)
 
+    config.add_request_method(copy_script, "copy_script")
+
     cookie = SessionCookie(settings.portal, prefix)
+    config.add_request_method(idle_sign_out_of(cookie), "idle_sign_out", reify=True)
     config.registry[CSRF_GUARD] = CSRFGuard(
         "__Host-portal_csrf" if cookie.secure else "portal_csrf", cookie.secure, cookie.path)
     config.register_service_factory(portal_audit_factory, iface=IPortalAudit)

@@ -19,10 +19,11 @@ log = logging.getLogger(__name__)
 class Face:
     brand: str          # beside "Clinic Records" in the masthead
     home_label: str     # the error page's way back
+    offers_sign_up: bool  # the masthead's "Sign up" (a developer's account; staff join by their link only)
 
 
-DEVELOPER_PORTAL = Face("developer portal", "Go to your workspaces")
-CLINIC_CONSOLE = Face("clinic console", "Go to the clinic console")
+DEVELOPER_PORTAL = Face("developer portal", "Go to your workspaces", True)
+CLINIC_CONSOLE = Face("clinic console", "Go to the clinic console", False)
 
 
 def _context(request):

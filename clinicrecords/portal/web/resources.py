@@ -59,8 +59,8 @@ class PortalRoot(Node):
 
 
 class Static(Node):
-    """`/static/portal.css`, the one stylesheet, and `/static/passkeys.js`, the one script (no CDN, nothing
-    inline)."""
+    """`/static/portal.css`, the one stylesheet, and the two scripts, `/static/passkeys.js` and `/static/copy.js`
+    (no CDN, nothing inline)."""
 
     public = True
 

@@ -10,6 +10,8 @@ _STATIC = files("clinicrecords.portal.web").joinpath("static")
 _STYLESHEET = _STATIC.joinpath("portal.css").read_bytes()
 # The passkey ceremonies' script (decision 0086): served now, loaded by the pages that will ask for passkeys.
 _PASSKEYS_SCRIPT = _STATIC.joinpath("passkeys.js").read_bytes()
+# The copy buttons' script: loaded by a page that shows a key, a secret or a one-time link (web/headers.py).
+_COPY_SCRIPT = _STATIC.joinpath("copy.js").read_bytes()
 
 
 def _static(body, content_type):
@@ -28,3 +30,9 @@ def stylesheet(context, request):
              permission=NO_PERMISSION_REQUIRED)
 def passkeys_script(context, request):
     return _static(_PASSKEYS_SCRIPT, "text/javascript")
+
+
+@view_config(route_name="portal", context=Static, name="copy.js", request_method="GET",
+             permission=NO_PERMISSION_REQUIRED)
+def copy_script(context, request):
+    return _static(_COPY_SCRIPT, "text/javascript")

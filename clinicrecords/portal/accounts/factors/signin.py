@@ -7,6 +7,7 @@ from pyramid.security import remember
 from clinicrecords.identity.services import SECOND_STEP_LIFETIME, ISignInSteps, relying_party
 from clinicrecords.portal.accounts.forms import kept_next, safe_next
 from clinicrecords.portal.surface import PORTAL_PREFIX, portal_base_url
+from clinicrecords.portal.web.faces import CLINIC_CONSOLE, DEVELOPER_PORTAL
 from clinicrecords.portal.web.headers import loads_passkey_script
 from clinicrecords.portal.web.sessions import SessionCookie
 from clinicrecords.settings import SettingsError, app_settings
@@ -78,4 +79,9 @@ def log_in_page_values(request, form):
     passkeys = portal_rp(request) is not None
     if passkeys:
         loads_passkey_script(request, fetches=True)
-    return {"form": form, "next": kept_next(request), "passkeys": passkeys}
+    next_path, signed_out = kept_next(request), request.idle_sign_out
+    # A staff member signed out for being idle, or sent here from a console page, logs in to the console: its
+    # brand, and no developer sign-up.
+    console = (signed_out is not None and signed_out.staff) or next_path.startswith(request.portal_url("clinics") + "/")
+    return {"form": form, "next": next_path, "passkeys": passkeys, "signed_out": signed_out,
+            "face": CLINIC_CONSOLE if console else DEVELOPER_PORTAL}
