@@ -16,7 +16,7 @@ from zope.interface import implementer
 
 from clinicrecords.clock import now
 from clinicrecords.errors import FieldErrors
-from clinicrecords.identity.accounts import email_problem, normal_email
+from clinicrecords.identity.accounts import MAX_EMAIL, email_problem, normal_email
 from clinicrecords.identity.interfaces import IAuditTrail, IRecoveryService
 from clinicrecords.identity.links import void_reset_links
 from clinicrecords.identity.models import Account, AccountLink, MailRequest, Session
@@ -81,7 +81,9 @@ class RecoveryService:
     # The throttle of the forms that send mail.
 
     def _count_request(self, email, address):
-        """Counts this form's request, or FieldErrors "email" when this email or client asked too often."""
+        """Counts this form's request, or FieldErrors "email" when this email or client asked too often. Every
+        request is counted, the ones refused for what was typed too."""
+        email = email[:MAX_EMAIL]  # an over-long one, refused, is counted by what the column holds of it
         now = self.clock()
         since = now - self.rules.window
 
@@ -126,9 +128,10 @@ class RecoveryService:
         email = normal_email(email)
         problems = {field: message for field, message in (
             ("email", email_problem(email)), ("password", password_problem(password, email))) if message}
+        # Counted before it is judged: a refused request counts as one asked for (and the view's answer commits).
+        self._count_request(email, address)
         if problems:
             raise FieldErrors(errors=problems)
-        self._count_request(email, address)
         # Hashed for a known address too: both answers take the same time.
         password_hash = self.passwords.hash(password)
         account = self._new_account(email, password_hash)
@@ -220,9 +223,9 @@ class RecoveryService:
     def request_reset(self, email, address):
         email = normal_email(email)
         problem = email_problem(email)
+        self._count_request(email, address)
         if problem:
             raise FieldErrors("email", problem)
-        self._count_request(email, address)
         account = self.db.scalar(select(Account).where(Account.email == email))
         if account is None:
             # One outbox row either way: the answer's time says nothing either.

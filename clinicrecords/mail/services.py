@@ -8,11 +8,11 @@ transaction sends nothing, and a message whose task is lost is found again by th
 from zope.interface import implementer
 
 from clinicrecords.mail import messages, outbox
-from clinicrecords.mail.interfaces import IMail, QueuedMail
+from clinicrecords.mail.interfaces import IMail, MailRefused, QueuedMail
 from clinicrecords.mail.settings import mail_settings
 from clinicrecords.mail.tasks import queue_sends
 
-__all__ = ["MailService", "mail_in", "mail_service_factory", "send_test_message"]
+__all__ = ["MailService", "address_problem", "mail_in", "mail_service_factory", "send_test_message"]
 
 # What the operator's test message says it is about: it concerns no workspace or clinic.
 TEST_REGARDING = "a test of this service's mail"
@@ -33,6 +33,16 @@ class MailService:
 
     def link(self, path, **query):
         return messages.link(self.settings.links_base, path, **query)
+
+
+def address_problem(text):
+    """None when the mail service would send to `text` exactly as typed, else why not: the forms that take an
+    address to be mailed ask this first, so what they accept is what the mailer accepts (one parser)."""
+    try:
+        messages.recipient_address(text)
+    except MailRefused as refused:
+        return str(refused)
+    return None
 
 
 def mail_service_factory(context, request):

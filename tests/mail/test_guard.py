@@ -56,9 +56,10 @@ def test_a_link_to_anywhere_but_the_portal_is_refused(app, registry, engine, mai
 @pytest.mark.parametrize("address", [
     "", "   ", "not-an-address", "two@example.org, three@example.org", "Ann <ann@example.org>",
     "ann@example.org\r\nBcc: eve@example.org", "ann@example.org\nSubject: hi", "ann@localhost", "ann@@example.org",
-    "ann@example.org>", "ünïcode@example.org", "a" * 250 + "@example.org",
+    "ann@example.org>", "ünïcode@example.org", "a" * 250 + "@example.org", "ann(x)@example.org",
+    "ann@example.org (Ann)", "a" * 65 + "@example.org",
 ], ids=["empty", "blank", "no-at", "list", "display-name", "crlf-bcc", "lf-subject", "no-dot", "double-at",
-        "trailing-angle", "non-ascii-local", "too-long"])
+        "trailing-angle", "non-ascii-local", "too-long", "comment", "trailing-comment", "local-part-too-long"])
 def test_a_recipient_that_is_not_one_plain_address_is_refused(app, registry, engine, mail, address):
     message = _refused(registry, engine, mail, to=address)
     assert message.startswith("the recipient must be one email address")
