@@ -10,6 +10,7 @@ from clinicrecords.access.models import ApiKey, Connection, Workspace
 from clinicrecords.clinics.services import create_clinic, drop_sandbox_schema, find_clinic
 from clinicrecords.clock import now as clock_now
 from clinicrecords.errors import InvalidInput
+from clinicrecords.mail.services import NAME_REFUSED, holds_link_or_key
 from clinicrecords.identity.services import CURRENT_VERSION, record_terms_acceptance, terms_accepted as accepted
 
 
@@ -37,6 +38,8 @@ def create_workspace(db, name, verified=False, paid=False, terms_accepted=False,
     name = (name or "").strip()
     if not name or len(name) > MAX_NAME:
         raise AccessError(f"name must be 1 to {MAX_NAME} characters")
+    if holds_link_or_key(name):
+        raise AccessError(f"a workspace's name {NAME_REFUSED}")
     workspace = Workspace(id=workspace_id or uuid.uuid4(), name=name, verified=verified,
                           plan="paid" if paid else "sandbox")
     db.add(workspace)

@@ -42,6 +42,9 @@ class RequestState:
     # The portal page loads the passkey script (portal.web.headers.loads_passkey_script, called by the view):
     # "inline" (its options in the page) or "fetches" (it fetches them); the headers allow it on this page only.
     portal_passkey_script: str | None = None
+    # The templates of the messages the mail guard withheld during this request (mail.services writes; the
+    # portal's pages read, to say an email could not be sent).
+    mail_withheld: list = field(default_factory=list)
 
 
 class StatefulRequest:
