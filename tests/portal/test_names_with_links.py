@@ -91,6 +91,7 @@ def test_an_invitation_the_guard_withholds_still_invites_and_the_page_says_the_e
     page = answer.follow()
     notice = " ".join(page.html.find(id="mail-not-sent").get_text(" ").split())
     assert "an email it would have sent could not be sent" in notice
+    assert "could not be emailed: pass its link" in page.text and "We emailed" not in page.text
     assert len(outbox_rows(engine)) == before
     with engine.connect() as connection:
         invitation = connection.execute(select(Invitation).where(Invitation.email == email)).one()
