@@ -13,6 +13,7 @@ from clinicrecords.access.models import ApiKey
 from clinicrecords.access.workspaces import (AccessError, get_clinic, of_owner, open_workspace,
                                              revoke_once)
 from clinicrecords.clock import now as clock_now
+from clinicrecords.mail.services import NAME_REFUSED, holds_link_or_key
 
 
 def validate_cidrs(cidrs):
@@ -33,6 +34,8 @@ def key_name(text):
         raise AccessError(f"a key's name is at most {MAX_KEY_NAME} characters")
     if _CONTROL.search(name):
         raise AccessError("a key's name is one line of text, without control characters")
+    if holds_link_or_key(name):
+        raise AccessError(f"a key's name {NAME_REFUSED}")
     return name or None
 
 

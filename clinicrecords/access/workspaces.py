@@ -10,6 +10,7 @@ from clinicrecords.access.models import ApiKey, Connection, Workspace
 from clinicrecords.clinics.services import create_clinic, drop_sandbox_schema, find_clinic
 from clinicrecords.clock import now as clock_now
 from clinicrecords.errors import InvalidInput
+from clinicrecords.mail.services import NAME_REFUSED, holds_link_or_key
 from clinicrecords.identity.services import CURRENT_VERSION, record_terms_acceptance, terms_accepted as accepted
 
 
@@ -17,20 +18,35 @@ class AccessError(InvalidInput):
     """Bad input for an access operation; nothing was written."""
 
 
+SANDBOX_SUFFIX = " sandbox clinic"
+MAX_NAME = 200  # a workspace's, and a clinic's
+
+
+def sandbox_name(workspace_name):
+    """The sandbox clinic's name: the workspace's and " sandbox clinic", the workspace's shortened (with "…") when
+    both would pass a clinic name's 200 characters."""
+    room = MAX_NAME - len(SANDBOX_SUFFIX)
+    if len(workspace_name) > room:
+        workspace_name = workspace_name[:room - 1].rstrip() + "…"
+    return workspace_name + SANDBOX_SUFFIX
+
+
 def create_workspace(db, name, verified=False, paid=False, terms_accepted=False, seed=None, workspace_id=None,
                      terms_version=CURRENT_VERSION):
     """A workspace and its own sandbox clinic, seeded by `seed(db, clinic)`. `terms_accepted`: an operator
     records the workspace's acceptance of `terms_version` (the identity context's one record of it)."""
     name = (name or "").strip()
-    if not name or len(name) > 200:
-        raise AccessError("name must be 1 to 200 characters")
+    if not name or len(name) > MAX_NAME:
+        raise AccessError(f"name must be 1 to {MAX_NAME} characters")
+    if holds_link_or_key(name):
+        raise AccessError(f"a workspace's name {NAME_REFUSED}")
     workspace = Workspace(id=workspace_id or uuid.uuid4(), name=name, verified=verified,
                           plan="paid" if paid else "sandbox")
     db.add(workspace)
     db.flush()
     if terms_accepted:
         record_terms_acceptance(db, workspace.id, terms_version)
-    sandbox = create_clinic(db, f"{name} sandbox clinic", sandbox_of_workspace_id=workspace.id)
+    sandbox = create_clinic(db, sandbox_name(name), sandbox_of_workspace_id=workspace.id)
     workspace.sandbox_clinic_id = sandbox.id
     if seed is not None:
         seed(db, sandbox)

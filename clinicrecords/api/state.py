@@ -45,6 +45,9 @@ class RequestState:
     # The page shows a copy button and loads the portal's copy script (its template asks
     # portal.web.headers.copy_script as it renders the button); the headers allow `script-src 'self'`.
     portal_copy_script: bool = False
+    # The templates of the messages the mail guard withheld during this request (mail.services writes; the
+    # portal's pages read, to say an email could not be sent).
+    mail_withheld: list = field(default_factory=list)
 
 
 class StatefulRequest:

@@ -14,6 +14,7 @@ from clinicrecords.clock import now
 from clinicrecords.db.migrations import create_tenant_schema
 from clinicrecords.db.tenancy import bind_to_clinic, schema_name
 from clinicrecords.errors import InvalidInput
+from clinicrecords.mail.services import NAME_REFUSED, holds_link_or_key
 
 
 class ClinicError(InvalidInput):
@@ -38,6 +39,8 @@ def create_clinic(db, name, kind="clinic", currency="USD", lat=None, lng=None, c
     name = (name or "").strip()
     if not name or len(name) > 200:
         raise ClinicError("name must be 1 to 200 characters")
+    if holds_link_or_key(name):
+        raise ClinicError(f"a clinic's name {NAME_REFUSED}")
     if kind not in CLINIC_KINDS:
         raise ClinicError(f"kind must be one of {', '.join(CLINIC_KINDS)}")
     validate_currency(currency)

@@ -2,8 +2,6 @@
 these with typed values; each method either does all of its work or raises `FieldErrors` naming the field and
 changes nothing."""
 
-import re
-
 from sqlalchemy import func, select
 from zope.interface import implementer
 
@@ -16,9 +14,11 @@ from clinicrecords.identity.links import password_changed
 from clinicrecords.identity.notices import send_password_changed
 from clinicrecords.identity.throttle import LoginThrottle, ThrottleRules, throttled_proof, whole_minutes
 from clinicrecords.mail.interfaces import IMail
+from clinicrecords.mail.services import address_problem
 
-# Deliberately loose (RFC 5321 lengths, one @, a dot in the domain): the invitation link proves the address.
-EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
+# The longest address an account can have (RFC 5321, the column's length).
+MAX_EMAIL = 254
+EMAIL_FORMAT = "Enter an email address in the right format, like name@example.com"
 LOGIN_REFUSED = "Email or password is not right"
 
 
@@ -32,10 +32,13 @@ def normal_email(text):
 
 
 def email_problem(email):
+    """Why `email` cannot be an account's address, or None. The mail service's own parser judges it
+    (`address_problem`), so every address a form accepts is one the mailer sends to, exactly as typed: no list,
+    no comment, no name, nothing it would refuse or rewrite. The emailed link proves the address."""
     if not email:
         return "Enter your email address"
-    if len(email) > 254 or not EMAIL.match(email):
-        return "Enter an email address in the right format, like name@example.com"
+    if len(email) > MAX_EMAIL or address_problem(email):
+        return EMAIL_FORMAT
     return None
 
 
@@ -92,6 +95,10 @@ class AccountService:
         wait = self.throttle.wait(email, address)
         if wait is not None:
             raise FieldErrors("email", throttled(wait))
+        if len(email) > MAX_EMAIL:
+            # No account has it; counted as a failure all the same (what the column holds of it).
+            self.throttle.fail(email[:MAX_EMAIL], address)
+            raise FieldErrors("email", EMAIL_FORMAT)
         account = self.by_email(email)
         if not self.passwords.verify(account.password_hash if account else None, password):
             self.throttle.fail(email, address)

@@ -28,6 +28,7 @@ from clinicrecords.identity.webauthn_ceremonies import (KnownPasskey, PasskeyRef
                                                         credential_id_of, new_user_handle, registration_options,
                                                         verify_authentication, verify_registration)
 from clinicrecords.mail.interfaces import IMail
+from clinicrecords.mail.services import NAME_REFUSED, holds_link_or_key
 
 NAME_LIMIT = 100
 REGARDING = "your Clinic Records account"
@@ -71,6 +72,8 @@ def passkey_name_problem(name):
         return f"A passkey's name is at most {NAME_LIMIT} characters"
     if _CONTROL.search(name):
         return "A passkey's name is one line of text"
+    if holds_link_or_key(name):
+        return f"A passkey's name {NAME_REFUSED}"
     return None
 
 

@@ -515,8 +515,9 @@ class ISignInSteps(Interface):
     def with_passkey(token, response, rp, address):
         """Complete it with a passkey's answer to the kept challenge (used once). FieldErrors "credential"."""
 
-    def password_free_options(rp):
-        """(token, Ceremony) of a password-free ceremony: the token goes in the pending sign-in's cookie."""
+    def password_free_options(rp, address):
+        """(token, Ceremony) of a password-free ceremony: the token goes in the pending sign-in's cookie.
+        FieldErrors "credential" (saying how long to wait) while `address` holds too many unanswered ones."""
 
     def password_free(token, response, rp, address):
         """Sign in with a passkey alone, answering the ceremony this cookie names (used once). FieldErrors

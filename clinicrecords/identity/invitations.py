@@ -130,12 +130,13 @@ class InvitationService:
 
     def _mail_invitation(self, place, invitation, token, invited_by):
         inviter = self.accounts.emails([invited_by]).get(invited_by) if invited_by else None
-        self.mail.send("invitation", invitation.email, regarding=place.regarding, joining=place.joining,
-                       roles=roles_text(invitation.roles), inviter=inviter, kind=place.kind,
-                       link=self.mail.link(KINDS[place.kind].link_path, token=token),
-                       days=INVITATION_LIFETIME.days,
-                       new_person=place.kind == "clinic" and self.needs_password(invitation))
-        invitation.emailed_at = self.clock()
+        sent = self.mail.send("invitation", invitation.email, regarding=place.regarding, joining=place.joining,
+                              roles=roles_text(invitation.roles), inviter=inviter, kind=place.kind,
+                              link=self.mail.link(KINDS[place.kind].link_path, token=token),
+                              days=INVITATION_LIFETIME.days,
+                              new_person=place.kind == "clinic" and self.needs_password(invitation))
+        if sent.withheld is None:  # a withheld message leaves the link to be handed over as shown
+            invitation.emailed_at = self.clock()
 
     def cancel(self, place, invitation_id, cancelled_by):
         how = KINDS[place.kind]

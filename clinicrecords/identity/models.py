@@ -287,5 +287,7 @@ class PendingSignIn(ControlBase):
     token_hash: Mapped[bytes] = mapped_column(LargeBinary(32), unique=True)
     account_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("accounts.id"), index=True)
     challenge: Mapped[bytes | None] = mapped_column(LargeBinary(64))
+    # The client address that asked for a password-free ceremony (counted per address); None for the others.
+    address: Mapped[str | None] = mapped_column(String(64), index=True)
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
     expires_at: Mapped[datetime.datetime] = mapped_column(index=True)

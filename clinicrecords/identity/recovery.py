@@ -20,7 +20,7 @@ from zope.interface import implementer
 
 from clinicrecords.clock import now
 from clinicrecords.errors import FieldErrors
-from clinicrecords.identity.accounts import email_problem, normal_email
+from clinicrecords.identity.accounts import MAX_EMAIL, email_problem, normal_email
 from clinicrecords.identity.interfaces import IAuditTrail, IRecoveryService
 from clinicrecords.identity.links import password_changed, void_reset_links
 from clinicrecords.identity.models import Account, AccountLink, MailRequest, Session
@@ -93,7 +93,8 @@ class RecoveryService:
     def _count_request(self, email, address, by_owner=False):
         """Counts this form's request, or FieldErrors "email" when it was asked too often: a stranger's (anyone
         but the signed-in owner of `email`) against the strangers' requests for that email and from that address,
-        the owner's against the owner's own."""
+        the owner's against the owner's own. Every request is counted, the ones refused for what was typed too."""
+        email = email[:MAX_EMAIL]  # an over-long one, refused, is counted by what the column holds of it
         now = self.clock()
         rules = self.rules
         since = now - rules.window
@@ -144,9 +145,10 @@ class RecoveryService:
         email = normal_email(email)
         problems = {field: message for field, message in (
             ("email", email_problem(email)), ("password", password_problem(password, email))) if message}
+        # Counted before it is judged: a refused request counts as one asked for (and the view's answer commits).
+        self._count_request(email, address)
         if problems:
             raise FieldErrors(errors=problems)
-        self._count_request(email, address)
         # Hashed for a known address too: both answers take the same time.
         password_hash = self.passwords.hash(password)
         account = self._new_account(email, password_hash)
@@ -229,10 +231,11 @@ class RecoveryService:
         problem = email_problem(new_email)
         if problem is None and new_email == account.email:
             problem = "This is already your email address"
+        # Mail to an address its sender does not own yet: counted as a stranger's request for it, before it is
+        # judged (a refused request counts as one asked for).
+        self._count_request(new_email, address)
         if problem:
             raise FieldErrors("email", problem)
-        # Mail to an address its sender does not own yet: counted as a stranger's request for it.
-        self._count_request(new_email, address)
         # The same answer whether or not another account has the address: its owner is told instead.
         if self.db.scalar(select(func.count()).select_from(Account).where(Account.email == new_email)):
             self.mail.send("account_exists", new_email, regarding=REGARDING,
@@ -246,9 +249,9 @@ class RecoveryService:
     def request_reset(self, email, address):
         email = normal_email(email)
         problem = email_problem(email)
+        self._count_request(email, address)
         if problem:
             raise FieldErrors("email", problem)
-        self._count_request(email, address)
         # The same statements whether or not the address has an account, so the answer's time says nothing:
         # the older links are voided and the new one written each by one statement that finds the account (or
         # not) itself, then one outbox row either way.

@@ -10,6 +10,9 @@ that pair's codes, twenty for the account in an hour refuse the app's codes from
 recovery code still work) and tell the owner someone holding their password is guessing. Refused passkeys (no
 guess: a passkey cannot be forged) count as failed log-ins of the pair, as before. A pending sign-in lasts
 `LIFETIME`; each challenge is used once; a new password (reset or changed) ends every one of the account's.
+The password-free ceremony is asked for without signing in: its unanswered challenges expire within minutes
+(`PASSWORD_FREE_LIFETIME`) and are deleted as new ones are asked for, and a client address holds at most
+`PASSWORD_FREE_PER_ADDRESS` of them at once.
 """
 
 import datetime
@@ -32,6 +35,10 @@ from clinicrecords.mail.interfaces import IMail
 
 # Time enough to find a phone or a security key; the password step is asked again after.
 LIFETIME = datetime.timedelta(minutes=10)
+# A password-free ceremony nobody answered is gone after the ceremony's own time-out (the browser gives up then),
+# and one client address holds at most this many unanswered at once: the log-in page asks for one per visit.
+PASSWORD_FREE_LIFETIME = datetime.timedelta(minutes=5)
+PASSWORD_FREE_PER_ADDRESS = 10
 # Where failed password-free attempts are counted: no email is known before the passkey names its account.
 PASSWORD_FREE = "(passkey)"
 PASSKEY_REFUSED = "That passkey did not sign you in: try again, or use your authenticator app or a recovery code"
@@ -103,11 +110,22 @@ class SignInSteps:
             raise FieldErrors("credential", PASSKEY_REFUSED)
         return self._done(row, email, address)
 
-    def password_free_options(self, rp):
+    def password_free_options(self, rp, address):
+        now_ = self.clock()
+        # Challenges nobody answered in time go as new ones are asked for: the table holds the live ones only.
+        self.db.execute(delete(PendingSignIn).where(PendingSignIn.account_id.is_(None),
+                                                    PendingSignIn.expires_at <= now_))
+        oldest = (select(PendingSignIn.expires_at).where(
+            PendingSignIn.account_id.is_(None), PendingSignIn.address == address[:64],
+            PendingSignIn.expires_at > now_).order_by(PendingSignIn.expires_at.desc())
+            .offset(PASSWORD_FREE_PER_ADDRESS - 1).limit(1))
+        kept_until = self.db.scalar(oldest)
+        if kept_until is not None:
+            raise FieldErrors("credential", throttled(kept_until - now_))
         token = new_token()
         ceremony = self.factors.password_free_options(rp)
         self.db.add(PendingSignIn(token_hash=token_hash(token), account_id=None, challenge=ceremony.challenge,
-                                  created_at=self.clock(), expires_at=self.clock() + LIFETIME))
+                                  address=address[:64], created_at=now_, expires_at=now_ + PASSWORD_FREE_LIFETIME))
         self.db.flush()
         return token, ceremony
 

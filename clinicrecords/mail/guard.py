@@ -9,7 +9,7 @@ bearer values a message may hold.
 
 import re
 
-from clinicrecords.mail.interfaces import MailRefused
+from clinicrecords.mail.interfaces import MailRefused, MailWithheld
 
 SECRET_SHAPES = re.compile(r"ehr_(?:live|test)_|whsec_", re.IGNORECASE)
 SECRET_NAMES = re.compile(r"password|passwd|secret|api_?key|pepper", re.IGNORECASE)
@@ -27,12 +27,12 @@ def check_values(values):
 
 
 def check_rendered(parts, secrets, links_base):
-    """`parts`: the subject and the bodies as rendered. Refuses what must never be mailed."""
+    """`parts`: the subject and the bodies as rendered. Refuses what must never be mailed (MailWithheld)."""
     for part in parts:
         if SECRET_SHAPES.search(part):
-            raise MailRefused("the message contains something shaped like an API key or a webhook signing secret")
+            raise MailWithheld("the message contains something shaped like an API key or a webhook signing secret")
         if any(secret in part for secret in secrets):
-            raise MailRefused("the message contains one of the service's secrets")
+            raise MailWithheld("the message contains one of the service's secrets")
         for link in LINK.findall(part):
             if not (link == links_base or link.startswith(links_base + "/") or link.startswith(links_base + "?")):
-                raise MailRefused(f"a link in the message does not start with the portal's address {links_base}")
+                raise MailWithheld(f"a link in the message does not start with the portal's address {links_base}")

@@ -25,6 +25,8 @@ from clinicrecords.mail import guard
 from clinicrecords.mail.interfaces import MailRefused
 
 MAX_ADDRESS = 254
+MAX_LOCAL_PART = 64
+NOT_ONE_ADDRESS = "the recipient must be one email address such as name@example.org"
 MAX_SUBJECT = 200
 LINE = 78  # RFC 5322 2.1.1: a line SHOULD be at most 78 characters
 
@@ -74,16 +76,22 @@ class Composed:
 
 def recipient_address(text):
     """The address as the envelope and the To header carry it, or MailRefused: one plain `local@domain` (no
-    name, no list, no line break; ASCII before the @, as SMTPUTF8 is not used), the domain in its ASCII form."""
+    name, no list, no comment, no line break; ASCII before the @, as SMTPUTF8 is not used; at most 64 characters
+    before the @ and 254 in all, RFC 5321's limits), the domain in its ASCII form. The portal's forms ask this
+    same function before anything else (`clinicrecords.mail.services.address_problem`)."""
     if not isinstance(text, str) or not text.strip() or len(text.strip()) > MAX_ADDRESS:
-        raise MailRefused("the recipient must be one email address such as name@example.org")
+        raise MailRefused(NOT_ONE_ADDRESS)
     try:
         address = Address(addr_spec=text.strip())
         domain = idna.encode(address.domain, uts46=True).decode("ascii")
     except (ValueError, TypeError, email.errors.MessageError, idna.IDNAError, UnicodeError):
-        raise MailRefused("the recipient must be one email address such as name@example.org") from None
-    if not address.username or "." not in domain:
-        raise MailRefused("the recipient must be one email address such as name@example.org")
+        raise MailRefused(NOT_ONE_ADDRESS) from None
+    if not address.username or len(address.username) > MAX_LOCAL_PART or "." not in domain:
+        raise MailRefused(NOT_ONE_ADDRESS)
+    # What the parser kept must be what was typed: it drops a comment ("f(x)@example.org" is f@example.org) and
+    # folding white space, so such an address would be mailed to another one.
+    if Address(username=address.username, domain=address.domain).addr_spec != text.strip():
+        raise MailRefused(NOT_ONE_ADDRESS)
     return Address(username=address.username, domain=domain).addr_spec
 
 

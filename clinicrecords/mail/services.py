@@ -5,14 +5,20 @@ session, and has its send task queued once the caller's transaction commits (`re
 transaction sends nothing, and a message whose task is lost is found again by the sweep.
 """
 
+import logging
+import re
+
 from zope.interface import implementer
 
-from clinicrecords.mail import messages, outbox
-from clinicrecords.mail.interfaces import IMail, QueuedMail
+from clinicrecords.mail import guard, messages, outbox
+from clinicrecords.mail.interfaces import IMail, MailRefused, MailWithheld, QueuedMail
 from clinicrecords.mail.settings import mail_settings
 from clinicrecords.mail.tasks import queue_sends
 
-__all__ = ["MailService", "mail_in", "mail_service_factory", "send_test_message", "where_mail_goes"]
+__all__ = ["LINK_OR_KEY", "NAME_REFUSED", "MailService", "address_problem", "holds_link_or_key", "mail_in",
+           "mail_service_factory", "send_test_message", "where_mail_goes"]
+
+log = logging.getLogger(__name__)
 
 # What the operator's test message says it is about: it concerns no workspace or clinic.
 TEST_REGARDING = "a test of this service's mail"
@@ -20,13 +26,21 @@ TEST_REGARDING = "a test of this service's mail"
 
 @implementer(IMail)
 class MailService:
-    def __init__(self, db, settings, enqueue):
+    def __init__(self, db, settings, enqueue, withheld=None):
         self.db = db
         self.settings = settings
         self.enqueue = enqueue
+        self.withheld = withheld  # told of each message the guard withholds (the request's state)
 
     def send(self, template, to, /, *, regarding, unsubscribe=None, **values):
-        composed = messages.compose(self.settings, template, to, regarding, values, unsubscribe=unsubscribe)
+        try:
+            composed = messages.compose(self.settings, template, to, regarding, values, unsubscribe=unsubscribe)
+        except MailWithheld as refused:
+            # Never the values (they may hold what was refused): the template and the rule.
+            log.warning("mail %r withheld: %s", template, refused)
+            if self.withheld is not None:
+                self.withheld(template, str(refused))
+            return QueuedMail(None, None, messages.recipient_address(to), withheld=str(refused))
         row = outbox.add(self.db, template, composed)
         self.enqueue(queue_sends, [row.id])
         return QueuedMail(str(row.id), composed.message_id, composed.recipient)
@@ -35,8 +49,31 @@ class MailService:
         return messages.link(self.settings.links_base, path, **query)
 
 
+# What a name people type (a workspace's, an organization's, a clinic's, a key's, a passkey's) may not hold: a
+# web address or anything shaped like a key or a signing secret. Names go into messages, and the guard, which
+# judges the whole rendered message on purpose, refuses one holding them: the name is refused where it is typed.
+LINK_OR_KEY = re.compile(r"://|\bwww\.|" + guard.SECRET_SHAPES.pattern, re.IGNORECASE)
+NAME_REFUSED = "cannot contain a web address (://, www.) or text shaped like an API key or a signing secret"
+
+
+def holds_link_or_key(text):
+    """True when `text` holds what a name may not (`LINK_OR_KEY`): the form answers with its `NAME_REFUSED`."""
+    return bool(LINK_OR_KEY.search(text or ""))
+
+
+def address_problem(text):
+    """None when the mail service would send to `text` exactly as typed, else why not: the forms that take an
+    address to be mailed ask this first, so what they accept is what the mailer accepts (one parser)."""
+    try:
+        messages.recipient_address(text)
+    except MailRefused as refused:
+        return str(refused)
+    return None
+
+
 def mail_service_factory(context, request):
-    return MailService(request.db, mail_settings(request.registry), request.enqueue)
+    return MailService(request.db, mail_settings(request.registry), request.enqueue,
+                       withheld=lambda template, reason: request.state.mail_withheld.append(template))
 
 
 def mail_in(registry, db, enqueue):

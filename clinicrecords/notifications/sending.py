@@ -26,12 +26,15 @@ def notify(place, kind, people, template, regarding, page_path, **values):
     queued = 0
     for person in wanting(place.db, kind, people):
         try:
-            mail.send(TEMPLATES + template, person.email, regarding=regarding, unsubscribe=values["settings_link"],
-                      **values)
+            sent = mail.send(TEMPLATES + template, person.email, regarding=regarding,
+                             unsubscribe=values["settings_link"], **values)
         except MailRefused as refused:
             log.warning("notification %s to account %s not sent: %s", kind.name, person.account_id, refused)
         else:
-            queued += 1
+            if sent.withheld is None:
+                queued += 1
+            else:
+                log.warning("notification %s to account %s not sent", kind.name, person.account_id)
     return queued
 
 

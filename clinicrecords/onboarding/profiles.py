@@ -14,6 +14,7 @@ from zope.interface import implementer
 from clinicrecords import clock
 from clinicrecords.access import services as access
 from clinicrecords.errors import InvalidInput
+from clinicrecords.mail.services import NAME_REFUSED, holds_link_or_key
 from clinicrecords.onboarding.domains import InvalidDomain, normalize_domain
 from clinicrecords.onboarding.errors import ProfileInvalid
 from clinicrecords.onboarding.interfaces import IBusinessProfile
@@ -62,6 +63,13 @@ def _text(value, maximum, multiline=False):
     if (_CONTROL_BUT_LINES if multiline else _CONTROL).search(value):
         return None, "must not contain control characters"
     return value, None
+
+
+def _name(value, maximum):
+    value, error = _text(value, maximum)
+    if not error and holds_link_or_key(value):
+        return None, NAME_REFUSED.replace("cannot contain", "must not contain")
+    return value, error
 
 
 def _website(value):
@@ -115,7 +123,7 @@ def _email(value):
 def validate_profile(legal_name, website, country, contact_email, intended_use):
     """The cleaned fields, or ProfileInvalid naming every field that is wrong."""
     checked = {
-        "legal_name": _text(legal_name, MAX_LEGAL_NAME),
+        "legal_name": _name(legal_name, MAX_LEGAL_NAME),
         "website": _website(website),
         "country": _country(country),
         "contact_email": _email(contact_email),

@@ -25,5 +25,6 @@ def invite_link(request, args):
     invitation, token = request.find_service(IInvitationService).invite(
         Place("workspace", workspace.id, workspace.name), args.email, args.role, invited_by=None)
     return {"workspace_id": str(args.workspace), "email": invitation.email, "role": invitation.role,
+            "emailed": invitation.emailed_at is not None,
             "invitation_url": f"{portal_base_url(app_settings(request.registry))}/invitations?token={token}",
             "expires_at": invitation.expires_at.isoformat()}

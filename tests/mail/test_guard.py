@@ -1,5 +1,8 @@
 """What is never mailed: refused before anything is written (no outbox row, nothing sent), with a message that
-names the rule and never repeats the value."""
+names the rule and never repeats the value. What the caller got wrong (an address, a template, a record or a
+value named as a secret) raises MailRefused; a message refused as rendered (a key's shape, a secret, a link off
+the portal: often from a name someone typed) is withheld, the answer saying why, so the change that would have
+sent it completes (tests/portal/test_names_with_links.py)."""
 
 import pytest
 
@@ -18,17 +21,24 @@ def _refused(registry, engine, mail, **kwargs):
     return str(raised.value)
 
 
+def _withheld(registry, engine, mail, **kwargs):
+    queued = send(registry, **kwargs)
+    assert queued.withheld is not None and queued.id is None and queued.message_id is None
+    assert row_count(engine) == 0 and mail.messages() == []
+    return queued.withheld
+
+
 @pytest.mark.parametrize("value", [API_KEY, API_KEY.replace("live", "test"), WEBHOOK_SECRET,
                                    f"your key is {API_KEY.upper()}"],
                          ids=["live-key", "test-key", "webhook-secret", "inside-text"])
 def test_a_value_shaped_like_a_key_or_a_signing_secret_is_refused(app, registry, engine, mail, probe, value):
-    message = _refused(registry, engine, mail, template=probe, title="Your key", line=value)
+    message = _withheld(registry, engine, mail, template=probe, title="Your key", line=value)
     assert "shaped like an API key or a webhook signing secret" in message and value not in message
 
 
 def test_one_of_the_services_own_secrets_is_refused(app, registry, engine, mail, probe, settings):
     for secret in (settings["secrets.cursor"], settings["secrets.webhook_keys"].partition(":")[2]):
-        message = _refused(registry, engine, mail, template=probe, title="Hello", line=f"see {secret}")
+        message = _withheld(registry, engine, mail, template=probe, title="Hello", line=f"see {secret}")
         assert message == "the message contains one of the service's secrets"
 
 
@@ -47,7 +57,7 @@ def test_a_record_is_refused_only_text_and_numbers_are_mailed(app, registry, eng
 def test_a_link_to_anywhere_but_the_portal_is_refused(app, registry, engine, mail, probe):
     for foreign in ("https://evil.example/portal/invitations?token=x", "http://localhost:6543/portalx/reset",
                     "http://localhost:6543/v1/me"):
-        message = _refused(registry, engine, mail, template=probe, title="Hello", line="Open", link=foreign)
+        message = _withheld(registry, engine, mail, template=probe, title="Hello", line="Open", link=foreign)
         assert message.startswith("a link in the message does not start with the portal's address")
     send(registry, template=probe, title="Hello", line="Open", link=link(registry, "/reset", token="t"))
     assert mail.wait_for(1)[0].link("/reset") == "http://localhost:6543/portal/reset?token=t"
@@ -56,9 +66,10 @@ def test_a_link_to_anywhere_but_the_portal_is_refused(app, registry, engine, mai
 @pytest.mark.parametrize("address", [
     "", "   ", "not-an-address", "two@example.org, three@example.org", "Ann <ann@example.org>",
     "ann@example.org\r\nBcc: eve@example.org", "ann@example.org\nSubject: hi", "ann@localhost", "ann@@example.org",
-    "ann@example.org>", "ünïcode@example.org", "a" * 250 + "@example.org",
+    "ann@example.org>", "ünïcode@example.org", "a" * 250 + "@example.org", "ann(x)@example.org",
+    "ann@example.org (Ann)", "a" * 65 + "@example.org",
 ], ids=["empty", "blank", "no-at", "list", "display-name", "crlf-bcc", "lf-subject", "no-dot", "double-at",
-        "trailing-angle", "non-ascii-local", "too-long"])
+        "trailing-angle", "non-ascii-local", "too-long", "comment", "trailing-comment", "local-part-too-long"])
 def test_a_recipient_that_is_not_one_plain_address_is_refused(app, registry, engine, mail, address):
     message = _refused(registry, engine, mail, to=address)
     assert message.startswith("the recipient must be one email address")

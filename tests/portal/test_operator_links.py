@@ -37,9 +37,10 @@ def _links(world, ini):
     staff = ok("clinic", "staff", "add", "--clinic", clinic_id, "--email", unique_email("staff"), "--role",
                "admin", ini=ini)
     invite = ok("portal", "invite-link", "--workspace", workspace_id, "--email", unique_email("dev"), ini=ini)
-    # The operator CLI's output is a contract: the same keys as ever (and, since roles combine, `roles`).
+    # The operator CLI's output is a contract: the same keys as ever (and, since roles combine, `roles`; since a
+    # withheld message, `emailed`).
     assert set(staff) == {"clinic_id", "email", "role", "roles", "set_password_url", "expires_at"}
-    assert set(invite) == {"workspace_id", "email", "role", "invitation_url", "expires_at"}
+    assert set(invite) == {"workspace_id", "email", "role", "emailed", "invitation_url", "expires_at"}
     return staff["set_password_url"], invite["invitation_url"]
 
 

@@ -99,12 +99,32 @@ def _assert_refused_by_its_form(client, engine, path, form_id, name):
     assert _snapshot(engine) == before, f"{where}: something was written"
 
 
+# Bodies no portal form can be read from: multipart without its boundary, a charset other than UTF-8.
+UNREADABLE = ("multipart/form-data", "application/x-www-form-urlencoded; charset=latin-1")
+
+
+def _assert_unreadable_body_refused(client, engine, path, form_id):
+    """The form's own fields (its CSRF token too), sent in a body the portal cannot read: its 400 page."""
+    form = client.get(path).forms[form_id]
+    if form.method.upper() != "POST":
+        return
+    before = _snapshot(engine)
+    body = urllib.parse.urlencode(form.submit_fields()).encode()
+    for content_type in UNREADABLE:
+        answer = client.post(form.action, body, headers={"Content-Type": content_type}, status="*")
+        where = f"{form_id} on {path} sent as {content_type}"
+        assert answer.status_int == 400 and "text/html" in answer.content_type, f"{where}: {answer.status}"
+        assert answer.html.find("h1").get_text(strip=True) == "The form could not be read", where
+    assert _snapshot(engine) == before, f"{form_id} on {path}: something was written"
+
+
 def _walk_and_submit(client, engine, starts, within, at_least):
     forms = _walk(client, starts, within)
     walked = 0
     for path, form_id in forms.values():
         if form_id is None:
             continue
+        _assert_unreadable_body_refused(client, engine, path, form_id)
         for name in _fields(client.get(path).forms[form_id]):
             _assert_refused_by_its_form(client, engine, path, form_id, name)
             walked += 1
@@ -142,15 +162,19 @@ def test_every_developer_portal_form_refuses_a_nul_in_any_field(app, engine, dev
     client, workspace_id, fresh = developer_portal
     within = f"/portal/workspaces/{workspace_id}"
     starts = [within, f"{within}/domain", f"{within}/domain/change", f"{within}/connection-requests",
-              "/portal/workspaces/new", "/portal/account/password", f"{fresh}/domain"]
+              "/portal/workspaces/new", "/portal/account/password", "/portal/account/email",
+              "/portal/account/two-factor/passkeys", f"{fresh}/domain"]
     forms = _walk_and_submit(client, engine, starts, within, at_least=30)
     assert {form_id for form_id, _, _ in forms} >= {
         "invite", "new-key", "roll", "ip-allow", "domain-form", "change-domain", "new-endpoint", "recover",
-        "rotate", "filter", "profile", "plan", "terms", "ask", "workspace", "password-change"}
+        "rotate", "filter", "profile", "plan", "terms", "ask", "workspace", "password-change", "email-change",
+        "add-passkey"}
     assert any(form_id.startswith("withdraw-") for form_id, _, _ in forms if form_id)
     signed_out = signed_up(app)[0]
     signed_out.get("/portal/").forms["logout"].submit(status=303)
-    for path, form_id in (("/portal/signup", "signup"), ("/portal/login", "login")):
+    for path, form_id in (("/portal/signup", "signup"), ("/portal/login", "login"),
+                          ("/portal/forgot-password", "forgot-password")):
+        _assert_unreadable_body_refused(signed_out, engine, path, form_id)
         for name in _fields(signed_out.get(path).forms[form_id]):
             _assert_refused_by_its_form(signed_out, engine, path, form_id, name)
 

@@ -12,6 +12,7 @@ from clinicrecords.portal.web.faces import portal_face
 from clinicrecords.portal.web.headers import copy_script
 from clinicrecords.identity.services import IAuditTrail, ISessionService
 from clinicrecords.portal.web.interfaces import IOneTimeReads, IPortalAudit
+from clinicrecords.portal.web.mail_notice import mail_not_sent, mail_notice_deriver
 from clinicrecords.portal.web.once import one_time_reads_factory
 from clinicrecords.portal.web.reauth import reauth_deriver
 from clinicrecords.portal.web.resources import PortalRoot, Static, add_portal_child
@@ -68,6 +69,7 @@ def includeme(config):
     config.add_request_method(api_reference_url, "api_reference_url", reify=True)
     config.add_request_method(csrf_token, "csrf_token", reify=True)
     config.add_request_method(portal_face, "portal_face", reify=True)
+    config.add_request_method(mail_not_sent, "portal_mail_not_sent", property=True)
 
     config.add_request_method(copy_script, "copy_script")
 
@@ -85,6 +87,7 @@ def includeme(config):
     config.add_route("portal", prefix + "*traverse", factory=PortalRoot, surface="portal")
     config.add_view_deriver(csrf_deriver, name="portal_csrf", under="secured_view")
     config.add_view_deriver(reauth_deriver, name="portal_reauth", under="portal_csrf")
+    config.add_view_deriver(mail_notice_deriver, name="portal_mail_notice", under="secured_view")
 
     config.include("pyramid_jinja2")  # templates fail on an undefined name: LIBRARY_DEFAULTS, jinja2.undefined
     config.add_jinja2_search_path("clinicrecords.portal.web:templates", name=".jinja2")

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from pyramid.httpexceptions import HTTPForbidden
 
 from clinicrecords.identity.services import new_token
+from clinicrecords.portal.web.forms import check_readable_body
 
 FIELD = "csrf_token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -63,6 +64,7 @@ class CSRFGuard:
             referer = request.headers.get("Referer")
             if referer and _origin_of(referer) != expected_origin:
                 raise CSRFRefused("The form came from another site.")
+        check_readable_body(request)  # before anything reads the form
         sent = request.POST.get(FIELD, "")
         expected = request.identity.csrf_token if request.identity is not None else request.cookies.get(
             self.cookie_name, "")

@@ -10,7 +10,7 @@ from pyramid.view import exception_view_config, forbidden_view_config, notfound_
 from clinicrecords.failures import value_free_traceback
 from clinicrecords.portal.web.csrf import CSRFRefused
 from clinicrecords.portal.web.faces import face_of
-from clinicrecords.portal.web.forms import FormError
+from clinicrecords.portal.web.forms import FormError, UnreadableForm
 
 log = logging.getLogger(__name__)
 ERROR_PAGE = "clinicrecords.portal.web:templates/error.jinja2"
@@ -31,6 +31,12 @@ def not_found(exc, request):
 @exception_view_config(CSRFRefused, route_name="portal", renderer=ERROR_PAGE)
 def csrf_refused(exc, request):
     return _page(request, 403, "Please try again",
+                 f"{exc.detail} Nothing was changed: go back, reload the page and submit the form again.")
+
+
+@exception_view_config(UnreadableForm, route_name="portal", renderer=ERROR_PAGE)
+def unreadable_form(exc, request):
+    return _page(request, 400, "The form could not be read",
                  f"{exc.detail} Nothing was changed: go back, reload the page and submit the form again.")
 
 

@@ -9,7 +9,10 @@ page with the message (every portal view reads its form inside that `try`). Page
 `form.shown(name)`, the text without the characters that cannot be shown.
 """
 
-from pyramid.httpexceptions import HTTPSeeOther
+import codecs
+import re
+
+from pyramid.httpexceptions import HTTPBadRequest, HTTPSeeOther
 
 from clinicrecords.errors import FieldErrors
 
@@ -109,6 +112,44 @@ class Form:
         """(field, message) in the order the fields appear."""
         ordered = [name for name in self.fields if name in self.errors]
         return [(name, self.errors[name]) for name in ordered + [n for n in self.errors if n not in ordered]]
+
+
+class UnreadableForm(HTTPBadRequest):
+    """A form's body the portal cannot read (a multipart body without its boundary, a charset other than UTF-8):
+    its error page (400) says so, before any view or check has read a field."""
+
+
+# RFC 2046's boundary: 1 to 70 characters of its set, not ending in a space (the multipart parser's own rule is
+# looser, an empty one is what it refuses).
+_BOUNDARY = re.compile(r"[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]")
+_FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _parameters(content_type):
+    kind, *rest = content_type.split(";")
+    parameters = {}
+    for parameter in rest:
+        name, _, value = parameter.partition("=")
+        parameters[name.strip().lower()] = value.strip().strip('"')
+    return kind.strip().lower(), parameters
+
+
+def check_readable_body(request):
+    """Raises UnreadableForm for a form's body the portal would fail to read: every portal form is UTF-8 (the
+    pages say so), and a multipart body names its boundary."""
+    kind, parameters = _parameters(request.headers.get("Content-Type", ""))
+    if kind not in _FORM_TYPES:
+        return
+    charset = parameters.get("charset")
+    if charset is not None:
+        try:
+            utf8 = codecs.lookup(charset).name == "utf-8"
+        except LookupError:
+            utf8 = False
+        if not utf8:
+            raise UnreadableForm("The form was sent in a character set other than UTF-8.")
+    if kind == "multipart/form-data" and not _BOUNDARY.fullmatch(parameters.get("boundary", "")):
+        raise UnreadableForm("The form was sent without a usable multipart boundary.")
 
 
 def rerender(request, **values):

@@ -289,7 +289,12 @@ def second_step_with_passkey(context, request):
 def password_free_options(context, request):
     """The ceremony's options as JSON for the log-in page's script; the challenge waits on the server, named by
     the pending sign-in's cookie this answer sets."""
-    token, ceremony = request.find_service(ISignInSteps).password_free_options(rp_or_not_found(request))
+    try:
+        token, ceremony = request.find_service(ISignInSteps).password_free_options(rp_or_not_found(request),
+                                                                                   request.remote_addr or "")
+    except FormError as exc:
+        # The page's script says the passkey could not be prepared; the answer says why and for how long.
+        return Response(json_body={"error": exc.errors["credential"]}, status=429, charset="utf-8")
     response = Response(ceremony.options_json, content_type="application/json", charset="utf-8")
     for name, value in sign_in_cookie(request).set_headers(request, token):
         response.headers.add(name, value)

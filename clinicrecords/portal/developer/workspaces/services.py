@@ -10,6 +10,7 @@ from zope.interface import implementer
 
 from clinicrecords.access import services as access
 from clinicrecords.events.interfaces import IWebhookEndpoints, Owner
+from clinicrecords.mail.services import NAME_REFUSED, holds_link_or_key
 from clinicrecords.identity.services import IAccountService, IMembershipService, ITeamService, Place
 from clinicrecords.portal.web.audit import named_targets
 from clinicrecords.portal.web.forms import FormError
@@ -62,6 +63,8 @@ class WorkspaceService:
             raise FormError("name", "Enter a name for the workspace")
         if len(name) > 200:
             raise FormError("name", "Enter a name of at most 200 characters")
+        if holds_link_or_key(name):
+            raise FormError("name", f"A workspace's name {NAME_REFUSED}")
         workspace = access.create_workspace(self.db, name, seed=self.seed)
         self.people.add_workspace_member(workspace.id, account_id, "owner")
         self.audit.record("workspace.created", account_id=account_id, workspace_id=workspace.id, target=name)
