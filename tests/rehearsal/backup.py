@@ -5,9 +5,10 @@ the standby; the production stack in front (two web processes behind nginx, the 
 
 Several clinics are written under load, each write with an Idempotency-Key; a full backup, more writes, a
 differential one; the writers paused, T noted, resumed; then an accident (one clinic's patients destroyed by
-SQL while another clinic goes on writing). The whole database is restored to T in a fresh data folder and
-read: every write acknowledged before T is there, none acknowledged after. One line per check, with the
-figures (backup size and time, restore time, the archive's lag)."""
+SQL while another clinic goes on writing; a key revoked after T). The whole database is restored to T in a
+fresh data folder and read: every write acknowledged before T is there, none acknowledged after; then
+`database restored` moves every clinic's feed past any seq issued and revokes the key again. One line per
+check, with the figures (backup size and time, restore time, the archive's lag)."""
 
 import datetime
 import threading
@@ -220,8 +221,17 @@ class BackupRehearsal(Rehearsal):
         self.writes.stop()
         later = self.writes.keys(clinic=other.name, answered_after=self.resumed_at)
         expect(later, f"clinic {other.name} wrote nothing after T")
+        # A key revoked after T: the restore brings it back unrevoked, the security-events file keeps it.
+        revoked = self.clinics[2]
+        self.stack.admin("key", "revoke", revoked.key_id)
+        expect(self.api("GET", "/v1/me", revoked.key).status == 401, "the revoked key still authenticates")
+        # The seqs partners may have seen: each clinic's counter on the primary, which the restore loses.
+        with self.primary.connect(DATABASE) as connection:
+            self.issued = {clinic.name: connection.execute(
+                f'SELECT value FROM "{clinic.schema}".event_counter').fetchone()[0] for clinic in self.clinics}
         return (f"clinic {victim.name}: {destroyed} patients destroyed by SQL while clinic {other.name} wrote "
-                f"{len(later)} more; {len(self.writes.keys())} writes in all")
+                f"{len(later)} more; {len(self.writes.keys())} writes in all; clinic {revoked.name}'s key revoked; "
+                f"seqs issued {self.issued}")
 
     def archive_lag(self):
         """How long a WAL segment takes from its switch to the repository (the RPO beyond archive_timeout)."""
@@ -277,6 +287,32 @@ class BackupRehearsal(Rehearsal):
         return (f"all {len(before)} writes acknowledged before T are in the copy, none of the {len(after)} "
                 "acknowledged after it")
 
+    def restore_finished(self):
+        """`database restored` on the copy: the feeds past every seq issued, the revocation applied again."""
+        copy_url = f"postgresql://{embedded.APP_ROLE}@127.0.0.1:{self.copy.port}/{DATABASE}"
+        production_url, self.stack.database_url = self.stack.database_url, copy_url
+        try:
+            done = self.stack.admin("database", "restored", "--to", self.target.isoformat(),
+                                    "--security-events", str(self.stack.security_events))
+        finally:
+            self.stack.database_url = production_url
+        expect(done["security_events"]["applied"] == {"key.revoked": 1}, f"database restored: {done}")
+        with self.copy.connect(DATABASE) as connection:
+            for clinic in self.clinics:
+                counter = connection.execute(f'SELECT value FROM "{clinic.schema}".event_counter').fetchone()[0]
+                expect(counter > self.issued[clinic.name],
+                       f"clinic {clinic.name}'s feed at {counter}, seq {self.issued[clinic.name]} was issued")
+                restored = connection.execute(
+                    f'SELECT data FROM "{clinic.schema}".events WHERE type = %s AND seq = %s',
+                    ("clinic.restored", counter)).fetchone()
+                expect(restored and restored[0]["restored_to"] == self.target.isoformat(),
+                       f"clinic {clinic.name}: no clinic.restored event at seq {counter}: {restored}")
+            revoked = connection.execute("SELECT revoked_at FROM control.api_keys WHERE key_id = %s",
+                                         (self.clinics[2].key_id,)).fetchone()[0]
+        expect(revoked is not None, "the key revoked after T is not revoked in the copy")
+        return (f"{done['clinics']} clinics' feeds moved {done['seq_gap']} past their seq, each with a "
+                "clinic.restored event; the key revoked after T revoked again from the security-events file")
+
     def stop(self):
         super().stop()
         if self.writes is not None:
@@ -306,4 +342,5 @@ CHECKS = [
     ("the archive's lag", "archive_lag"),
     ("the whole database restored to T in a fresh folder", "restore_to_t"),
     ("every write acknowledged before T is there, none after", "acknowledged_before_t_restored"),
+    ("after the restore: feeds past every issued seq, security events applied again", "restore_finished"),
 ]
