@@ -36,6 +36,8 @@ CONTEXTS = (
     "clinicrecords.scheduling",
     "clinicrecords.audit",
     "clinicrecords.exports",
+    # Operator commands after a restore; imports the services of the contexts whose records it mends.
+    "clinicrecords.restores",
     # Listens to the moments other contexts publish (clinicrecords.publishing); imported by the portal only.
     "clinicrecords.notifications",
     # After access: the portal wraps the API's security policy with its own (one policy per surface).

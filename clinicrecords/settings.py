@@ -104,6 +104,9 @@ class ApiSettings:
 @dataclasses.dataclass(frozen=True)
 class SecuritySettings:
     hsts: bool = setting("security.hsts", False, doc="Strict-Transport-Security on https answers")
+    events_path: str | None = setting("security.events_path", None,
+                                      doc="the security-events file, off the database's disk, that a restore "
+                                          "re-applies (docs/operations.md); default: the var dir's")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -8,6 +8,7 @@ from clinicrecords.access.models import Connection
 from clinicrecords.access.published import APPROVED, CHANGED, NARROWED, REVOKED, ConnectionChanged
 from clinicrecords.access.workspaces import (AccessError, get_clinic, of_owner, open_workspace,
                                              revoke_once)
+from clinicrecords.db import security_events
 from clinicrecords.clinics.services import clinic_names
 from clinicrecords.clock import now as clock_now
 
@@ -45,9 +46,15 @@ def grant_connection(db, workspace_id, clinic_id, scopes, expires_at=None, publi
         change = APPROVED
     elif set(scopes) - set(connection.scopes):
         change = CHANGED
+    narrower = change != APPROVED and (set(connection.scopes) - set(scopes) or (
+        expires_at is not None and (connection.expires_at is None or expires_at < connection.expires_at)))
     connection.scopes = sorted(scopes)
     connection.expires_at = expires_at
     db.flush()
+    if narrower:
+        security_events.record(db, security_events.CONNECTION_NARROWED, workspace_id=str(workspace_id),
+                               clinic_id=str(clinic_id), scopes=connection.scopes,
+                               expires_at=expires_at.isoformat() if expires_at else None)
     if publish is not None:
         publish(ConnectionChanged(workspace_id, clinic_id, change, tuple(connection.scopes), connection.expires_at))
     return connection
@@ -60,9 +67,27 @@ def revoke_connection(db, workspace_id, clinic_id, publish=None):
     if connection is None:
         raise AccessError("no connection between that workspace and clinic")
     revocation = revoke_once(connection)
+    if not revocation.already_revoked:
+        security_events.record(db, security_events.CONNECTION_REVOKED, workspace_id=str(workspace_id),
+                               clinic_id=str(clinic_id))
     if publish is not None and not revocation.already_revoked:
         publish(ConnectionChanged(workspace_id, clinic_id, REVOKED, ()))
     return revocation
+
+
+def narrow_again(db, workspace_id, clinic_id, scopes, expires_at):
+    """A narrowing recorded after a restore's point in time, applied again (docs/operations.md): an unrevoked
+    connection keeps only the scopes it has and `scopes` both name, and the earlier of the two expiries. None
+    when there is no such connection or it is revoked (nothing to narrow)."""
+    connection = db.scalar(select(Connection).where(Connection.workspace_id == workspace_id,
+                                                    Connection.clinic_id == clinic_id, Connection.revoked_at.is_(None)))
+    if connection is None:
+        return None
+    connection.scopes = sorted(set(connection.scopes) & set(scopes))
+    if expires_at is not None and (connection.expires_at is None or expires_at < connection.expires_at):
+        connection.expires_at = expires_at
+    db.flush()
+    return connection
 
 
 def list_connections(db, workspace_id=None, clinic_id=None):

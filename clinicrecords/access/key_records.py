@@ -12,6 +12,7 @@ from clinicrecords.access.keys import hash_secret, new_key
 from clinicrecords.access.models import ApiKey
 from clinicrecords.access.workspaces import (AccessError, get_clinic, of_owner, open_workspace,
                                              revoke_once)
+from clinicrecords.db import security_events
 from clinicrecords.clock import now as clock_now
 from clinicrecords.mail.services import NAME_REFUSED, holds_link_or_key
 
@@ -147,7 +148,10 @@ def revoke_key(db, key_id):
     key = db.scalar(select(ApiKey).where(ApiKey.key_id == key_id))
     if key is None:
         raise AccessError(f"no key {key_id}")
-    return revoke_once(key)
+    revocation = revoke_once(key)
+    if not revocation.already_revoked:
+        security_events.record(db, security_events.KEY_REVOKED, key_id=key.key_id)
+    return revocation
 
 
 def list_keys(db, workspace_id=None, clinic_id=None):

@@ -8,7 +8,8 @@ command).
 """
 
 from clinicrecords.access.connections import (active_connections, current_connection_at, grant_connection,
-                                              list_connections, revoke_connection, workspace_connections)
+                                              list_connections, narrow_again, revoke_connection,
+                                              workspace_connections)
 from clinicrecords.access.entry import enter
 from clinicrecords.access.identity import authenticate
 from clinicrecords.access.permission_map import holds, reach_of_helpers, sent_by, shown_to_keys
@@ -26,7 +27,8 @@ __all__ = [
     "DisplayNames", "KeyAlreadyRolled", "KeyName", "LiveKeyRefused", "MAX_KEY_NAME", "Revocation",
     "active_connections", "authenticate", "create_key", "create_workspace", "current_connection_at",
     "display_names", "enter", "get_clinic", "get_workspace", "grant_connection", "holds", "key_by_key_id",
-    "key_name", "list_connections", "list_keys", "list_workspaces", "reach_of_helpers", "revoke_connection",
+    "key_name", "list_connections", "list_keys", "list_workspaces", "narrow_again", "reach_of_helpers",
+    "revoke_connection",
     "revoke_key", "roll_key", "rolled_key_ids", "sent_by", "set_key_ip_allow", "set_workspace", "shown_to_keys",
     "validate_cidrs", "workspace_connections", "workspace_is_verified", "workspace_key", "workspace_keys",
     "workspace_of_key"

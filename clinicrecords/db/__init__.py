@@ -6,7 +6,7 @@ import orjson
 from sqlalchemy import create_engine, event, exc, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-from clinicrecords.db import commit_wait, embedded, joined, request_transaction
+from clinicrecords.db import commit_wait, embedded, joined, request_transaction, security_events
 from clinicrecords.db.reconnect import follow_failover
 from clinicrecords.db.session_settings import pooler_evidence, startup_options, verify_timeouts
 from clinicrecords.settings import SettingsError, app_settings, var_dir
@@ -165,8 +165,10 @@ def includeme(config):
     engine = make_engine(app_settings(config.registry))
     joined.follow(engine)  # the test suite's rolled-back transaction; nothing unless the suite armed it
     config.registry[ENGINE] = engine
+    # Every session knows where security events are appended (clinicrecords/security_events.py).
     config.registry[SESSION_FACTORY] = sessionmaker(
-        bind=engine, class_=request_transaction.RequestSession, expire_on_commit=False)
+        bind=engine, class_=request_transaction.RequestSession, expire_on_commit=False,
+        info={security_events.PATH: str(security_events.path(app_settings(config.registry)))})
     config.add_request_method(_request_db, "db", reify=True)
     # Outside the request's transaction: what it owes apart, written once that transaction has ended.
     config.add_tween("clinicrecords.db.commit_or_apart.commit_or_apart_tween_factory",

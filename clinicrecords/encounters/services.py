@@ -6,6 +6,7 @@ import uuid
 from sqlalchemy import func, select
 from zope.interface import implementer
 
+from clinicrecords.db import security_events
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.api.problems import Problem, invalid
 from clinicrecords.clinics.interfaces import clinic_scope
@@ -109,9 +110,22 @@ class EncounterStaff:
 
     def mark_sensitive(self, encounter_id):
         encounter = self._staff_get(encounter_id)
+        if not encounter.sensitive:
+            security_events.record(self.db, security_events.ENCOUNTER_SENSITIVE, encounter_id=str(encounter.id),
+                                   clinic_id=security_events.bound_clinic_id(self.db))
         encounter.sensitive = True
         self.db.flush()
         return encounter
+
+
+def mark_sensitive_again(db, encounter_id):
+    """An encounter marked sensitive after a restore's point in time, marked again (docs/operations.md); None
+    when the clinic (`db` bound to it) has no such encounter."""
+    encounter = db.get(Encounter, encounter_id)
+    if encounter is not None and not encounter.sensitive:
+        encounter.sensitive = True
+        db.flush()
+    return encounter
 
 
 def staff_result(encounter):

@@ -5,6 +5,7 @@ Other contexts record their events with `emit` from here (the outbox is this con
 own secrets under the webhook keys with `secret_sealer`."""
 
 from sqlalchemy import insert, select
+from sqlalchemy.dialects.postgresql import insert as upsert
 from zope.interface import classImplements, implementer
 
 from clinicrecords.db import SESSION_FACTORY
@@ -110,6 +111,18 @@ def last_seq(db):
 def continue_seq_after(db, seq):
     """A rebuilt schema's feed carries on after `seq`, so a partner's `after_seq` stays valid (sandbox reset)."""
     db.execute(insert(EventCounter).values(id=1, value=seq))
+
+
+def restart_after_restore(db, clinic_id, restored_to, gap):
+    """After the clinic's records were restored to `restored_to`: its counter moves `gap` past the last seq it
+    holds (past any seq handed out since, which partners have seen and skip), and the feed says so with a
+    `clinic.restored` event (recorded by the rule every event follows). The seq the counter holds now."""
+    statement = upsert(EventCounter).values(id=1, value=gap)
+    statement = statement.on_conflict_do_update(index_elements=[EventCounter.id],
+                                                set_={"value": EventCounter.value + gap})
+    db.execute(statement)
+    emit(db, clinic_id, "clinic.restored", clinic_id, {"restored_to": restored_to.isoformat()})
+    return last_seq(db)
 
 
 # Declared here, not on the class: the modules events.interfaces re-exports from import secret_box.

@@ -29,8 +29,11 @@ class EventType:
     by_resource_type: dict | None = None   # data.resource_type → permission
     addressed: bool = False                # only the owner in `audience_id` sees it
     echo: bool = False                     # tells its own writer nothing new (not delivered back to it)
+    everyone: bool = False                 # every owner reaching the clinic sees it, whatever it holds
 
     def permitted(self, granted, data):
+        if self.everyone:
+            return True
         if self.by_resource_type is not None:
             permission = self.by_resource_type.get((data or {}).get("resource_type"))
             return permission is not None and permission in granted
@@ -45,6 +48,9 @@ EVENT_TYPES = {t.name: t for t in (
     EventType("inventory.item.deleted", Permission.InventoryItemsRead, echo=True),
     EventType("submission.decided", by_resource_type=SUBMISSION_KIND_PERMISSIONS, addressed=True),
     EventType("patient_import.finished", Permission.PatientsWrite, addressed=True),
+    # The clinic's records were restored to a point in time (docs/operations.md): whatever a partner reads,
+    # what it read after `restored_to` may be gone or changed back.
+    EventType("clinic.restored", everyone=True),
 )}
 
 PING = "webhook.ping"
@@ -70,7 +76,9 @@ def visible_clause(granted, owner_id):
     clauses = []
     for event_type in EVENT_TYPES.values():
         audience = Event.audience_id.is_(None) | (Event.audience_id == owner_id)
-        if event_type.by_resource_type is not None:
+        if event_type.everyone:
+            clauses.append(and_(Event.type == event_type.name, audience))
+        elif event_type.by_resource_type is not None:
             kinds = sorted(kind for kind, permission in event_type.by_resource_type.items() if permission in granted)
             if kinds:
                 clauses.append(and_(Event.type == event_type.name, audience,

@@ -5,6 +5,7 @@ import uuid
 from sqlalchemy import Uuid, bindparam, or_, select
 from zope.interface import implementer
 
+from clinicrecords.db import security_events
 from clinicrecords.access.services import shown_to_keys
 from clinicrecords.api.pagination import keyset_page
 from clinicrecords.clinics.interfaces import clinic_scope
@@ -74,6 +75,9 @@ def set_restricted(db, patient_id, restricted):
     patient in the clinic."""
     patient = db.get(Patient, patient_id)
     if patient is not None:
+        if restricted and not patient.restricted:
+            security_events.record(db, security_events.PATIENT_RESTRICTED,
+                                   clinic_id=security_events.bound_clinic_id(db), patient_id=str(patient_id))
         patient.restricted = restricted
         db.flush()
     return patient

@@ -27,7 +27,8 @@ def synchronous_standby_names(names):
     return f"ANY 1 ({', '.join(names)})"
 
 
-def _run_as_owner(command, **kw):
+def run_as_owner(command, **kw):
+    """`command` as the data folders' owner (Debian's `postgres` when run as root); RuntimeError on failure."""
     if os.geteuid() == 0:
         command = ["runuser", "-u", SUPERUSER, "--", *command]
     done = subprocess.run(command, check=False, capture_output=True, text=True, **kw)
@@ -36,7 +37,7 @@ def _run_as_owner(command, **kw):
     return done
 
 
-def _own(path):
+def own(path):
     if os.geteuid() == 0:
         owner = pwd.getpwnam(SUPERUSER)
         for folder, _, files in os.walk(path):
@@ -56,12 +57,15 @@ def _alive(pid):
 class Node:
     """One PostgreSQL server: `pgdata` under the cluster's folder, listening on 127.0.0.1:`port` only."""
 
-    def __init__(self, cluster, name):
+    def __init__(self, cluster, name, settings=None):
         self.cluster = cluster
         self.name = name
         self.port = free_port()
         self.pgdata = cluster.folder / name
         self.log = cluster.folder / f"{name}.log"
+        # Settings given on the command line at every start, over the data folder's postgresql.conf (a copy
+        # restored from a backup: no synchronous standby to wait for, no archiving into the live archive).
+        self.settings = dict(settings or {})
 
     def conninfo(self, database="postgres", **extra):
         return psycopg.conninfo.make_conninfo(host="127.0.0.1", port=self.port, user=SUPERUSER, dbname=database,
@@ -77,12 +81,15 @@ class Node:
             return cursor.fetchone() if cursor.description else None
 
     def pg_ctl(self, *args, timeout=90):
-        return _run_as_owner([str(BIN / "pg_ctl"), "-D", str(self.pgdata), *args], timeout=timeout)
+        return run_as_owner([str(BIN / "pg_ctl"), "-D", str(self.pgdata), *args], timeout=timeout)
 
     def start(self):
-        # The port on the command line: the configuration file is the same on every node. No Unix socket: in
-        # the data folder it would break pg_rewind's copy, and clients come over loopback TCP.
-        options = f"-c port={self.port} -c unix_socket_directories=''"
+        # The port on the command line: the configuration file is the same on every node. No Unix socket in
+        # the data folder: it would break pg_rewind's copy, and clients come over loopback TCP; with a
+        # `socket_folder` the cluster's sockets are beside the data folders (pgBackRest connects through one).
+        sockets = self.cluster.socket_folder or ""
+        options = " ".join([f"-c port={self.port} -c unix_socket_directories='{sockets}'",
+                            *(f"-c {name}='{value}'" for name, value in self.settings.items())])
         try:
             self.pg_ctl("-l", str(self.log), "-o", options, "-w", "-t", "60", "start")
         except RuntimeError as refused:
@@ -151,7 +158,7 @@ class Node:
         lines = [line for line in auto.read_text().splitlines() if not line.startswith("primary_conninfo")]
         lines.append(f"primary_conninfo = '{conninfo}'")
         auto.write_text("\n".join(lines) + "\n")
-        _own(auto)
+        own(auto)
 
     def replication_conninfo(self, application_name):
         return f"host=127.0.0.1 port={self.port} user={SUPERUSER} application_name={application_name}"
@@ -165,9 +172,13 @@ class Node:
 class Cluster:
     """`names[0]` starts as the primary, the others as its standbys."""
 
-    def __init__(self, folder, names=("pg_a", "pg_b", "pg_c")):
+    def __init__(self, folder, names=("pg_a", "pg_b", "pg_c"), sockets=False, settings=""):
+        """`sockets`: each node also listens on a Unix socket in `socket_folder` (beside the data folders);
+        `settings`: postgresql.conf lines every node has besides the cluster's own (WAL archiving)."""
         self.folder = Path(folder)
         self.nodes = [Node(self, name) for name in names]
+        self.socket_folder = self.folder / "sockets" if sockets else None
+        self.settings = settings
 
     def url(self, database, user, **query):
         """The service's multi-host DATABASE_URL: every node, the read-write one chosen at connect."""
@@ -192,9 +203,11 @@ class Cluster:
             node.kill()  # a server an interrupted run left behind in the folder
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder.mkdir(parents=True)
-        _own(self.folder)
+        if self.socket_folder:
+            self.socket_folder.mkdir()
+        own(self.folder)
         first, *others = self.nodes
-        _run_as_owner([str(BIN / "initdb"), "-D", str(first.pgdata), "-U", SUPERUSER, "--auth=trust",
+        run_as_owner([str(BIN / "initdb"), "-D", str(first.pgdata), "-U", SUPERUSER, "--auth=trust",
                        "-E", "UTF8", "--locale=C.UTF-8"], timeout=120)
         with open(first.pgdata / "postgresql.conf", "a") as conf:
             conf.write(f"""
@@ -211,6 +224,7 @@ synchronous_commit = on
 synchronous_standby_names = '{synchronous_standby_names([node.name for node in self.nodes])}'
 shared_buffers = '32MB'
 max_connections = 120
+{self.settings}
 """)
         (first.pgdata / "pg_hba.conf").write_text("local all all trust\nhost all all 127.0.0.1/32 trust\n"
                                                   "host replication all 127.0.0.1/32 trust\n")
@@ -220,7 +234,7 @@ max_connections = 120
         return self
 
     def add_standby(self, node, primary):
-        _run_as_owner([str(BIN / "pg_basebackup"), "-d", primary.replication_conninfo(node.name),
+        run_as_owner([str(BIN / "pg_basebackup"), "-d", primary.replication_conninfo(node.name),
                        "-D", str(node.pgdata), "-R", "-X", "stream", "--checkpoint=fast"], timeout=300)
         node.follow_the_primary()
         node.start()
@@ -254,7 +268,7 @@ max_connections = 120
         updates only at its next checkpoint; before it, pg_rewind finds both on timeline 1, rewinds nothing, and
         the old primary cannot follow the new timeline."""
         primary.sql("CHECKPOINT")
-        _run_as_owner([str(BIN / "pg_rewind"), "-D", str(old.pgdata), "--source-server", primary.conninfo(),
+        run_as_owner([str(BIN / "pg_rewind"), "-D", str(old.pgdata), "--source-server", primary.conninfo(),
                        "-R"], timeout=300)
         old.follow_the_primary()
 

@@ -9,8 +9,9 @@ from clinicrecords.cli import build_parser
 
 # The operator CLI's top-level commands: a contract operators' scripts rely on.
 COMMANDS = {
-    "account", "audit", "auto-accept", "calendar", "care-provider", "claim", "clinic", "connection", "coverage", "demo",
-    "dispensing", "encounter", "insurer", "item", "key", "listing", "listings", "mail", "migrate", "patient",
+    "account", "audit", "auto-accept", "calendar", "care-provider", "claim", "clinic", "connection", "coverage",
+    "database", "demo", "dispensing", "encounter", "insurer", "item", "key", "listing", "listings", "mail",
+    "migrate", "patient",
     "payer", "payment-advice", "portal", "prescription", "provider", "referral", "requests", "routes", "stock",
     "submission", "till", "usage", "webhook", "workspace",
 }

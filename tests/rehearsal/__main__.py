@@ -1,10 +1,11 @@
-"""`python -m tests.rehearsal [--sentinel | --failover]` (scripts/rehearse): the production rehearsal, one line
-per check. `--sentinel`: the same stack with Redis behind Sentinel, and a Redis failover under load
-(tests/rehearsal/sentinel.py); `--failover`: the PostgreSQL failover rehearsal (tests/rehearsal/failover.py).
+"""`python -m tests.rehearsal [--sentinel | --failover | --backup]` (scripts/rehearse): the production rehearsal,
+one line per check. `--sentinel`: the same stack with Redis behind Sentinel, and a Redis failover under load
+(tests/rehearsal/sentinel.py); `--failover`: the PostgreSQL failover rehearsal (tests/rehearsal/failover.py);
+`--backup`: pgBackRest's backups and a point-in-time recovery (tests/rehearsal/backup.py).
 
 Exits 0 when every check passed, 1 on the first that fails (the stack's logs stay under var/rehearsal,
-var/rehearsal-sentinel or var/rehearsal-failover), 2 without starting anything when a secret is missing from the
-environment or the switch is unknown."""
+var/rehearsal-sentinel, var/rehearsal-failover or var/rehearsal-backup), 2 without starting anything when a secret
+is missing from the environment or the switch is unknown."""
 
 import os
 import shutil
@@ -14,7 +15,7 @@ import sys
 import time
 import traceback
 
-from tests.rehearsal import failover
+from tests.rehearsal import backup, failover
 from tests.rehearsal.checks import CHECKS, Failed, Rehearsal
 from tests.rehearsal.sentinel import CHECKS as SENTINEL_CHECKS
 from tests.rehearsal.sentinel import SentinelRehearsal
@@ -25,7 +26,8 @@ PACKAGES = {"redis-server": "redis-server", "nginx": "nginx"}
 REHEARSALS = {None: (Rehearsal, CHECKS, "rehearsal", {}),
               "--sentinel": (SentinelRehearsal, SENTINEL_CHECKS, "rehearsal-sentinel",
                              {"redis-sentinel": "redis-sentinel"}),
-              "--failover": (failover.FailoverRehearsal, failover.CHECKS, "rehearsal-failover", failover.PACKAGES)}
+              "--failover": (failover.FailoverRehearsal, failover.CHECKS, "rehearsal-failover", failover.PACKAGES),
+              "--backup": (backup.BackupRehearsal, backup.CHECKS, "rehearsal-backup", backup.PACKAGES)}
 
 
 def _installed(command):

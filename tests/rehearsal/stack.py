@@ -21,7 +21,7 @@ PRODUCTION_INI = ROOT / "production.ini"
 DATABASE = "clinicrecords_rehearsal"
 # What the rehearsal provides itself; every other `env:` setting of production.ini is a secret it is given.
 PROVIDED = ("DATABASE_URL", "REDIS_URL", "CLINICRECORDS_BASE_URL", "CLINICRECORDS_SMTP_URL",
-            "CLINICRECORDS_MAIL_SENDER", "CLINICRECORDS_EXPORTS_PATH")
+            "CLINICRECORDS_MAIL_SENDER", "CLINICRECORDS_EXPORTS_PATH", "CLINICRECORDS_SECURITY_EVENTS_PATH")
 MAIL_SENDER = "Clinic Records <no-reply@rehearsal.test>"
 
 # The worker's only departures from production.ini: the receiver is plain http on loopback, and a killed
@@ -71,6 +71,8 @@ class Stack:
         self.nginx = Nginx(self.workdir / "nginx", free_port(), self.web_ports)
         self.database_url = None
         self.worker_ini = None
+        # Off the database's disk in production; here beside the rehearsal's other files.
+        self.security_events = self.workdir / "security-events.jsonl"
 
     @property
     def port(self):
@@ -81,7 +83,8 @@ class Stack:
         env = dict(os.environ, DATABASE_URL=self.database_url, REDIS_URL=self.redis.url, HOST="127.0.0.1",
                    CLINICRECORDS_BASE_URL=f"http://127.0.0.1:{self.nginx.port}",
                    CLINICRECORDS_SMTP_URL=self.mail.url, CLINICRECORDS_MAIL_SENDER=MAIL_SENDER,
-                   CLINICRECORDS_EXPORTS_PATH=str(self.workdir / "exports"))
+                   CLINICRECORDS_EXPORTS_PATH=str(self.workdir / "exports"),
+                   CLINICRECORDS_SECURITY_EVENTS_PATH=str(self.security_events))
         env.pop("PORT", None)
         env.update(changes)
         return {name: value for name, value in env.items() if value is not None}
@@ -91,6 +94,7 @@ class Stack:
     def prepare(self):
         for part in ("redis", "nginx", "logs"):
             shutil.rmtree(self.workdir / part, ignore_errors=True)
+        self.security_events.unlink(missing_ok=True)
         self.logs.mkdir(parents=True)
         self.worker_ini = ini_with(WORKER_OVERRIDES, self.workdir / "worker.ini")
 

@@ -1,0 +1,346 @@
+"""`scripts/rehearse --backup`: backups and point-in-time recovery for real (docs/operations.md). Debian's
+PostgreSQL 15 as a primary and a synchronous standby (tests/common/postgres_cluster.py), WAL archived by
+Debian's pgBackRest into a repository on another path (tests/common/pgbackrest.py), the backups copied from
+the standby; the production stack in front (two web processes behind nginx, the worker).
+
+Several clinics are written under load, each write with an Idempotency-Key; a full backup, more writes, a
+differential one; the writers paused, T noted, resumed; then an accident (one clinic's patients destroyed by
+SQL while another clinic goes on writing; a key revoked after T). The whole database is restored to T in a
+fresh data folder and read: every write acknowledged before T is there, none acknowledged after; then
+`database restored` moves every clinic's feed past any seq issued and revokes the key again. One line per
+check, with the figures (backup size and time, restore time, the archive's lag)."""
+
+import datetime
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+
+from clinicrecords.db import embedded
+from clinicrecords.db.tenancy import schema_name
+from tests.common.pgbackrest import PGBACKREST, Repository, restored_node
+from tests.common.postgres_cluster import BIN, Cluster
+from tests.rehearsal.checks import Failed, Rehearsal, expect
+from tests.rehearsal.client import call
+
+DATABASE = "clinicrecords_backup"
+PACKAGES = {str(BIN / "pg_ctl"): "postgresql-15", PGBACKREST: "pgbackrest"}
+CLINICS = 3
+CLIENTS_PER_CLINIC = 2
+# production.ini's bound on how long a request may wait, with room: a write answering later is a failure.
+LONGEST_ANSWER_SECONDS = 40
+# The rehearsal's archive_timeout: a quiet primary still closes a WAL segment this often (the RPO's bound).
+ARCHIVE_TIMEOUT_SECONDS = 10
+
+
+class Writes:
+    """Clients writing to every clinic until `stop()`: a patient, then an allergy send, each with its own
+    Idempotency-Key (retried with it on 502/503/504). `pause()` returns once no write is in flight; every
+    answered write is kept as (clinic, kind, key, answered at, status)."""
+
+    def __init__(self, rehearsal):
+        self.rehearsal = rehearsal
+        self.answered = []
+        self.lock = threading.Lock()
+        self.running = threading.Event()
+        self.running.set()
+        self.stopping = threading.Event()
+        self.idle = threading.Semaphore(0)
+        self.clients = []
+        self.pool = ThreadPoolExecutor(CLINICS * CLIENTS_PER_CLINIC)
+
+    def start(self):
+        self.clients = [self.pool.submit(self._client, clinic, number)
+                        for clinic in self.rehearsal.clinics for number in range(CLIENTS_PER_CLINIC)]
+        return self
+
+    def pause(self):
+        self.running.clear()
+        for _ in self.clients:
+            expect(self.idle.acquire(timeout=LONGEST_ANSWER_SECONDS * 2), "a writer did not pause")
+
+    def resume(self):
+        self.running.set()
+
+    def stop(self):
+        self.stopping.set()
+        self.running.set()
+        for client in self.clients:
+            client.result(timeout=LONGEST_ANSWER_SECONDS * 2)
+        self.pool.shutdown()
+
+    def keys(self, clinic=None, kind=None, answered_before=None, answered_after=None):
+        with self.lock:
+            return {w[2] for w in self.answered
+                    if (clinic is None or w[0] == clinic) and (kind is None or w[1] == kind)
+                    and (answered_before is None or w[3] < answered_before)
+                    and (answered_after is None or w[3] > answered_after)}
+
+    def _client(self, clinic, number):
+        sent = 0
+        while not self.stopping.is_set():
+            if not self.running.is_set():
+                self.idle.release()
+                self.running.wait()
+                if self.stopping.is_set():
+                    return
+            kind = ("patient", "send")[sent % 2]
+            key = f"bk-{self.rehearsal.run}-{clinic.name}-{number}-{sent}"
+            answer = self._write(clinic, kind, key)
+            expect(answer is not None and answer.status in (201, 202),
+                   f"{kind} {key}: {answer and answer.status} {answer and answer.body[:200]!r}")
+            with self.lock:
+                self.answered.append((clinic.name, kind, key, time.monotonic(), answer.status))
+            sent += 1
+
+    def _write(self, clinic, kind, key):
+        base = f"/v1/clinics/{clinic.id}"
+        if kind == "patient":
+            path, body = f"{base}/patients", {"given_name": "Backup", "family_name": key, "birth_date": "1990-05-05"}
+        else:
+            path, body = f"{base}/allergies", {"patient_id": clinic.patient_id, "substance": {"text": key},
+                                               "client_reference": key}
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                answer = call(self.rehearsal.stack.port, "POST", path, key=clinic.key, body=body,
+                              headers={"Idempotency-Key": key}, timeout=LONGEST_ANSWER_SECONDS)
+            except OSError:
+                answer = None
+            if (answer is not None and answer.status not in (502, 503, 504)) or time.monotonic() > deadline:
+                return answer
+            time.sleep(0.1)
+
+
+class Clinic:
+    def __init__(self, name, clinic_id, key, key_id):
+        self.name, self.id, self.key, self.key_id = name, clinic_id, key, key_id
+        self.patient_id = None
+
+    @property
+    def schema(self):
+        return schema_name(uuid.UUID(self.id))
+
+
+class BackupRehearsal(Rehearsal):
+    def __init__(self, workdir):
+        super().__init__(workdir)
+        self.repository = Repository(self.stack.workdir / "pgbackrest")
+        self.cluster = Cluster(self.stack.workdir / "postgres", names=("pg_a", "pg_b"), sockets=True,
+                               settings=self.repository.archive_settings(f"{ARCHIVE_TIMEOUT_SECONDS}s"))
+        self.primary, self.standby = self.cluster.nodes
+        self.copy = restored_node(self.cluster, "pg_restored")
+        self.clinics = []
+        self.writes = None
+
+    def figures(self, backup):
+        size, stored = backup["info"]["size"], backup["info"]["repository"]["delta"]
+        return f"{size / 2**20:.1f} MiB, {stored / 2**20:.1f} MiB in the repository"
+
+    # -- start-up --
+
+    def database(self):
+        self.stack.prepare()
+        self.repository.write_config(self.primary, [self.standby])
+        self.cluster.create()
+        embedded.prepare_database(lambda name=None: self.primary.conninfo(name or "postgres"), DATABASE)
+        self.cluster.wait_for_standbys(self.primary, 1)
+        self.repository.create_stanza()
+        # Segments closed before the stanza existed were refused (and pushed on a later attempt).
+        self.failed_before = self.primary.sql("SELECT failed_count FROM pg_stat_archiver")[0]
+        self.stack.database_url = self.cluster.url(DATABASE, embedded.APP_ROLE, connect_timeout=2)
+        archiving = self.primary.sql("SHOW archive_command")[0]
+        return (f"{self.primary.name} primary, {self.standby.name} synchronous standby; archive_command = "
+                f"'{archiving}'; stanza created and checked, repository {self.repository.path}")
+
+    def seed(self):
+        admin = self.stack.admin
+        for n in range(CLINICS):
+            name = "abc"[n]
+            clinic_id = admin("clinic", "create", "--name", f"Backup Clinic {name.upper()}")["clinic_id"]
+            created = admin("key", "create", "--clinic", clinic_id, "--rate-limit", "100000")
+            admin("auto-accept", "set", "--clinic", clinic_id, "--key", created["key_id"], "--kinds", "allergy",
+                  "--on")
+            # Events are recorded while the clinic has an endpoint: its feed's counter then moves. Nothing
+            # listens there (deliveries are not what is rehearsed).
+            admin("webhook", "add", "--clinic", clinic_id, "--url", "http://127.0.0.1:9/hook", "--types",
+                  "submission.decided", ini=self.stack.worker_ini)
+            self.clinics.append(Clinic(name, clinic_id, created["key"], created["key_id"]))
+        return f"{CLINICS} clinics, each with a key, allergies auto-accepted and a webhook endpoint"
+
+    def first_patients(self):
+        for clinic in self.clinics:
+            answer = self.api("POST", f"/v1/clinics/{clinic.id}/patients", clinic.key,
+                              {"given_name": "Backup", "family_name": f"{self.run}-{clinic.name}-first",
+                               "birth_date": "1980-01-01"}, headers={"Idempotency-Key": str(uuid.uuid4())})
+            expect(answer.status == 201, f"first patient of {clinic.name}: {answer.status} {answer.body[:300]!r}")
+            clinic.patient_id = answer.json["data"]["id"]
+        return "the patient each clinic's allergy sends are about"
+
+    # -- backups under load --
+
+    def full_backup_under_load(self):
+        self.writes = Writes(self).start()
+        time.sleep(3)
+        took = self.repository.backup("full")
+        time.sleep(2)
+        full = self.repository.info()["backup"][-1]
+        expect(full["type"] == "full", f"the last backup is {full['type']}")
+        written = len(self.writes.keys())
+        self.full_seconds = took
+        return (f"full backup from {self.standby.name} in {took:.1f} s while {written} writes answered: "
+                f"{self.figures(full)}")
+
+    def differential_backup_under_load(self):
+        time.sleep(2)
+        took = self.repository.backup("diff")
+        time.sleep(2)
+        diff = self.repository.info()["backup"][-1]
+        expect(diff["type"] == "diff", f"the last backup is {diff['type']}")
+        return f"differential backup in {took:.1f} s: {self.figures(diff)}"
+
+    def point_in_time(self):
+        self.writes.pause()
+        self.paused_at = time.monotonic()
+        time.sleep(1)
+        self.target = self.primary.sql("SELECT clock_timestamp()")[0]
+        time.sleep(1)
+        self.resumed_at = time.monotonic()
+        self.writes.resume()
+        before = self.writes.keys(answered_before=self.paused_at)
+        return f"T = {self.target.isoformat()}, {len(before)} writes acknowledged before it, writers resumed"
+
+    def accident(self):
+        time.sleep(3)
+        victim, other = self.clinics[0], self.clinics[1]
+        with self.primary.connect(DATABASE) as connection:
+            destroyed = connection.execute(f'DELETE FROM "{victim.schema}".patients WHERE family_name LIKE %s',
+                                           (f"bk-{self.run}-{victim.name}-%",)).rowcount
+        time.sleep(2)
+        self.writes.stop()
+        later = self.writes.keys(clinic=other.name, answered_after=self.resumed_at)
+        expect(later, f"clinic {other.name} wrote nothing after T")
+        # A key revoked after T: the restore brings it back unrevoked, the security-events file keeps it.
+        revoked = self.clinics[2]
+        self.stack.admin("key", "revoke", revoked.key_id)
+        expect(self.api("GET", "/v1/me", revoked.key).status == 401, "the revoked key still authenticates")
+        # The seqs partners may have seen: each clinic's counter on the primary, which the restore loses.
+        with self.primary.connect(DATABASE) as connection:
+            self.issued = {clinic.name: connection.execute(
+                f'SELECT value FROM "{clinic.schema}".event_counter').fetchone()[0] for clinic in self.clinics}
+        return (f"clinic {victim.name}: {destroyed} patients destroyed by SQL while clinic {other.name} wrote "
+                f"{len(later)} more; {len(self.writes.keys())} writes in all; clinic {revoked.name}'s key revoked; "
+                f"seqs issued {self.issued}")
+
+    def archive_lag(self):
+        """How long a WAL segment takes from its switch to the repository (the RPO beyond archive_timeout)."""
+        segment = self.primary.sql("SELECT pg_walfile_name(pg_current_wal_lsn())")[0]
+        started = time.monotonic()
+        self.primary.sql("SELECT pg_switch_wal()")
+        while time.monotonic() - started < 60:
+            archived, failed = self.primary.sql("SELECT last_archived_wal, failed_count FROM pg_stat_archiver")
+            if archived is not None and archived[:24] >= segment:
+                break
+            time.sleep(0.05)
+        else:
+            raise Failed(f"segment {segment} not archived within 60 s")
+        self.lag = time.monotonic() - started
+        failed -= self.failed_before
+        expect(failed == 0, f"{failed} archive-push attempts failed (see {self.cluster.folder}/pg_a.log)")
+        self.repository.run("check")
+        return (f"a switched segment in the repository {self.lag:.2f} s later; RPO at most archive_timeout "
+                f"({ARCHIVE_TIMEOUT_SECONDS} s here) + {self.lag:.2f} s; pgbackrest check passes")
+
+    # -- whole-database point-in-time recovery --
+
+    def restore_to_t(self):
+        target = self.target.astimezone(datetime.UTC).strftime("%Y-%m-%d %H:%M:%S.%f+00")
+        took = self.repository.restore(self.copy, target)
+        started = time.monotonic()
+        self.copy.start()
+        while self.copy.in_recovery():
+            expect(time.monotonic() - started < 120, "the restored copy is still recovering after 120 s")
+            time.sleep(0.2)
+        self.restore_seconds = took + time.monotonic() - started
+        files = sum(1 for path in self.copy.pgdata.rglob("*") if path.is_file())
+        size = sum(path.stat().st_size for path in self.copy.pgdata.rglob("*") if path.is_file())
+        return (f"restored to T into {self.copy.pgdata.name} in {took:.1f} s, recovered and promoted "
+                f"{time.monotonic() - started:.1f} s later ({size / 2**20:.0f} MiB, {files} files)")
+
+    def acknowledged_before_t_restored(self):
+        before = self.writes.keys(answered_before=self.paused_at)
+        after = self.writes.keys(answered_after=self.resumed_at)
+        found = set()
+        with self.copy.connect(DATABASE) as connection:
+            for clinic in self.clinics:
+                found |= {row[0] for row in connection.execute(
+                    f'SELECT family_name FROM "{clinic.schema}".patients WHERE family_name LIKE %s',
+                    (f"bk-{self.run}-%",))}
+                found |= {row[0] for row in connection.execute(
+                    f'SELECT client_reference FROM "{clinic.schema}".submissions WHERE client_reference LIKE %s',
+                    (f"bk-{self.run}-%",))}
+        missing = before - found
+        expect(not missing, f"{len(missing)} writes acknowledged before T are missing: {sorted(missing)[:3]}")
+        extra = after & found
+        expect(not extra, f"{len(extra)} writes acknowledged after T are in the copy: {sorted(extra)[:3]}")
+        return (f"all {len(before)} writes acknowledged before T are in the copy, none of the {len(after)} "
+                "acknowledged after it")
+
+    def restore_finished(self):
+        """`database restored` on the copy: the feeds past every seq issued, the revocation applied again."""
+        copy_url = f"postgresql://{embedded.APP_ROLE}@127.0.0.1:{self.copy.port}/{DATABASE}"
+        production_url, self.stack.database_url = self.stack.database_url, copy_url
+        try:
+            done = self.stack.admin("database", "restored", "--to", self.target.isoformat(),
+                                    "--security-events", str(self.stack.security_events))
+        finally:
+            self.stack.database_url = production_url
+        expect(done["security_events"]["applied"] == {"key.revoked": 1}, f"database restored: {done}")
+        with self.copy.connect(DATABASE) as connection:
+            for clinic in self.clinics:
+                counter = connection.execute(f'SELECT value FROM "{clinic.schema}".event_counter').fetchone()[0]
+                expect(counter > self.issued[clinic.name],
+                       f"clinic {clinic.name}'s feed at {counter}, seq {self.issued[clinic.name]} was issued")
+                restored = connection.execute(
+                    f'SELECT data FROM "{clinic.schema}".events WHERE type = %s AND seq = %s',
+                    ("clinic.restored", counter)).fetchone()
+                expect(restored and restored[0]["restored_to"] == self.target.isoformat(),
+                       f"clinic {clinic.name}: no clinic.restored event at seq {counter}: {restored}")
+            revoked = connection.execute("SELECT revoked_at FROM control.api_keys WHERE key_id = %s",
+                                         (self.clinics[2].key_id,)).fetchone()[0]
+        expect(revoked is not None, "the key revoked after T is not revoked in the copy")
+        return (f"{done['clinics']} clinics' feeds moved {done['seq_gap']} past their seq, each with a "
+                "clinic.restored event; the key revoked after T revoked again from the security-events file")
+
+    def stop(self):
+        super().stop()
+        if self.writes is not None:
+            self.writes.stopping.set()
+            self.writes.running.set()
+        try:
+            self.copy.stop("immediate")
+        except RuntimeError:
+            self.copy.kill()
+        self.cluster.stop()
+
+
+CHECKS = [
+    ("secrets from the environment", "secrets"),
+    ("PostgreSQL primary and synchronous standby, WAL archived by pgBackRest", "database"),
+    ("redis", "redis"),
+    ("migrate through the multi-host URL", "migrate"),
+    ("seed through the operator CLI", "seed"),
+    ("two web processes", "web_processes"),
+    ("worker", "worker"),
+    ("nginx", "proxy"),
+    ("a first patient in each clinic", "first_patients"),
+    ("a full backup from the standby under load", "full_backup_under_load"),
+    ("a differential backup under load", "differential_backup_under_load"),
+    ("the writers paused, T noted, resumed", "point_in_time"),
+    ("accident: one clinic's rows destroyed by SQL, another clinic writing", "accident"),
+    ("the archive's lag", "archive_lag"),
+    ("the whole database restored to T in a fresh folder", "restore_to_t"),
+    ("every write acknowledged before T is there, none after", "acknowledged_before_t_restored"),
+    ("after the restore: feeds past every issued seq, security events applied again", "restore_finished"),
+]
