@@ -2,16 +2,15 @@
 works once, for an hour, and stops working when a newer one is sent or the password changes; a new password
 ends every session and emails a notice; operators make a link with `account reset-link`."""
 
-import contextlib
 import datetime
-import threading
 
 import pytest
-from sqlalchemy import event, select, update
+from sqlalchemy import select, update
 
 from clinicrecords.identity.models import Account, AccountLink
 from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.common.cli import ok, refused
+from tests.common.statements import statements
 from tests.portal.helpers import (PASSWORD, browser, enrol_app, error_summary, log_in_to_second_step, mailed_to,
                                   portal_path, signed_up, submit, totp_code, unique_email)
 
@@ -191,27 +190,10 @@ def test_forgot_password_sends_the_same_statements_for_a_known_and_an_unknown_ad
     sent = {}
     for n, email in enumerate((known, unique_email("nobody"))):
         page = browser(app, f"10.47.1.{n}").get("/portal/forgot-password")
-        with _statements_of_this_thread(engine) as seen:
+        with statements(engine, this_thread_only=True) as seen:
             submit(page, "forgot-password", email=email, status=303)
         sent[email] = seen
     [known_sent, unknown_sent] = sent.values()
     assert known_sent == unknown_sent
     assert any("account_links" in statement for statement in known_sent)
     mailed_to(mail, known, RESET)
-
-
-@contextlib.contextmanager
-def _statements_of_this_thread(engine):
-    """The SQL this thread sends while the block runs (the request, and its mail task, run at once in tests), not
-    what the request log's writer sends from its own thread meanwhile."""
-    thread, seen = threading.get_ident(), []
-
-    def record(conn, cursor, statement, *args):
-        if threading.get_ident() == thread:
-            seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
