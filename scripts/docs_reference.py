@@ -1,30 +1,27 @@
-"""MkDocs hook: the API reference inside the docs site, as the service shows it at /v1/docs (Redoc over
-docs/openapi.json, the bundle the service vendors: no CDN). Generated at build time, so the page always
-renders the document checked in beside the pages."""
+"""MkDocs hook: the API reference inside the docs site, the page the service itself serves at /v1/docs (Redoc
+over docs/openapi.json, with the bundle the service vendors: no CDN). Generated at build time from the service's
+own page (`clinicrecords/api/reference.py`, read as text: the docs' environment has none of the service's
+dependencies), so the site always renders the document checked in beside the pages."""
 
+import ast
 from pathlib import Path
 
 from mkdocs.structure.files import File
 
-ROOT = Path(__file__).resolve().parents[1]
-REDOC = ROOT / "clinicrecords" / "api" / "static" / "redoc.standalone.js"
+API = Path(__file__).resolve().parents[1] / "clinicrecords" / "api"
 
-PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Clinic Records API reference</title>
-</head>
-<body>
-<redoc spec-url="../openapi.json"></redoc>
-<script src="redoc.standalone.js"></script>
-</body>
-</html>
-"""
+
+def _service_page():
+    """The service's PAGE template (a string constant of api/reference.py)."""
+    module = ast.parse((API / "reference.py").read_text(encoding="utf-8"))
+    [page] = [node.value.value for node in module.body if isinstance(node, ast.Assign)
+              and [getattr(target, "id", None) for target in node.targets] == ["PAGE"]]
+    return page
 
 
 def on_files(files, config):
-    files.append(File.generated(config, "reference/index.html", content=PAGE))
-    files.append(File.generated(config, "reference/redoc.standalone.js", abs_src_path=str(REDOC)))
+    page = _service_page().format(spec_url="../openapi.json", script_url="redoc.standalone.js")
+    files.append(File.generated(config, "reference/index.html", content=page))
+    files.append(File.generated(config, "reference/redoc.standalone.js",
+                                abs_src_path=str(API / "static" / "redoc.standalone.js")))
     return files
