@@ -84,7 +84,7 @@ def test_an_operator_records_an_acceptance_made_outside_the_portal(app, engine):
     page = client.get(f"/portal/workspaces/{workspace_id}/terms").text
     assert "outside the portal: by Dr Ada Byron, CTO" in page and "MSA-42 signed 2026-11-20" in page
     activity = client.get(f"/portal/workspaces/{workspace_id}/activity").text
-    assert "terms.recorded" in activity
+    assert "Recorded that Dr Ada Byron, CTO accepted the API Terms of Use" in activity
 
 
 def test_a_bad_terms_record_is_refused_and_writes_nothing(engine):

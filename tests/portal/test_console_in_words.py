@@ -16,7 +16,7 @@ from clinicrecords.access.models import Connection
 from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.common.cli import ok
 from tests.portal.console_helpers import staff_browser
-from tests.portal.helpers import mailed_to, signed_up, submit
+from tests.portal.helpers import create_key, mailed_to, secret_of, signed_up, submit, with_workspace
 from tests.review.conftest import Clinic
 
 ZONE = "Pacific/Auckland"
@@ -167,3 +167,20 @@ def test_connected_organizations_hold_a_status_and_the_expiry_is_a_date_field(ap
     actions = {row("td")[0].get_text(strip=True): row("td")[5].get_text(" ", strip=True)
                for row in table.find("tbody")("tr")}
     assert actions["Harbour Labs"] == "" and actions["Test Workspace"] == "Narrow or revoke"
+
+
+def test_the_workspaces_activity_is_sentences_too(app):
+    """The developer portal's Activity reads as the console's does: a sentence each, no action code, no Python
+    list, no ISO stamp; its times in UTC, named."""
+    client, workspace_id = with_workspace(app)
+    secret = secret_of(create_key(client, workspace_id))
+    submit(client.get(f"/portal/workspaces/{workspace_id}/keys/{secret.split('_')[2]}/roll"), "roll", overlap="1h")
+    page = client.get(f"/portal/workspaces/{workspace_id}/activity")
+    rows = [[cell.get_text(" ", strip=True) for cell in row("td")] for row in page.html.find(id="activity").tbody("tr")]
+    whats = [row[2] for row in rows]
+    assert any(what.startswith("Rolled the key ") for what in whats)
+    assert any(what.startswith("Created the test key ") for what in whats)
+    assert any(what.startswith("Created the workspace “") for what in whats)
+    said = " ".join(whats)
+    assert not re.search(r"\b[a-z_]+\.[a-z_]+\b|\[|\d{4}-\d{2}-\d{2}T", said), said
+    assert all(row[0].endswith(" UTC") for row in rows)

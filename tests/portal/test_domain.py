@@ -82,7 +82,7 @@ def test_the_owner_enters_a_domain_and_sees_the_record_and_the_schedule(app, eng
         in words
     assert "missing at 3 daily checks in a row, verification lapses" in words
     activity = client.get(f"/portal/workspaces/{workspace_id}/activity").text
-    assert "domain.set" in activity and domain in activity
+    assert f"Set the domain to {domain}" in activity
 
 
 def test_check_now_finds_the_published_record_and_verifies(dns_app, dns, engine):
@@ -100,7 +100,7 @@ def test_check_now_finds_the_published_record_and_verifies(dns_app, dns, engine)
     overview = client.get(f"/portal/workspaces/{workspace_id}")
     assert overview.html.find("li", string="The workspace's domain is verified")["class"] == ["ok"]
     activity = client.get(f"/portal/workspaces/{workspace_id}/activity").text
-    assert activity.count("domain.checked") == 2
+    assert activity.count("Checked the domain") == 2
 
 
 def test_a_lapsed_domain_says_why_and_a_paused_one_waits_for_check_now(dns_app, dns, world):
@@ -141,7 +141,7 @@ def test_changing_the_domain_asks_for_confirmation_then_issues_a_new_value(app, 
     assert host == f"_clinicrecords-verify.{second}" and value != first_value
     assert _text(shown, "state") == "pending"
     assert client.get(same.location).status_int == 200
-    assert client.get(f"/portal/workspaces/{workspace_id}/activity").text.count("domain.set") == 2
+    assert client.get(f"/portal/workspaces/{workspace_id}/activity").text.count("Set the domain to") == 2
 
 
 def test_forged_and_foreign_requests_change_nothing(app, engine):
@@ -194,7 +194,7 @@ def test_a_second_check_within_the_interval_is_refused_with_when_to_try_again(ma
     assert 1 <= seconds <= 30 and 1 <= int(refused.headers["Retry-After"]) <= 30
     assert refused.html.find(id="check-error") is not None
     assert dns.queries[host] == 1
-    assert client.get(f"/portal/workspaces/{workspace_id}/activity").text.count("domain.checked") == 1
+    assert client.get(f"/portal/workspaces/{workspace_id}/activity").text.count("Checked the domain") == 1
 
 
 def test_a_dns_timeout_is_the_pages_message(make_app):

@@ -34,7 +34,7 @@ def test_a_named_key_is_listed_by_its_name_and_an_older_one_by_its_masked_id(app
                                               f"Billing server ehr_test_{twin[:4]}************ test",
                                               f"{masked} test"])
     activity = client.get(f"/portal/workspaces/{workspace_id}/activity").text
-    assert "name: Billing server" in activity
+    assert "named “Billing server”" in activity
 
 
 def test_a_name_over_100_characters_is_refused_with_every_other_problem_and_kept(app, engine):

@@ -11,12 +11,12 @@ from tests.portal.console_helpers import staff_browser
 from tests.portal.helpers import create_key, secret_of, with_workspace
 
 
-def _what(page, column=3):
-    """The "What" cell of each activity row: (the text shown, the id in its title or None). A clinic's activity
-    has it in its third column (a sentence, then the id it names)."""
+def _what(page):
+    """The "What happened" cell of each activity row: (the text shown, the id in its title or None): a sentence,
+    then the id it names."""
     rows = page.html.find("tbody")("tr")
-    return [(row("td")[column].get_text(" ", strip=True),
-             (row("td")[column].find("span", title=True) or {}).get("title")) for row in rows]
+    return [(row("td")[2].get_text(" ", strip=True),
+             (row("td")[2].find("span", title=True) or {}).get("title")) for row in rows]
 
 
 def _ask(app, clinic_id, name):
@@ -33,7 +33,8 @@ def test_the_workspaces_activity_names_the_clinic_it_asked(app, world):
     clinic_id = world.clinic(name="Harbour Clinic")
     client, workspace_id = _ask(app, clinic_id, "Beacon Labs")
     rows = _what(client.get(f"/portal/workspaces/{workspace_id}/activity"))
-    assert rows[0] == (f"Harbour Clinic {clinic_id} scopes: ['allergies:read']", str(clinic_id))
+    assert rows[0] == (f"Asked Harbour Clinic to connect, for see the allergies on patients' charts {clinic_id}",
+                       str(clinic_id))
 
 
 def test_the_clinics_activity_names_organizations_and_keys_in_one_statement(app, world, engine):
@@ -46,7 +47,7 @@ def test_the_clinics_activity_names_organizations_and_keys_in_one_statement(app,
     admin.get(f"/portal/clinics/{clinic_id}/connections/requests/{pending[0]}").forms["decline"].submit(status=303)
     page = f"/portal/clinics/{clinic_id}/activity"
     with statements(engine) as few:
-        rows = _what(admin.get(page), column=2)
+        rows = _what(admin.get(page))
     assert rows[0] == (f"Declined the request of Beacon Labs to connect {asked[0]}", asked[0])
     admin.get(f"/portal/clinics/{clinic_id}/connections/requests/{pending[1]}").forms["decline"].submit(status=303)
     key_id = secret_of(_created(admin, clinic_id, "Front desk app")).split("_")[2]
@@ -54,7 +55,7 @@ def test_the_clinics_activity_names_organizations_and_keys_in_one_statement(app,
     form.fields["kinds"][0].checked = True
     form.submit(status=303)
     with statements(engine) as more:
-        rows = _what(admin.get(page), column=2)
+        rows = _what(admin.get(page))
     assert rows[0] == (f"Switched automatic acceptance on for allergies from Front desk app "
                        f"ehr_live_{key_id[:4]}************", f"ehr_live_{key_id[:4]}************")
     assert (f"Declined the request of Cove Health to connect {asked[1]}", asked[1]) in rows

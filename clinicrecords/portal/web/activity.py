@@ -130,6 +130,19 @@ def _sentence(entry, facts):
                                        f"{_roles(details, 'after')}"),
         "staff.removed": lambda: f"Removed {target} ({_roles(details)}) from the staff",
         "staff.left": lambda: f"Left the staff (was {_roles(details)})",
+        "workspace.created": lambda: f"Created the workspace “{target}”",
+        "workspace.closed": lambda: f"Closed the workspace “{target}”",
+        "workspace.second_factor_required": lambda: "Required a second factor of every member",
+        "workspace.second_factor_optional": lambda: "Made a second factor optional for the members",
+        "terms.accepted": lambda: f"Accepted the API Terms of Use (version {target})",
+        "terms.recorded": lambda: (f"Recorded that {details.get('accepted_by') or 'the organization'} accepted "
+                                   f"the API Terms of Use (version {target})"),
+        "profile.submitted": lambda: f"Submitted the business profile of “{target}” for review",
+        "plan.changed": lambda: f"Changed the plan to {words(target)}",
+        "domain.set": lambda: (f"Set the domain to {target}" + (f" (was {details['previous']})"
+                                                                if details.get("previous") else "")),
+        "domain.checked": lambda: (f"Checked the domain {target} now: {words(details.get('result') or 'no answer')}"
+                                   f" ({words(details.get('state') or 'pending')})"),
         "member.invited": lambda: f"Invited {target} to the workspace as {_roles(details)}",
         "member.invitation_cancelled": lambda: f"Cancelled the invitation of {target} to the workspace",
         "member.added": lambda: f"Joined the workspace as {_roles(details)}",

@@ -27,4 +27,5 @@ class IWorkspaceService(Interface):
         """The closed workspaces the account was a member of when they closed: (name, closed_at, by whom)."""
 
     def activity(workspace_id):
-        """(entry, member's email or None for an operator, its target's NamedTarget or None), newest first."""
+        """The workspace's trail as `portal.web.activity.ActivityRow`s (a sentence each, the time in UTC, the
+        target named), newest first: the last 100 actions."""

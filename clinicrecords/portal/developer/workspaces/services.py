@@ -12,6 +12,7 @@ from clinicrecords.access import services as access
 from clinicrecords.events.interfaces import IWebhookEndpoints, Owner
 from clinicrecords.mail.services import NAME_REFUSED, holds_link_or_key
 from clinicrecords.identity.services import IAccountService, IMembershipService, ITeamService, Place
+from clinicrecords.portal.web.activity import activity_row
 from clinicrecords.portal.web.audit import named_targets
 from clinicrecords.portal.web.forms import FormError
 from clinicrecords.portal.web.interfaces import IPortalAudit
@@ -100,11 +101,12 @@ class WorkspaceService:
         return [(entry.target, entry.at, closers.get(entry.account_id)) for entry in entries]
 
     def activity(self, workspace_id):
-        """(entry, member's email or None for an operator, its target's NamedTarget or None), newest first."""
+        """The trail as `ActivityRow`s, newest first: a sentence each, the time in UTC (a workspace's members may
+        be anywhere), the clinic or key it was about named."""
         entries = self.audit.for_workspace(workspace_id)
         emails = self.accounts.emails(entry.account_id for entry in entries)
         named = named_targets(self.db, entries)
-        return [(entry, emails.get(entry.account_id), named.get(entry.id)) for entry in entries]
+        return [activity_row(entry, emails.get(entry.account_id), named.get(entry.id)) for entry in entries]
 
 
 def workspace_service_factory(context, request):
