@@ -245,7 +245,7 @@ def test_a_new_developer_gets_a_working_test_key_in_the_browser(served, chrome, 
                        ("Connections", "connections"), ("Activity", "activity")):
         visit.follow(link)
         visit.shot(name)
-    assert "key.created" in chrome.page_source
+    assert "Created the test key" in chrome.page_source
     visit.follow("Connections")
     assert "Harbour Clinic" in chrome.page_source and "allergies:write" in chrome.page_source
     print(f"screenshots: {folder}")

@@ -77,7 +77,8 @@ def test_a_developer_receives_signed_webhooks_across_a_rotation(served, chrome, 
         assert f"Delete webhook endpoint {receiver.url}?" in chrome.find_element(By.TAG_NAME, "h1").text
         visit.shot("webhook-delete")
         visit.follow("Activity")
-        assert "webhook.secret_rotated" in chrome.page_source and "webhook.added" in chrome.page_source
+        assert "Rotated the signing secret of the webhook" in chrome.page_source
+        assert "Added the webhook" in chrome.page_source
         visit.shot("webhook-activity")
     print(f"screenshots: {folder}")
     assert visit.saved() == 12

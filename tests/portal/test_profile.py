@@ -59,7 +59,7 @@ def test_the_owner_submits_then_sees_rejection_with_its_reason_and_resubmits(app
     assert "Profile submitted for review" in done.text and _status(done) == "submitted"
     row = _stored(engine, workspace_id)
     assert (row.legal_name, row.country, row.status) == ("Acme Health Ltd", "GB", "submitted")
-    assert "profile.submitted" in client.get(f"/portal/workspaces/{workspace_id}/activity").text
+    assert "Submitted the business profile of" in client.get(f"/portal/workspaces/{workspace_id}/activity").text
 
     _review(world, workspace_id, approve=False, reason="The website does not name Acme Health Ltd.")
     rejected = _page(client, workspace_id)

@@ -27,7 +27,7 @@ def test_an_owner_accepts_the_current_terms_recording_version_member_and_time(ap
         accepted = connection.scalar(select(has_accepted(uuid.UUID(workspace_id))))
     assert row.version == "2026-01" and row.account_id is not None and accepted is True
     assert datetime.datetime.now(datetime.UTC) - row.accepted_at < datetime.timedelta(minutes=1)
-    assert "terms.accepted" in client.get(f"/portal/workspaces/{workspace_id}/activity").text
+    assert "Accepted the API Terms of Use" in client.get(f"/portal/workspaces/{workspace_id}/activity").text
 
 
 def test_accepting_a_page_of_an_outdated_version_records_nothing(app, engine):
@@ -91,7 +91,7 @@ def test_the_owner_chooses_the_plan(app, engine):
     submit(page, "plan", plan="paid", status=303)
     with engine.connect() as connection:
         assert connection.scalar(select(Workspace.plan).where(Workspace.id == uuid.UUID(workspace_id))) == "paid"
-    assert "plan.changed" in client.get(f"/portal/workspaces/{workspace_id}/activity").text
+    assert "Changed the plan to paid" in client.get(f"/portal/workspaces/{workspace_id}/activity").text
     client.post(f"/portal/workspaces/{workspace_id}/plan", {"plan": "sandbox"}, status=403)  # no CSRF token
 
 

@@ -278,8 +278,9 @@ def test_a_developer_manages_webhooks_and_the_audit_names_them(app, engine, rece
     submit(developer.get(here + "/rotate"), "rotate", overlap="1h")
     submit(developer.get(here + "/delete"), "delete")
     activity = owner.get(f"/portal/workspaces/{workspace_id}/activity").text
-    for action in ("webhook.added", "webhook.secret_revealed", "webhook.secret_rotated", "webhook.deleted"):
-        assert action in activity
+    for sentence in ("Added the webhook", "Revealed the signing secret of the webhook",
+                     "Rotated the signing secret of the webhook", "Deleted the webhook"):
+        assert sentence in activity
     assert activity.count(email) >= 4
 
 
