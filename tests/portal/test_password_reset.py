@@ -157,7 +157,7 @@ def test_an_email_change_voids_the_reset_links_mailed_to_the_old_address(app, ma
     old_link = _reset_link(mail, email)
     new = unique_email("moved")
     submit(client.get("/portal/account/email"), "email-change", email=new, password=PASSWORD, status=303)
-    verify = portal_path(mailed_to(mail, new, "Verify your email address for Clinic Records").link("/verify-email"))
+    verify = portal_path(mailed_to(mail, new, "Verify your new email address for Clinic Records").link("/verify-email"))
     submit(browser(app).get(verify), "verify-email", status=303)
     assert browser(app).get(old_link).html.find(id="link-problem") is not None
     submit(browser(app).get("/portal/login"), "login", email=new, password=PASSWORD, status=303)

@@ -23,7 +23,9 @@ SCENARIOS = {}
 
 # POST views that never succeed, so never redirect: accepting or declining a submission that is already decided
 # answers 409 with who decided it and when (tests/portal/test_error_faces.py shows it).
-ONLY_REFUSE = {("DecidedSubmission", "accept"), ("DecidedSubmission", "decline")}
+# Views that only refuse: a decision or an answer made meanwhile (409, nothing changed).
+ONLY_REFUSE = {("DecidedSubmission", "accept"), ("DecidedSubmission", "decline"), ("AnsweredRequest", "approve"),
+               ("AnsweredRequest", "decline")}
 
 
 def scenario(context, name=""):
@@ -385,6 +387,17 @@ def _ask(stage):
     form["clinic_id"] = str(stage.clinic.id)
     form.fields["scopes"][0].checked = True
     return form.submit()
+
+
+@scenario("WorkspaceConnectionRequests", "withdraw")
+def _withdraw(stage):
+    client, w, _ = stage.developer
+    page = client.get(f"{w}/connection-requests")
+    if not any(str(name).startswith("withdraw-") for name in page.forms):
+        _ask(stage)  # the stage's request, unless the ask's own scenario made it already (one may wait at once)
+        page = client.get(f"{w}/connection-requests")
+    withdraw = [page.forms[name] for name in page.forms if str(name).startswith("withdraw-")][0]
+    return withdraw.submit()
 
 
 # Webhooks, on both faces

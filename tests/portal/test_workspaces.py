@@ -68,7 +68,7 @@ def test_an_owner_invites_by_link_and_the_invited_email_joins_as_developer(app, 
     assert joined.location.endswith(f"/portal/workspaces/{workspace_id}?joined=1")
     members = invitee.get(f"/portal/workspaces/{workspace_id}/members")
     assert email in members.text and "invite" not in members.forms  # developers do not invite
-    invitee.get(link, status=404)  # used
+    assert "already used" in invitee.get(link, status=410).text  # used: the page says so
     assert _count(engine, PortalAuditEntry, PortalAuditEntry.workspace_id == uuid.UUID(workspace_id),
                   PortalAuditEntry.action.in_(["member.invited", "member.added"])) == 2
 

@@ -22,19 +22,20 @@ def _production_settings():
 def _environment_without(monkeypatch, missing):
     for name in ("CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER", "CLINICRECORDS_WEBHOOK_KEYS",
                  "CLINICRECORDS_BASE_URL", "CLINICRECORDS_SMTP_URL", "CLINICRECORDS_MAIL_SENDER", "DATABASE_URL",
-                 "REDIS_URL", "CLINICRECORDS_EXPORTS_PATH"):
+                 "REDIS_URL", "CLINICRECORDS_EXPORTS_PATH", "CLINICRECORDS_SECURITY_EVENTS_PATH"):
         monkeypatch.setenv(name, {"DATABASE_URL": "postgresql://127.0.0.1:1/x",
                                   "CLINICRECORDS_BASE_URL": "https://records.example.org",
                                   "CLINICRECORDS_SMTP_URL": "smtps://mail.example.org",
                                   "CLINICRECORDS_MAIL_SENDER": "no-reply@example.org",
-                                  "CLINICRECORDS_EXPORTS_PATH": "/srv/exports"}.get(name, "set"))
+                                  "CLINICRECORDS_EXPORTS_PATH": "/srv/exports",
+                                  "CLINICRECORDS_SECURITY_EVENTS_PATH": "/srv/security-events.jsonl"}.get(name, "set"))
     monkeypatch.delenv(missing)
 
 
 @pytest.mark.parametrize("missing", ["CLINICRECORDS_CURSOR_SECRET", "CLINICRECORDS_KEY_PEPPER",
                                      "CLINICRECORDS_WEBHOOK_KEYS", "CLINICRECORDS_BASE_URL",
                                      "CLINICRECORDS_SMTP_URL", "CLINICRECORDS_MAIL_SENDER",
-                                     "CLINICRECORDS_EXPORTS_PATH"])
+                                     "CLINICRECORDS_EXPORTS_PATH", "CLINICRECORDS_SECURITY_EVENTS_PATH"])
 def test_production_refuses_to_start_without_a_secret(monkeypatch, missing):
     _environment_without(monkeypatch, missing)
     with pytest.raises(SettingsError, match=missing):
