@@ -26,6 +26,7 @@ from clinicrecords.listening import DEFAULT_LISTEN, listen_from_environment, loc
 from clinicrecords.mail.services import where_mail_goes
 from clinicrecords.settings import SettingsError, app_settings, refuse_to_start, served_database, var_dir
 from clinicrecords.waitress_refusals import problem_channel
+from clinicrecords.warm_ups import warm_up
 
 log = logging.getLogger(__name__)
 # How long the server waits to answer its own first request before it says it does not.
@@ -70,6 +71,7 @@ def serve_waitress(wsgi_app, global_conf, **kw):
     url = _served_url(server, kw.get("listen", DEFAULT_LISTEN))
     threading.Thread(target=announce_once_answering, args=(wsgi_app.registry, url), name="announce",
                      daemon=True).start()
+    threading.Thread(target=warm_up, args=(wsgi_app.registry,), name="warm-up", daemon=True).start()
     server.run()
 
 

@@ -4,13 +4,14 @@ statements) and referrals. Sends become submissions of the review queue (clinicr
 from zope.interface import Interface
 
 from clinicrecords.clinical import interfaces
-from clinicrecords.clinical.terminology import RXNORM, RxNormList
+from clinicrecords.clinical.terminology import RXNORM, RxNormList, load_icd10
 from clinicrecords.clinical.kinds import KINDS
 from clinicrecords.clinical.seed import seed_clinical
 from clinicrecords.clinical.services import item_service_factory, proposal_service_factory
 from clinicrecords.review.interfaces import add_review_kind
 from clinicrecords.sandbox.interfaces import add_sandbox_seeder
 from clinicrecords.settings import app_settings
+from clinicrecords.warm_ups import add_warm_up
 
 
 def includeme(config):
@@ -23,4 +24,5 @@ def includeme(config):
         add_review_kind(config, kind)
     config.register_service_factory(proposal_service_factory, iface=interfaces.IProposalService, context=Interface)
     add_sandbox_seeder(config, seed_clinical)
+    add_warm_up(config, load_icd10)  # the first condition or referral sent would wait for it otherwise
     config.scan(".views")

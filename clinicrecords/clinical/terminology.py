@@ -19,6 +19,11 @@ NO_ALLERGY_WORDS = frozenset({
 })
 
 
+def load_icd10():
+    """The ICD-10-CM code set, loaded (about 7 s of CPU, once per process)."""
+    _icd10()
+
+
 @functools.cache
 def _icd10():
     # The package reads its data with a deprecated importlib.resources call at import time.

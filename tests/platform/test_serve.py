@@ -52,6 +52,11 @@ def test_pserve_serves_health_and_problems_on_port_from_env(tmp_path):
             assert error.headers["Content-Type"] == "application/problem+json"
         else:
             raise AssertionError("a request without a key must be refused")
+        # The ICD-10 code set loads as the server starts, not inside the first condition sent.
+        deadline = time.monotonic() + 60
+        while "warmed up: clinicrecords.clinical.terminology.load_icd10" not in log.read_text():
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.5)
     finally:
         server.terminate()
         assert server.wait(30) == 0, "SIGTERM stops the server and its in-process queue consumer"
