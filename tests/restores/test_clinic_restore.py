@@ -19,10 +19,14 @@ from webtest import TestApp
 from clinicrecords.db import embedded
 from clinicrecords.db.tenancy import bind_to_clinic, clinic_lock_key
 from clinicrecords.encounters.schemas import SANDBOX_ENCOUNTER_IDS
+from clinicrecords.exports.models import ExportJob
+from clinicrecords.exports.services import RESTORED_UNDER_IT
 from clinicrecords.restores.clinic_restore import restore_clinic
 from clinicrecords.settings import app_settings, var_dir
 from tests.common.cli import ok, refused
 from tests.common.scopes import a_patient
+from tests.listings.conftest import Network
+from tests.listings.test_search import AMOXICILLIN
 
 
 def _schema(clinic_id):
@@ -197,3 +201,29 @@ def test_refusals_exit_2_and_change_nothing(own_database, copy_at):
         err = refused("clinic", "restore", "--clinic", clinic_id, "--from", url, ini=ini)
         assert says in err and len(err.strip().splitlines()) == 1, err
     assert _names(world, clinic) == names
+
+
+def test_the_network_search_and_unfinished_exports_follow_the_restored_records(own_database, copy_at):
+    ini, world, _, wsgi_app = own_database
+    network = Network(world, TestApp(wsgi_app))
+    till = network.pharmacy()
+    item_id = till.item(**AMOXICILLIN, quantity=30)
+    copy_url = copy_at()
+    till.link(item_id, linked=False)  # after T: off the network
+    assert network.search({"item": {"gtin": AMOXICILLIN["gtin"]}})["data"] == []
+    with world.db() as db:
+        job = ExportJob(clinic_id=till.id, key_id="k", granted=[], level="system", types=[], request_url="/x",
+                        base_url="/", status="running", expires_at=datetime.datetime.now(datetime.UTC)
+                        + datetime.timedelta(days=1))
+        db.add(job)
+        db.flush()
+        job_id = job.id
+
+    done = ok("clinic", "restore", "--clinic", till.id, "--from", copy_url, ini=ini)
+
+    assert (done["listed_items"], done["exports_failed"]) == (1, 1)
+    [entry] = network.search({"item": {"gtin": AMOXICILLIN["gtin"]}})["data"]
+    assert entry["item_id"] == str(item_id)
+    with world.db() as db:
+        job = db.get(ExportJob, job_id)
+        assert (job.status, job.error) == ("failed", RESTORED_UNDER_IT)
