@@ -19,7 +19,7 @@ from clinicrecords.db.tenancy import clinic_lock_key, schema_name
 from clinicrecords.events.services import announce_clinic_restored
 from clinicrecords.exports.services import fail_unfinished_exports
 from clinicrecords.inventory.services import linked_items_with_bands, till_row
-from clinicrecords.listings.projection import resync_clinic
+from clinicrecords.listings.services import resync_clinic
 from clinicrecords.restores.services import RestoreError, apply_again, read_security_events
 
 # Never copied: the audit trail is append-only and keeps what was done after T; the feed continues (its counter
