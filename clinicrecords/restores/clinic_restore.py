@@ -48,6 +48,8 @@ def restore_clinic(db, clinic_id, source_url, progress=None):
         _refuse_copy_without(source, clinic_id, schema)
         restored_to = _copy_point_in_time(source, schema)
         tables = _tables_in_order(production, schema)
+        # The service's statement timeout bounds a request, not the copy of a clinic's table.
+        production.execute("SET LOCAL statement_timeout = 0")
         production.execute("SELECT pg_advisory_xact_lock(%s)", (clinic_lock_key(clinic_id),))
         restored_at = production.execute("SELECT clock_timestamp()").fetchone()[0]
         kept = {(table, column): _flagged(production, schema, table, column) for table, column in KEPT_FLAGS}
@@ -83,8 +85,12 @@ def _connect(url):
     except (psycopg.Error, ValueError) as error:
         first = (str(error).strip().splitlines() or [type(error).__name__])[-1]
         raise RestoreError(f"cannot connect to the copy --from names: {first}") from None
-    # One snapshot for every table read, and nothing written there.
+    # One snapshot for every table read, and nothing written there. A restored copy keeps the role's session
+    # timeouts of production (clinicrecords.db.session_settings): one clinic's table may take longer to read,
+    # and the snapshot waits idle while production empties the clinic's tables.
     source.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+    source.execute("SET LOCAL statement_timeout = 0")
+    source.execute("SET LOCAL idle_in_transaction_session_timeout = 0")
     return source
 
 

@@ -172,10 +172,14 @@ class BackupRehearsal(Rehearsal):
             endpoints = [pool.submit(admin, "webhook", "add", "--clinic", clinic_id, "--url",
                                      "http://127.0.0.1:9/hook", "--types", "submission.decided",
                                      ini=self.stack.worker_ini) for clinic_id in clinic_ids]
-            for name, clinic_id, key, endpoint in zip(names, clinic_ids, keys, endpoints, strict=True):
-                endpoint.result()
+            for name, clinic_id, key in zip(names, clinic_ids, keys, strict=True):
                 self.clinics.append(Clinic(name, clinic_id, key.result()["key"], key.result()["key_id"]))
-        return f"{CLINICS} clinics, each with a key and a webhook endpoint"
+            # Accepted sends are decided: each a submission.decided event, so the feeds' counters move.
+            accepting = [pool.submit(admin, "auto-accept", "set", "--clinic", clinic.id, "--key", clinic.key_id,
+                                     "--kinds", "allergy", "--on") for clinic in self.clinics]
+            for done in (*endpoints, *accepting):
+                done.result()
+        return f"{CLINICS} clinics, each with a key, allergies auto-accepted and a webhook endpoint"
 
     def first_patients(self):
         for clinic in self.clinics:
