@@ -7,8 +7,10 @@ Several clinics are written under load, each write with an Idempotency-Key; a fu
 differential one; the writers paused, T noted, resumed; then an accident (one clinic's patients destroyed by
 SQL while another clinic goes on writing; a key revoked after T). The whole database is restored to T in a
 fresh data folder and read: every write acknowledged before T is there, none acknowledged after; then
-`database restored` moves every clinic's feed past any seq issued and revokes the key again. One line per
-check, with the figures (backup size and time, restore time, the archive's lag)."""
+`database restored` moves every clinic's feed past any seq issued and revokes the key again. Last, the clinic
+the accident hit is restored alone from that copy (`clinic restore`) while the service runs and the other clinic
+writes on: its writes of T back, none after, the other clinic's writes intact, its feed and audit complete. One
+line per check, with the figures (backup size and time, restore time, the archive's lag, the clinic's restore)."""
 
 import datetime
 import threading
