@@ -4,7 +4,9 @@
 within its rate limit) and, when the path names a clinic, the rest of the way in: the key's reach of that
 clinic (the permission map's `reach_of_key`), decided from what the key's own statement read of it, so key and
 reach cost one lookup (docs/decisions/0025-request-hot-path.md); the request's session bound to the clinic's
-schema; and the request's `ClinicScope`, which it returns. Nothing of the clinic travels with the identity.
+schema, its transaction holding the clinic's restore lock shared (503 past the reach while a restore runs:
+docs/decisions/0140-one-clinic-restored-in-one-transaction.md); and the request's `ClinicScope`, which it
+returns. Nothing of the clinic travels with the identity.
 
 Traversal calls it once: at `/v1/clinics/{clinic_id}` (`Clinics`) and at the test helpers' sandbox clinic. A
 keyed path that names no clinic (`/v1/me`, `/v1/listings/...`, `/v1/clinics` itself) is entered as soon as
@@ -23,9 +25,11 @@ from clinicrecords.access.security_policy import KEY_POLICY
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.interfaces import IClinicContext
 from clinicrecords.clinics.services import ClinicScope
-from clinicrecords.db.tenancy import bind_to_clinic
+from clinicrecords.db.tenancy import bind_to_clinic, clinic_guard_held, guard_clinic
 from clinicrecords.resources import ClinicChildren, Resource, needs_key, parse_uuid
 
+# A clinic's restore takes seconds to minutes (docs/operations.md); its keys are told to come back this soon.
+RESTORE_RETRY_AFTER_SECONDS = 10
 _KEY_PARAMETERS = frozenset({"api_key", "apikey", "key", "access_token", "token"})
 
 
@@ -43,6 +47,7 @@ def enter(request, clinic_id=None, reach=reach_of_key):
         # read nothing of the clinic.
         db = request.db
         bind_to_clinic(db, clinic_id)
+        guard_clinic(db)
     try:
         read = _checked(request, policy.read_key(request, clinic_id), db)
     except StaleKey:
@@ -53,6 +58,10 @@ def enter(request, clinic_id=None, reach=reach_of_key):
     if clinic_id is None:
         return None
     clinic, granted = reach(identity, read.found)
+    if not clinic_guard_held(db):
+        # Told only now, past the reach: a key that cannot reach the clinic learns nothing of a restore.
+        raise Problem("service_unavailable", "The clinic's records are being restored. Retry shortly.",
+                      headers={"Retry-After": str(RESTORE_RETRY_AFTER_SECONDS)})
     # The key's statement ran before the request's transaction (or on an earlier request, for a cached key):
     # its clinic row (the one `clinic_id` names) joins the request's session as it was read, with no query.
     clinic = db.merge(clinic, load=False)

@@ -98,3 +98,17 @@ def not_transactional(handler):
     """For commands that manage their own transactions (migrate)."""
     handler.transactional = False
     return handler
+
+
+def progress_bar(label, smallest=20):
+    """A `progress(done, total)` that draws `label [###...] done/total` on stderr, on a terminal only (stdout
+    stays the one JSON object) and for `smallest` steps or more."""
+    def progress(done, total):
+        if sys.stderr.isatty() and total >= smallest:
+            width = 30
+            filled = width * done // total
+            sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+            if done == total:
+                sys.stderr.write("\n")
+            sys.stderr.flush()
+    return progress

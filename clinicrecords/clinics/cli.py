@@ -1,8 +1,7 @@
 import os
-import sys
 
 from clinicrecords.api.render import iso
-from clinicrecords.cli import command_group, not_transactional
+from clinicrecords.cli import command_group, not_transactional, progress_bar
 from clinicrecords.cli.arguments import float_arg, positive_int_arg, uuid_arg
 from clinicrecords.clinics.models import CLINIC_KINDS
 from clinicrecords.clinics.plans import FEATURES, plan_features
@@ -65,21 +64,11 @@ def _clinic_json(clinic):
             "timezone": clinic.timezone, **plan_features(clinic), "created_at": iso(clinic.created_at)}
 
 
-def _progress_bar(done, total):
-    if sys.stderr.isatty() and total >= 20:
-        width = 30
-        filled = width * done // total
-        sys.stderr.write(f"\rmigrating clinics [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done == total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-
 @not_transactional
 def migrate(request, args):
     """On a direct connection (clinicrecords.db.direct), under a lock no second run can take meanwhile."""
     settings = app_settings(request.registry)
     with migration_engine(settings) as engine, migration_lock(engine):
-        moved = migrate_all(engine, CLINIC_SCHEMAS, workers=args.workers, progress=_progress_bar,
-                            settings=settings)
+        moved = migrate_all(engine, CLINIC_SCHEMAS, workers=args.workers,
+                            progress=progress_bar("migrating clinics"), settings=settings)
     return {"schemas_migrated": moved}

@@ -32,6 +32,10 @@ SCHEMA_PREFIX = "clinic_"
 _SCHEMA = re.compile(SCHEMA_PREFIX + "[0-9a-f]{32}")
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 _TENANT_KEY = "tenant_schema"
+# A keyed request's session takes its clinic's restore lock, shared, with the BEGIN (`guard_clinic`); whether it
+# got it is kept here for `clinic_guard_held`.
+_GUARDED = "tenant_guarded"
+_GUARD_HELD = "tenant_guard_held"
 _POINTED = "tenant_pointed"  # (the session's root transaction, schema) its connection was last pointed for
 _BEGIN_WITH = "tenant_begin_with"  # a statement to send before the BEGIN, in the same message (`begin_with`)
 _BEGUN_WITH = "tenant_begun_with"  # its first row
@@ -60,6 +64,27 @@ def bind_to_clinic(session, clinic_id):
         if session.info.get(_POINTED) != (session.get_transaction(), schema):
             point_at(connection, schema)
             session.info[_POINTED] = (session.get_transaction(), schema)
+
+
+def clinic_lock_key(clinic_id):
+    """The advisory lock a clinic's restore holds exclusively for its whole transaction (restores context), and
+    a keyed request's transaction shared: 64 bits of the clinic's uuid, so no two clinics share one in
+    practice."""
+    return int.from_bytes(clinic_id.bytes[:8], "big", signed=True)
+
+
+def guard_clinic(session):
+    """The session's next transaction takes the clinic's restore lock, shared, without waiting, in the message
+    that begins it (no round trip more): while a restore of the clinic runs, it does not get it."""
+    session.info[_GUARDED] = True
+
+
+def clinic_guard_held(session):
+    """Whether the transaction `guard_clinic` asked for got the clinic's restore lock (begun here if it has not
+    yet: the BEGIN its first statement would send)."""
+    if _GUARD_HELD not in session.info:
+        session.connection()
+    return session.info.get(_GUARD_HELD, True)
 
 
 def bound_schema(session):
@@ -97,26 +122,43 @@ def begin_with(session, query, params, prepared_as=None):
 def _point_on_begin(session, transaction, connection):
     schema = session.info.get(_TENANT_KEY)
     before = session.info.pop(_BEGIN_WITH, None)
+    guarded = session.info.pop(_GUARDED, False)
+    session.info.pop(_GUARD_HELD, None)
     session.info[_POINTED] = None
     if schema is not None:
-        row = point_at(connection, schema, before)
+        row = point_at(connection, schema, before, guard=guarded)
+        if guarded:
+            session.info[_GUARD_HELD] = connection.info.pop(_GUARD_HELD)
         if before is not None:
             session.info[_BEGUN_WITH] = row
         session.info[_POINTED] = (session.get_transaction(), schema)
 
 
-def point_at(connection, schema, before=None):
+def point_at(connection, schema, before=None, guard=False):
     """Set the search_path of `connection`'s transaction (a SQLAlchemy Connection) to `schema`, for that
     transaction only.
 
     When the driver has not begun the transaction yet (the usual case: SQLAlchemy begins lazily, psycopg sends
     BEGIN with the first statement), BEGIN and the setting go in one message: the round trip BEGIN costs
     anyway, and `before` (`begin_with`'s statement) goes first in it; its first row is returned. Inside a
-    transaction already begun, the setting is one statement more, and `before` is not sent: UNSENT."""
+    transaction already begun, the setting is one statement more, and `before` is not sent: UNSENT.
+
+    `guard`: the clinic's restore lock tried, shared, in the same message (`guard_clinic`); whether it was
+    got is left in `connection.info` for the session."""
     if not _idle(connection):
         connection.exec_driver_sql(_setting(connection.connection.driver_connection, schema))
+        if guard:
+            connection.info[_GUARD_HELD] = connection.exec_driver_sql(_guard_statement(schema)).scalar()
         return UNSENT
-    return _begin(connection, schema, before)
+    return _begin(connection, schema, before, guard)
+
+
+def _guard_statement(schema):
+    if not _SCHEMA.fullmatch(schema):
+        raise ValueError(f"not a clinic schema: {schema!r}")
+    # A number made from the schema's uuid: nothing to escape.
+    key = clinic_lock_key(uuid.UUID(hex=schema[len(SCHEMA_PREFIX):]))
+    return f"SELECT pg_try_advisory_xact_lock_shared({key})"
 
 
 def _idle(connection):
@@ -132,13 +174,17 @@ def _setting(driver, schema):
     return f'SET LOCAL search_path TO "{schema}"'  # a prefix and a uuid's hex digits: nothing to escape
 
 
-def _begin(connection, schema, before):
-    """One message: `before` (query, params, prepared_as; or None) committed on its own, BEGIN, and the clinic's
-    setting. The first row of `before`, if any."""
+def _begin(connection, schema, before, guard=False):
+    """One message: `before` (query, params, prepared_as; or None) committed on its own, BEGIN, the clinic's
+    setting and, with `guard`, the try of its restore lock. The first row of `before`, if any."""
     driver = connection.connection.driver_connection
     begin = [_begin_command(driver), _setting(driver, schema)]
+    if guard:
+        begin.append(_guard_statement(schema))
     if before is None:
-        _send(connection, driver, begin)
+        results = _send(connection, driver, begin)
+        if guard:
+            connection.info[_GUARD_HELD] = _first_row(driver, results[-1])[0]
         return None
     query, params, prepared_as = before
     if prepared_as is not None and driver.prepare_threshold is None:
@@ -177,10 +223,16 @@ def _begin(connection, schema, before):
             else:
                 raise
             results = send()
+    if guard:
+        connection.info[_GUARD_HELD] = _first_row(driver, results[-1])[0]
     if not results[0].ntuples:
         return None
+    return _first_row(driver, results[0])
+
+
+def _first_row(driver, result):
     loader = Transformer.from_context(driver)
-    loader.set_pgresult(results[0])
+    loader.set_pgresult(result)
     return loader.load_row(0, tuple)
 
 

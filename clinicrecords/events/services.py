@@ -125,6 +125,13 @@ def restart_after_restore(db, clinic_id, restored_to, gap):
     return last_seq(db)
 
 
+def announce_clinic_restored(db, clinic_id, restored_to):
+    """After one clinic's records were restored from a copy at `restored_to` (None: unknown): the feed goes on
+    from its counter, and says so with a `clinic.restored` event."""
+    emit(db, clinic_id, "clinic.restored", clinic_id,
+         {"restored_to": restored_to.isoformat() if restored_to else None})
+
+
 # Declared here, not on the class: the modules events.interfaces re-exports from import secret_box.
 classImplements(PurposeSealer, ISecretSealer)
 

@@ -196,3 +196,14 @@ def export_service_factory(context, request):
     settings = app_settings(request.registry)
     return ExportService(scope.db, scope.clinic.id, scope.identity.key_id, scope.granted, settings.exports,
                          storage.root_of(request.registry), enqueue=request.enqueue)
+
+
+RESTORED_UNDER_IT = "The clinic's records were restored to an earlier time while this export ran; kick off another."
+
+
+def fail_unfinished_exports(db, clinic_id):
+    """After the clinic's records were restored: its queued and running exports fail (an attempt under way
+    would mix records from before and after the restore; its finish finds the job no longer running). Finished
+    ones stay: each holds what the clinic had when it was made, as any file already downloaded. How many."""
+    return db.execute(update(ExportJob).where(ExportJob.clinic_id == clinic_id, ExportJob.status.in_(RUNNING))
+                      .values(status="failed", error=RESTORED_UNDER_IT, finished_at=func.now())).rowcount

@@ -91,19 +91,34 @@ def rebuild(db, read_till, read_linked_items, batch_size=1000):
     db.execute(delete(ListingTerm))
     counts = {"clinics": 0, "items": 0}
     for clinic in list_clinics(db, include_sandboxes=True):
-        bind_to_clinic(db, clinic.id)
-        till = read_till(db)
-        if till is None:
-            continue
-        sync_clinic(db, clinic, till)
-        counts["clinics"] += 1
-        if not listable(clinic):
-            continue
-        rows = [_item_values(clinic, item, band) for item, band in read_linked_items(db)]
-        _add_terms(db, sorted({term for row in rows for term in row["terms"]}))
-        for start in range(0, len(rows), batch_size):
-            db.execute(insert(ListingItem).values(rows[start:start + batch_size]))
-        counts["items"] += len(rows)
+        _project(db, clinic, read_till, read_linked_items, batch_size, counts)
     return counts
+
+
+def resync_clinic(db, clinic, read_till, read_linked_items, batch_size=1000):
+    """One clinic's rows made again from its schema (after its records were restored to an earlier time): its
+    items and its clinic row replaced, as `rebuild` makes them. Returns counts."""
+    db.flush()
+    db.execute(delete(ListingItem).where(ListingItem.clinic_id == clinic.id))
+    db.execute(delete(ListingClinic).where(ListingClinic.clinic_id == clinic.id))
+    counts = {"clinics": 0, "items": 0}
+    _project(db, clinic, read_till, read_linked_items, batch_size, counts)
+    return counts
+
+
+def _project(db, clinic, read_till, read_linked_items, batch_size, counts):
+    bind_to_clinic(db, clinic.id)
+    till = read_till(db)
+    if till is None:
+        return
+    sync_clinic(db, clinic, till)
+    counts["clinics"] += 1
+    if not listable(clinic):
+        return
+    rows = [_item_values(clinic, item, band) for item, band in read_linked_items(db)]
+    _add_terms(db, sorted({term for row in rows for term in row["terms"]}))
+    for start in range(0, len(rows), batch_size):
+        db.execute(insert(ListingItem).values(rows[start:start + batch_size]))
+    counts["items"] += len(rows)
 
 

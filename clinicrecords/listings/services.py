@@ -11,9 +11,9 @@ from zope.interface import implementer
 from clinicrecords.inventory.interfaces import INetworkProjection
 from clinicrecords.listings import projection
 from clinicrecords.listings.models import ListingClinic, ListingItem
-from clinicrecords.listings.projection import listable
+from clinicrecords.listings.projection import listable, resync_clinic
 
-__all__ = ["NetworkProjection", "forget_items", "listable", "silent_tills"]
+__all__ = ["NetworkProjection", "forget_items", "listable", "resync_clinic", "silent_tills"]
 
 
 def silent_tills(db, reported_before):

@@ -1,10 +1,9 @@
-"""`database restored --to T --security-events FILE`: the procedure after the whole database was restored to T
-(docs/operations.md)."""
+"""`database restored --to T --security-events FILE`: the procedure after the whole database was restored to T;
+`clinic restore --clinic ID --from URL`: one clinic's records brought back from such a copy (docs/operations.md)."""
 
-import sys
-
-from clinicrecords.cli import command_group
-from clinicrecords.cli.arguments import datetime_arg, positive_int_arg
+from clinicrecords.cli import command_group, progress_bar
+from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, uuid_arg
+from clinicrecords.restores.clinic_restore import restore_clinic
 from clinicrecords.restores.services import SEQ_GAP, finish_whole_restore, read_security_events
 
 
@@ -23,19 +22,25 @@ def register(commands):
                           help=f"how far each clinic's feed moves past its last seq (default {SEQ_GAP})")
     restored.set_defaults(handler=database_restored)
 
-
-def _progress(done, total):
-    if sys.stderr.isatty() and total >= 20:
-        width = 30
-        filled = width * done // total
-        sys.stderr.write(f"\rrestarting clinics' feeds [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
-        if done == total:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
+    clinic = command_group(commands, "clinic", help="clinics (tenants)")
+    restore = clinic.add_parser(
+        "restore", help="bring one clinic's records back from a copy of the database recovered to an earlier time, "
+                        "while the service runs (the other clinics keep what they wrote since)")
+    restore.add_argument("--clinic", dest="clinic_id", required=True, type=uuid_arg, metavar="ID")
+    restore.add_argument("--from", dest="source_url", required=True, metavar="URL",
+                         help="the recovered copy: postgresql://ROLE@HOST:PORT/DATABASE (never production itself)")
+    restore.set_defaults(handler=clinic_restore)
 
 
 def database_restored(request, args):
     events = read_security_events(args.security_events, args.restored_to)
-    done = finish_whole_restore(request.db, args.restored_to, events, args.seq_gap, progress=_progress)
+    done = finish_whole_restore(request.db, args.restored_to, events, args.seq_gap,
+                                progress=progress_bar("restarting clinics' feeds"))
     return {"restored_to": args.restored_to.isoformat(), "seq_gap": args.seq_gap, "clinics": done["clinics"],
             "security_events": {"after_t": len(events), "applied": done["applied"], "absent": done["absent"]}}
+
+
+def clinic_restore(request, args):
+    """In the command's one transaction: committed whole, or (a crash, a refusal) not at all."""
+    return restore_clinic(request.db, args.clinic_id, args.source_url,
+                          progress=progress_bar(f"restoring clinic {args.clinic_id}", smallest=1))

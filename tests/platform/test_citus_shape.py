@@ -102,9 +102,9 @@ def recorded_statements():
     tenant_tables = set(TenantBase.metadata.tables)
     point_at = tenancy.point_at
 
-    def point(connection, schema, *before):
+    def point(connection, schema, *before, **guard):
         pointed[id(connection)] = (connection, schema)
-        return point_at(connection, schema, *before)
+        return point_at(connection, schema, *before, **guard)
 
     def record(conn, cursor, statement, parameters, context, executemany):
         connection, schema = pointed.get(id(conn), (None, None))

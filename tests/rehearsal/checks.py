@@ -16,6 +16,21 @@ from tests.rehearsal.receiver import Receiver
 from tests.rehearsal.stack import MAIL_SENDER, PRODUCTION_INI, ROOT, Stack, _bin, required_secrets
 
 
+def started_on_a_cluster(database_title):
+    """The first checks of a rehearsal on a PostgreSQL cluster of its own (failover, backup): the stack started
+    in docs/deployment.md's order, the database described by `database_title`."""
+    return [
+        ("secrets from the environment", "secrets"),
+        (database_title, "database"),
+        ("redis", "redis"),
+        ("migrate through the multi-host URL", "migrate"),
+        ("seed through the operator CLI", "seed"),
+        ("two web processes", "web_processes"),
+        ("worker", "worker"),
+        ("nginx", "proxy"),
+    ]
+
+
 class Failed(Exception):
     pass
 

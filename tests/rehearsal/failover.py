@@ -15,7 +15,7 @@ import psycopg
 from clinicrecords.db import embedded
 from clinicrecords.settings import DatabaseSettings
 from tests.common.postgres_cluster import BIN, Cluster
-from tests.rehearsal.checks import Failed, Rehearsal, expect
+from tests.rehearsal.checks import Failed, Rehearsal, expect, started_on_a_cluster
 from tests.rehearsal.client import call, wait_until
 
 DATABASE = "clinicrecords_failover"
@@ -305,14 +305,7 @@ class FailoverRehearsal(Rehearsal):
 
 
 CHECKS = [
-    ("secrets from the environment", "secrets"),
-    ("PostgreSQL primary and two synchronous standbys", "database"),
-    ("redis", "redis"),
-    ("migrate through the multi-host URL", "migrate"),
-    ("seed through the operator CLI", "seed"),
-    ("two web processes", "web_processes"),
-    ("worker", "worker"),
-    ("nginx", "proxy"),
+    *started_on_a_cluster("PostgreSQL primary and two synchronous standbys"),
     ("a first write", "first_patient"),
     ("fault: a standby SIGKILLed under load, writes go on", "standby_lost_under_load"),
     ("fault: the primary SIGKILLed under load, a standby promoted", "primary_killed_under_load"),
