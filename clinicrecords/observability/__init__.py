@@ -1,0 +1,37 @@
+"""What an operator sees of the service working: Prometheus metrics (GET /metrics), the alerts' inputs.
+
+A platform package: it imports no context. Contexts hand it what only they can count with
+`add_metric_source` (clinicrecords.observability.sources).
+"""
+
+import importlib.metadata
+
+from pyramid.security import NO_PERMISSION_REQUIRED
+
+from clinicrecords.db import ENGINE
+from clinicrecords.observability.metrics import BUILD_INFO
+from clinicrecords.observability.pool import watch_pool
+from clinicrecords.observability.sources import Reading, add_metric_source, archiver_readings
+from clinicrecords.observability.views import metrics
+from clinicrecords.resources import Root
+
+__all__ = ["Reading", "add_metric_source", "includeme"]
+
+
+def version():
+    try:
+        return importlib.metadata.version("clinicrecords")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def includeme(config):
+    BUILD_INFO.labels(version()).set(1)
+    config.add_view(metrics, context=Root, name="metrics", request_method="GET", permission=NO_PERMISSION_REQUIRED)
+    config.add_tween("clinicrecords.observability.http.metrics_tween_factory",
+                     over="clinicrecords.api.request_log.request_log_tween_factory")
+    watch_pool(config.registry[ENGINE])
+    config.add_directive("add_metric_source", add_metric_source)
+    config.add_metric_source(archiver_readings)
+    # The backup's periodic read and the failed tasks' count, in whichever process runs the queue's consumer.
+    config.scan(".tasks")
