@@ -36,12 +36,13 @@ _state = {"registry": None}
 # The keyword argument each task message carries: time.time() when it was queued.
 QUEUED_AT = "_queued_at"
 # (keyword, pack, unpack) of each envelope: `pack()` → a value to carry (None: nothing) when a task is queued;
-# `unpack(value)` → a context manager the task's function runs inside.
+# `unpack(value, task_name)` → a context manager the task's function runs inside.
 _ENVELOPES = []
 
 
 def add_task_envelope(keyword, pack, unpack):
-    """Carry `pack()`'s value with every task queued from now on, and run each task inside `unpack(value)`."""
+    """Carry `pack()`'s value with every task queued from now on, and run each task inside
+    `unpack(value, task_name)`."""
     if all(keyword != known for known, _, _ in _ENVELOPES):
         _ENVELOPES.append((keyword, pack, unpack))
 
@@ -60,13 +61,13 @@ huey.signal(signals.SIGNAL_ENQUEUED)(_stamp)
 
 
 @contextlib.contextmanager
-def _opened(kwargs):
+def _opened(kwargs, function):
     """Takes the stamps off `kwargs` (what the task's function receives) and enters their envelopes."""
     kwargs.pop(QUEUED_AT, None)
     with contextlib.ExitStack() as stack:
         for keyword, _, unpack in _ENVELOPES:
             if keyword in kwargs:
-                stack.enter_context(unpack(kwargs.pop(keyword)))
+                stack.enter_context(unpack(kwargs.pop(keyword), f"{function.__module__}.{function.__name__}"))
         yield
 
 
@@ -96,7 +97,7 @@ def task(**options):
     def decorate(function):
         @functools.wraps(function)
         def run_in_request(*args, **kwargs):
-            with _opened(kwargs), prepared_request() as request:
+            with _opened(kwargs, function), prepared_request() as request:
                 with request.tm:
                     return function(request, *args, **kwargs)
 
@@ -110,7 +111,7 @@ def periodic_task(validate_datetime, **options):
     def decorate(function):
         @functools.wraps(function)
         def run_in_request(**stamps):
-            with _opened(stamps), prepared_request() as request:
+            with _opened(stamps, function), prepared_request() as request:
                 with request.tm:
                     return function(request)
 
