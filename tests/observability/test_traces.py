@@ -2,7 +2,9 @@
 the trace of the request that queued it; no query string, body, key, email or search term in any span.
 Exported through the SDK's in-memory exporter."""
 
+import io
 import json
+import logging
 
 import pytest
 from opentelemetry.sdk.trace import TracerProvider
@@ -12,6 +14,7 @@ from opentelemetry.trace import SpanKind
 
 from clinicrecords.access.keys import parse_key
 from clinicrecords.observability import tracing
+from clinicrecords.observability.logs import LogFormatter
 from clinicrecords.patients.schemas import PatientCreate
 from tests.events.support import Receiver, emit_events
 
@@ -91,3 +94,21 @@ def test_off_unless_the_otel_variables_configure_an_exporter(testapp):
     assert not tracing.configured_by_environment({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318",
                                                   "OTEL_SDK_DISABLED": "true"})
     assert not tracing.configured_by_environment({"OTEL_TRACES_EXPORTER": "none"})
+
+
+def test_a_log_line_inside_a_traced_request_names_its_trace(testapp, spans):
+    stream = io.StringIO()
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(LogFormatter("json"))
+    logger = logging.getLogger("clinicrecords.request")
+    logger.addHandler(handler)
+    saved = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        testapp.get("/healthz")
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(saved)
+    [line] = [json.loads(text) for text in stream.getvalue().splitlines()]
+    [server] = [span for span in spans.get_finished_spans() if span.kind == SpanKind.SERVER]
+    assert line["trace_id"] == format(server.context.trace_id, "032x")
