@@ -5,7 +5,11 @@ A platform package: it imports no context. Contexts hand it what only they can c
 `add_metric_source` (clinicrecords.observability.sources).
 """
 
+import atexit
 import importlib.metadata
+import os
+
+from prometheus_client.multiprocess import mark_process_dead
 
 from pyramid.security import NO_PERMISSION_REQUIRED
 
@@ -29,6 +33,10 @@ def version():
 
 def includeme(config):
     BUILD_INFO.labels(version()).set(1)
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        # Its live gauges (requests in flight, connections in use) leave the host's totals when it exits.
+        atexit.register(mark_process_dead, os.getpid(), directory)
     config.add_view(metrics, context=Root, name="metrics", request_method="GET", permission=NO_PERMISSION_REQUIRED)
     config.add_tween("clinicrecords.observability.http.metrics_tween_factory",
                      over="clinicrecords.api.request_log.request_log_tween_factory")

@@ -5,7 +5,7 @@ import os
 
 from prometheus_client import REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
-from prometheus_client.multiprocess import MultiProcessCollector
+from prometheus_client.multiprocess import MultiProcessCollector, mark_process_dead
 from pyramid.httpexceptions import HTTPNotFound
 from pyramid.response import Response
 
@@ -22,9 +22,31 @@ class _Forward:
         return REGISTRY.collect()
 
 
+def forget_dead_processes(directory):
+    """A process that ended without saying so (SIGKILL) leaves its live gauges' files (requests in flight,
+    pooled connections in use): they would count forever. Their pids are looked up on each scrape."""
+    for name in os.listdir(directory):
+        if name.startswith("gauge_live") and name.endswith(".db"):
+            pid = name[:-3].rpartition("_")[2]
+            if pid.isdigit() and not _alive(int(pid)):
+                mark_process_dead(int(pid), directory)
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def exposition(registry):
     collected = CollectorRegistry(auto_describe=False)
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if directory:
+        forget_dead_processes(directory)
         MultiProcessCollector(collected)
     else:
         collected.register(_Forward())

@@ -240,3 +240,40 @@ def test_a_web_process_answers_the_worker_s_counts_through_the_multiprocess_dire
                for family in text_string_to_metric_families(answered) for sample in family.samples}
     assert value(samples, "clinicrecords_task_failures_total", task="clinicrecords.mail.tasks.send") == 1
     assert value(samples, "clinicrecords_http_requests_total", route="/healthz", method="GET", status="200") == 1
+
+
+def test_a_process_killed_without_a_word_leaves_the_host_s_live_gauges(tmp_path):
+    """A SIGKILLed web process's requests in flight stop counting at the next scrape."""
+    environ = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    killed = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import sys, time
+        from clinicrecords.observability.metrics import HTTP_IN_FLIGHT
+        HTTP_IN_FLIGHT.inc(3)
+        print("counted", flush=True)
+        time.sleep(60)
+    """)], env=environ, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        assert killed.stdout.readline().strip() == "counted"
+        read = textwrap.dedent("""
+            from clinicrecords.observability.views import forget_dead_processes
+            from prometheus_client import CollectorRegistry, generate_latest
+            from prometheus_client.multiprocess import MultiProcessCollector
+            import os
+            forget_dead_processes(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry)
+            print(generate_latest(registry).decode())
+        """)
+
+        def in_flight():
+            text = subprocess.run([sys.executable, "-c", read], env=environ, cwd=ROOT, check=True, timeout=60,
+                                  capture_output=True, text=True).stdout
+            return next(float(line.split()[-1]) for line in text.splitlines()
+                        if line.startswith("clinicrecords_http_requests_in_flight "))
+
+        assert in_flight() == 3
+    finally:
+        killed.kill()
+        killed.wait()
+        killed.stdout.close()
+    assert in_flight() == 0
