@@ -7,12 +7,15 @@ stored by a periodic task so a scrape always sees the rows as they are (docs/dec
 scrape.md).
 """
 
+import sqlite3
 import time
 from typing import NamedTuple
 
 from huey.storage import MemoryStorage, RedisStorage, SqliteStorage
 from prometheus_client.core import GaugeMetricFamily
+from redis.exceptions import RedisError
 from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
 
 from clinicrecords.tasks import QUEUED_AT, huey
 
@@ -89,11 +92,24 @@ class ScrapeCollector:
         self.sources = sources
 
     def collect(self):
-        readings = list(queue_readings())
-        if self.sources:
+        # A store that does not answer costs its own readings, never the scrape: the counters still reach
+        # Prometheus, and `..._up 0` says which readings are missing.
+        readings = []
+        try:
+            readings += queue_readings()
+            queue_up = 1
+        except (RedisError, sqlite3.Error, OSError):
+            queue_up = 0
+        try:
             with self.engine.connect() as connection:
                 for source in self.sources:
                     readings += source(connection)
+            database_up = 1
+        except DBAPIError:
+            database_up = 0
+        readings += [("clinicrecords_scrape_queue_up", "1 when this scrape read the queue's storage", queue_up),
+                     ("clinicrecords_scrape_database_up", "1 when this scrape read the database's gauges",
+                      database_up)]
         for name, documentation, value in readings:
             family = GaugeMetricFamily(name, documentation)
             family.add_metric([], value)

@@ -13,6 +13,7 @@ from huey import Huey
 from huey.storage import MemoryStorage
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import func, select, update
+from sqlalchemy.exc import OperationalError
 
 from clinicrecords.access.keys import parse_key
 from clinicrecords.api.route_table import route_table
@@ -21,7 +22,7 @@ from clinicrecords.exports.models import ExportJob
 from clinicrecords.mail.models import OutgoingMail
 from clinicrecords.observability.http import TEMPLATES
 from clinicrecords.observability.routes import UNMATCHED, RouteTemplates
-from clinicrecords.observability.sources import queue_readings
+from clinicrecords.observability.sources import METRIC_SOURCES, queue_readings
 from clinicrecords.observability.tasks import last_successful_backup, report_backup
 from clinicrecords.settings import REGISTRY_KEY, app_settings
 from clinicrecords.tasks import QUEUED_AT, huey, task
@@ -277,3 +278,18 @@ def test_a_process_killed_without_a_word_leaves_the_host_s_live_gauges(tmp_path)
         killed.wait()
         killed.stdout.close()
     assert in_flight() == 0
+
+
+def test_a_database_that_does_not_answer_costs_its_gauges_not_the_scrape(testapp, registry, monkeypatch):
+    def unreachable(connection):
+        # What a source meets when the server went away mid-scrape (killing the test's own backend would drop
+        # the pool under every later test of the process).
+        raise OperationalError("SELECT count(*) FROM control.mail_outbox", None,
+                               ConnectionError("server closed the connection unexpectedly"))
+
+    assert value(scrape(testapp), "clinicrecords_scrape_database_up") == 1
+    monkeypatch.setitem(registry, METRIC_SOURCES, [unreachable])
+    samples = scrape(testapp)
+    assert value(samples, "clinicrecords_scrape_database_up") == 0
+    assert value(samples, "clinicrecords_scrape_queue_up") == 1
+    assert ("clinicrecords_build_info", (("version", _version()),)) in samples
