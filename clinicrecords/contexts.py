@@ -9,6 +9,8 @@ PLATFORM = (
     "clinicrecords.db",
     "clinicrecords.tasks",
     "clinicrecords.health",
+    # After db (it watches the pool); before the contexts, which register their gauges with it.
+    "clinicrecords.observability",
 )
 
 # The sandbox's seeders run in this order (patients before the records that name them).

@@ -5,10 +5,10 @@ its SQL but not its bound values. PostgreSQL's own message can still carry them:
 reads `Key (email)=(ada@example.org) already exists`, and psycopg puts DETAIL into the exception's text. Here
 a database error is written with its primary message only (and its SQL, which holds placeholders, never
 values). The error views log unexpected exceptions through `value_free_traceback`; the shipped ini files'
-log formatter is `ValueFreeFormatter`, so every other traceback a process logs is written the same way.
+log formatter (`clinicrecords.observability.logs.LogFormatter`) writes every other traceback a process logs
+the same way.
 """
 
-import logging
 import traceback
 
 import psycopg
@@ -62,10 +62,3 @@ def value_free_traceback(exc):
         parts.extend(traceback.format_tb(item.__traceback__))
         parts.append(f"{type(item).__module__}.{type(item).__qualname__}: {_message(item)}\n")
     return "".join(parts).rstrip("\n")
-
-
-class ValueFreeFormatter(logging.Formatter):
-    """A log formatter whose tracebacks are `value_free_traceback`s (the ini files' `formatter_plain`)."""
-
-    def formatException(self, ei):
-        return value_free_traceback(ei[1])

@@ -10,6 +10,7 @@ URLs); an unset variable stops start-up: production must never fall back to a de
 """
 
 import dataclasses
+import ipaddress
 import os
 import sys
 import types
@@ -254,6 +255,29 @@ class PortalSettings:
     argon2_parallelism: int | None = setting("portal.argon2.parallelism", None)
 
 
+ENV_METRICS_TOKEN = "CLINICRECORDS_METRICS_TOKEN"
+
+
+def _addresses(name, text):
+    """Space-separated addresses or networks (`127.0.0.1 ::1 10.0.0.0/8`)."""
+    try:
+        return tuple(ipaddress.ip_network(part, strict=False) for part in str(text).split())
+    except ValueError as exc:
+        raise SettingsError(f"{name}: {exc}") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class MetricsSettings:
+    allow: tuple = setting("metrics.allow", (), parse=_addresses,
+                           doc="addresses or networks GET /metrics answers without a token (development: "
+                               "loopback); space-separated")
+    token: str = setting("metrics.token", "", env=ENV_METRICS_TOKEN, secret=True,
+                         doc="the bearer token a scraper sends to GET /metrics from any address; empty: none")
+    backup_stanza: str = setting("metrics.backup_stanza", "",
+                                 doc="the pgBackRest stanza whose last successful backup the worker reports; "
+                                     "empty: not reported")
+
+
 @dataclasses.dataclass(frozen=True)
 class ServerSettings:
     listen: str | None = setting("server.listen", None, doc="the ini's [server:main] listen (pserve's address)")
@@ -287,6 +311,7 @@ class AppSettings:
     webhooks: WebhookDeliverySettings = WebhookDeliverySettings()
     portal: PortalSettings = PortalSettings()
     server: ServerSettings = ServerSettings()
+    metrics: MetricsSettings = MetricsSettings()
 
 
 # Settings of the libraries the application configures (pyramid_tm, pyramid_jinja2), set unless the ini does.

@@ -11,6 +11,7 @@ from clinicrecords.events.services import delivery_service_factory, endpoint_ser
 from clinicrecords.events.settings import REGISTRY_KEY as WEBHOOK_SETTINGS
 from clinicrecords.events.settings import WebhookSettings
 from clinicrecords.settings import app_settings
+from clinicrecords.events.metrics import webhook_readings
 
 
 def includeme(config):
@@ -24,3 +25,4 @@ def includeme(config):
     config.scan(".views")
     # Registers the Huey tasks in every process that loads the application (web, worker, CLI).
     config.scan(".tasks")
+    config.add_metric_source(webhook_readings)

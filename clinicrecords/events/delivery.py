@@ -18,6 +18,7 @@ successful attempt lifts the pause and makes the endpoint's deferred deliveries 
 """
 
 import datetime
+import logging
 import random
 import urllib.parse
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ from clinicrecords.events.outbox import queue_after_commit
 from clinicrecords.events.published import EndpointDisabled, EndpointFailing
 from clinicrecords.events.settings import webhook_settings
 from clinicrecords.publishing import publish_in
+
+log = logging.getLogger(__name__)
 
 
 def _seconds(value):
@@ -213,7 +216,11 @@ def attempt_with(session_factory, settings, delivery_id, registry=None):
         outcome = _record(db, settings, delivery_id, result, clock.now())
         if outcome.endpoint_became is not None and registry is not None:
             publish_in(registry, db, _trouble(db, delivery_id, outcome))
-        return outcome
+    # One line per attempt: ids, the answer's status and time, never the URL (it may carry a token) or a body.
+    log.log(logging.INFO if outcome.status == "delivered" else logging.WARNING, "webhook attempt", extra={
+        "delivery_id": str(delivery_id), "outcome": outcome.status, "status_code": result.status_code,
+        "duration_ms": round(result.seconds * 1000, 1)})
+    return outcome
 
 
 def sweep(db, settings, now=None, limit=1000):

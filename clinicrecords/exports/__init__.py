@@ -8,6 +8,7 @@ from clinicrecords.exports.interfaces import IExportService
 from clinicrecords.exports.resources import FhirBase
 from clinicrecords.exports.services import export_service_factory
 from clinicrecords.exports.storage import set_root
+from clinicrecords.exports.metrics import export_readings
 
 
 def includeme(config):
@@ -15,3 +16,4 @@ def includeme(config):
     config.add_clinic_collection("fhir", FhirBase)
     config.register_service_factory(export_service_factory, iface=IExportService, context=Interface)
     config.scan(".views")
+    config.add_metric_source(export_readings)

@@ -5,6 +5,7 @@ from clinicrecords.mail.interfaces import IMail
 from clinicrecords.mail.services import mail_service_factory
 from clinicrecords.mail.settings import REGISTRY_KEY, MailSettings
 from clinicrecords.settings import app_settings
+from clinicrecords.mail.metrics import mail_readings
 
 
 def includeme(config):
@@ -12,3 +13,4 @@ def includeme(config):
     config.register_service_factory(mail_service_factory, iface=IMail)
     # Registers the Huey tasks in every process that loads the application (web, worker, CLI).
     config.scan(".tasks")
+    config.add_metric_source(mail_readings)

@@ -7,13 +7,20 @@ a SQLite file under the var dir (development), Redis (production: one server or 
 Tasks are declared with `@task()`; the function receives a prepared request inside its own transaction
 manager, like a web request. Work is queued with `request.enqueue(task, ...)`, which waits for the request's
 transaction to commit: a rolled-back request never sends work.
+
+Every task is stamped with the time it was queued (`QUEUED_AT`, what the queue's age metric reads of the
+oldest waiting task) and with what envelopes add (`add_task_envelope`: the trace context of the request that
+queued it), carried in the message's keyword arguments and taken off before the task's function runs.
 """
 
+import contextlib
 import functools
 import random
+import time
 
 import transaction
 from huey import Huey
+from huey import signals
 from huey.storage import MemoryStorage, RedisStorage, SqliteStorage
 from pyramid.scripting import prepare
 
@@ -26,6 +33,42 @@ HUEY_NAME = "clinicrecords"
 # webhook delivery, never expiring) until a Redis without eviction refuses every write.
 huey = Huey(HUEY_NAME, results=False, storage_class=MemoryStorage)
 _state = {"registry": None}
+# The keyword argument each task message carries: time.time() when it was queued.
+QUEUED_AT = "_queued_at"
+# (keyword, pack, unpack) of each envelope: `pack()` → a value to carry (None: nothing) when a task is queued;
+# `unpack(value, task_name)` → a context manager the task's function runs inside.
+_ENVELOPES = []
+
+
+def add_task_envelope(keyword, pack, unpack):
+    """Carry `pack()`'s value with every task queued from now on, and run each task inside
+    `unpack(value, task_name)`."""
+    if all(keyword != known for known, _, _ in _ENVELOPES):
+        _ENVELOPES.append((keyword, pack, unpack))
+
+
+def _stamp(signal, task, *args):
+    kwargs = task.kwargs if task.kwargs is not None else {}
+    kwargs[QUEUED_AT] = time.time()
+    for keyword, pack, _ in _ENVELOPES:
+        value = pack()
+        if value is not None:
+            kwargs[keyword] = value
+    task.kwargs = kwargs
+
+
+huey.signal(signals.SIGNAL_ENQUEUED)(_stamp)
+
+
+@contextlib.contextmanager
+def _opened(kwargs, function):
+    """Takes the stamps off `kwargs` (what the task's function receives) and enters their envelopes."""
+    kwargs.pop(QUEUED_AT, None)
+    with contextlib.ExitStack() as stack:
+        for keyword, _, unpack in _ENVELOPES:
+            if keyword in kwargs:
+                stack.enter_context(unpack(kwargs.pop(keyword), f"{function.__module__}.{function.__name__}"))
+        yield
 
 
 def configure(settings):
@@ -54,7 +97,7 @@ def task(**options):
     def decorate(function):
         @functools.wraps(function)
         def run_in_request(*args, **kwargs):
-            with prepared_request() as request:
+            with _opened(kwargs, function), prepared_request() as request:
                 with request.tm:
                     return function(request, *args, **kwargs)
 
@@ -67,8 +110,8 @@ def task(**options):
 def periodic_task(validate_datetime, **options):
     def decorate(function):
         @functools.wraps(function)
-        def run_in_request():
-            with prepared_request() as request:
+        def run_in_request(**stamps):
+            with _opened(stamps, function), prepared_request() as request:
                 with request.tm:
                     return function(request)
 

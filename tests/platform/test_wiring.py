@@ -18,7 +18,7 @@ PACKAGE = Path(clinicrecords.__file__).parent
 ROOT = PACKAGE.parent
 CONSTANT = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
 DIRECTIVES = {"register_service_factory", "register_service", "add_api_resource", "add_clinic_collection",
-              "add_representation"}
+              "add_representation", "add_metric_source"}
 
 
 def _declared_keys():

@@ -21,7 +21,7 @@ from tests.rehearsal.sentinel import CHECKS as SENTINEL_CHECKS
 from tests.rehearsal.sentinel import SentinelRehearsal
 from tests.rehearsal.stack import ROOT, missing_secrets
 
-PACKAGES = {"redis-server": "redis-server", "nginx": "nginx"}
+PACKAGES = {"redis-server": "redis-server", "nginx": "nginx", "prometheus": "prometheus"}
 # Each switch: its rehearsal, its checks, its folder under var/ and the Debian packages it needs besides.
 REHEARSALS = {None: (Rehearsal, CHECKS, "rehearsal", {}),
               "--sentinel": (SentinelRehearsal, SENTINEL_CHECKS, "rehearsal-sentinel",

@@ -1,16 +1,21 @@
 """The rehearsal's checks, in order. Each returns a short detail for its line or raises Failed."""
 
 import datetime
+import json
+import shutil
 import signal
 import socket
 import subprocess
 import threading
 import time
+import urllib.parse
+import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 
+from tests.common.redis_server import free_port
 from tests.rehearsal.client import call, sign_up, wait_until
 from tests.rehearsal.receiver import Receiver
 from tests.rehearsal.stack import MAIL_SENDER, PRODUCTION_INI, ROOT, Stack, _bin, required_secrets
@@ -375,6 +380,78 @@ class Rehearsal:
         expect(wait_until(lambda: call(stack.port, "GET", "/healthz").status == 200, 10), "nginx stopped answering")
         return f"{len(outcomes)} creates, {len(retried)} retried after the kill, each patient exactly once"
 
+    def metrics(self):
+        """Debian's Prometheus scrapes one web process with the token: it reports the whole host (both web
+        processes and the worker share PROMETHEUS_MULTIPROC_DIR), counting exactly what was sent."""
+        token, (first, second) = self.stack.metrics_token, self.stack.web_ports
+        expect(call(first, "GET", "/metrics").status == 404, "/metrics answered without the token")
+        expect(call(first, "GET", "/metrics", key=self.clinic_key).status == 404, "/metrics answered an API key")
+        before = _healthz_total(first, token)
+        for n in range(6):  # to both processes, directly
+            expect(call((first, second)[n % 2], "GET", "/healthz").status == 200, "/healthz")
+        folder = self.stack.workdir / "prometheus"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        (folder / "token").write_text(token)
+        port = free_port()
+        (folder / "prometheus.yml").write_text(json.dumps({
+            "global": {"scrape_interval": "1s"},
+            "rule_files": [str(ROOT / "deploy" / "prometheus" / "alerts.yml")],
+            "scrape_configs": [{"job_name": "clinicrecords",
+                                "authorization": {"credentials_file": str(folder / "token")},
+                                "static_configs": [{"targets": [f"127.0.0.1:{first}"]}]}]}))
+        log = (self.stack.logs / "prometheus.log").open("ab")
+        process = subprocess.Popen(["prometheus", f"--config.file={folder / 'prometheus.yml'}",
+                                    f"--storage.tsdb.path={folder / 'data'}", f"--web.listen-address=127.0.0.1:{port}"],
+                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+
+        def query(expression):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/query?"
+                                            + urllib.parse.urlencode({"query": expression}), timeout=5) as answer:
+                    return json.load(answer)["data"]["result"]
+            except OSError:
+                return []
+
+        try:
+            healthz = 'sum(clinicrecords_http_requests_total{route="/healthz",status="200"})'
+
+            def counted():
+                found = query(healthz)
+                return found and float(found[0]["value"][1]) == before + 6
+
+            expect(wait_until(counted, 60), f"Prometheus counted {query(healthz)} /healthz answers, expected "
+                                            f"{before + 6:.0f} (see logs/prometheus.log)")
+            imports = 'clinicrecords_http_requests_total{route="/v1/clinics/{clinic_id}/patient-imports",method="POST"}'
+            for expression in (imports, "clinicrecords_queue_tasks", "clinicrecords_webhook_deliveries_pending",
+                               "clinicrecords_build_info"):
+                expect(query(expression), f"Prometheus has no {expression}")
+        finally:
+            self.stack.kill(process)
+        return f"Prometheus on 127.0.0.1:{port} scraped :{first} with the token: {before + 6:.0f} /healthz answers " \
+               "of both processes, the imports by route template, the queue and the outboxes"
+
+    def logs_hold_no_secret(self):
+        """Every line every process logged: JSON objects (production's formatter), none holding a key, an email,
+        a password or a patient's name the rehearsal sent."""
+        lines = [line for path in sorted(self.stack.logs.glob("*.log")) if path.name != "prometheus.log"
+                 for line in path.read_text(errors="replace").splitlines()]
+        text = "\n".join(lines)
+        forbidden = [self.clinic_key, self.allow_listed_key, self.test_key, self.load_key, self.receiver.secret,
+                     self.stack.metrics_token, f"signup-{self.run}@rehearsal.test", "a rehearsal passphrase 2718",
+                     f"{self.run}-import-"]
+        found = [value[:12] + "…" for value in forbidden if value and value in text]
+        expect(not found, f"the logs hold values the rehearsal sent: {found}")
+        requests = []
+        for line in lines:
+            if line.startswith("{"):
+                entry = json.loads(line)
+                if entry.get("logger") == "clinicrecords.request":
+                    requests.append(entry)
+        expect(requests and all({"time", "request_id", "route", "status", "duration_ms"} <= set(r) for r in requests),
+               "no JSON request lines with their fields in logs/pserve-*.log")
+        return f"{len(lines)} lines searched, {len(requests)} JSON request lines, none with a key, email or name sent"
+
     def footprint(self):
         """What the run left in Redis and how large the processes grew: the numbers docs/deployment.md sizes from."""
         with self.stack.redis.client() as client:
@@ -389,6 +466,14 @@ class Rehearsal:
                                           ).fetchone()[0]
         return (f"Redis {keys} keys, {memory['used_memory_peak_human']} peak; web and worker RSS "
                 f"{', '.join(f'{mb:.0f}' for mb in rss)} MB; {backends} PostgreSQL connections")
+
+
+def _healthz_total(port, token):
+    answer = call(port, "GET", "/metrics", headers={"Authorization": f"Bearer {token}"})
+    expect(answer.status == 200, f"/metrics with the token answered {answer.status}")
+    prefix = 'clinicrecords_http_requests_total{method="GET",route="/healthz",status="200"} '
+    return next((float(line[len(prefix):]) for line in answer.body.decode().splitlines()
+                 if line.startswith(prefix)), 0.0)
 
 
 def _rss_mb(pid):
@@ -414,8 +499,10 @@ CHECKS = [
     ("change feed through nginx", "change_feed"),
     ("rate limit shared by both processes", "rate_limit"),
     ("IP allow-list on the forwarded address", "ip_allow_list"),
+    ("metrics: Prometheus scrapes the host", "metrics"),
     ("fault: worker SIGKILLed mid-delivery", "worker_killed_mid_delivery"),
     ("fault: Redis restarted with imports and deliveries queued", "redis_restarted_with_work_queued"),
     ("fault: one web process SIGKILLed under load", "web_process_killed_under_load"),
     ("footprint", "footprint"),
+    ("the logs hold no key, email or name sent", "logs_hold_no_secret"),
 ]

@@ -5,6 +5,7 @@ two `pserve production.ini`, one `clinicrecords-worker`, nginx in front. Every p
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import subprocess
@@ -73,6 +74,9 @@ class Stack:
         self.worker_ini = None
         # Off the database's disk in production; here beside the rehearsal's other files.
         self.security_events = self.workdir / "security-events.jsonl"
+        # prometheus_client's multiprocess directory, shared by both web processes and the worker.
+        self.metrics = self.workdir / "metrics"
+        self.metrics_token = secrets.token_urlsafe(24)
 
     @property
     def port(self):
@@ -80,11 +84,13 @@ class Stack:
         return self.nginx.port
 
     def env(self, **changes):
+        self.metrics.mkdir(parents=True, exist_ok=True)  # every rehearsal's processes write there
         env = dict(os.environ, DATABASE_URL=self.database_url, REDIS_URL=self.redis.url, HOST="127.0.0.1",
                    CLINICRECORDS_BASE_URL=f"http://127.0.0.1:{self.nginx.port}",
                    CLINICRECORDS_SMTP_URL=self.mail.url, CLINICRECORDS_MAIL_SENDER=MAIL_SENDER,
                    CLINICRECORDS_EXPORTS_PATH=str(self.workdir / "exports"),
-                   CLINICRECORDS_SECURITY_EVENTS_PATH=str(self.security_events))
+                   CLINICRECORDS_SECURITY_EVENTS_PATH=str(self.security_events),
+                   PROMETHEUS_MULTIPROC_DIR=str(self.metrics), CLINICRECORDS_METRICS_TOKEN=self.metrics_token)
         env.pop("PORT", None)
         env.update(changes)
         return {name: value for name, value in env.items() if value is not None}
@@ -92,10 +98,11 @@ class Stack:
     # -- the parts, in the order docs/deployment.md starts them --
 
     def prepare(self):
-        for part in ("redis", "nginx", "logs"):
+        for part in ("redis", "nginx", "logs", "metrics"):
             shutil.rmtree(self.workdir / part, ignore_errors=True)
         self.security_events.unlink(missing_ok=True)
         self.logs.mkdir(parents=True)
+        self.metrics.mkdir(parents=True)
         self.worker_ini = ini_with(WORKER_OVERRIDES, self.workdir / "worker.ini")
 
     def start_database(self):

@@ -11,7 +11,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
 
 from clinicrecords.db.tenancy import schema_name
-from clinicrecords.failures import ValueFreeFormatter
+from clinicrecords.observability.logs import LogFormatter
 from tests.conftest import ROOT
 from tests.portal.helpers import submit, with_workspace
 
@@ -63,7 +63,7 @@ def test_every_other_logged_traceback_goes_through_the_value_free_formatter(engi
     for name in ("production.ini", "development.ini", "testing.ini"):
         ini = configparser.ConfigParser(interpolation=None)
         ini.read(ROOT / name)
-        assert ini["formatter_plain"]["class"] == "clinicrecords.failures.ValueFreeFormatter", name
+        assert ini["formatter_plain"]["class"] == "clinicrecords.observability.logs.LogFormatter", name
     _refuse_inserts(engine, "control.business_profiles", "legal_name")
     with pytest.raises(IntegrityError) as failed:
         with engine.begin() as connection:
@@ -76,6 +76,6 @@ def test_every_other_logged_traceback_goes_through_the_value_free_formatter(engi
                                  (failed.type, failed.value, failed.tb))
 
     assert SECRET in logging.Formatter("%(message)s").format(record())  # what the default formatter writes
-    written = ValueFreeFormatter("%(message)s").format(record())
-    assert "task failed" in written and "forced failure" in written and "Traceback" in written
-    assert SECRET not in written
+    for written in (LogFormatter("%(message)s").format(record()), LogFormatter("json").format(record())):
+        assert "task failed" in written and "forced failure" in written and "Traceback" in written
+        assert SECRET not in written

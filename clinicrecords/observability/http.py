@@ -1,0 +1,50 @@
+"""Every answer counted and timed by its route template, method and status, in a tween over the request log's
+(so an answer the request log's tween rendered from an exception is counted with its status too); its span
+when tracing is on; and its request id for every line logged meanwhile."""
+
+import time
+
+from clinicrecords.observability.logs import REQUEST_ID
+from clinicrecords.observability.metrics import HTTP_DURATION, HTTP_IN_FLIGHT, HTTP_REQUESTS, REFUSALS
+from clinicrecords.observability.routes import RouteTemplates
+from clinicrecords.observability.tracing import request_span
+
+# Any other method is one value: a label's values stay a bounded set whatever a client sends.
+METHODS = frozenset(("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"))
+TEMPLATES = "observability.route_templates"
+
+
+def metrics_tween_factory(handler, registry):
+    templates = registry[TEMPLATES] = RouteTemplates.of(registry)
+    match = templates.match
+    in_flight = HTTP_IN_FLIGHT
+
+    def answer(request, route, method):
+        started = time.perf_counter()
+        in_flight.inc()
+        status = 500
+        logged_as = REQUEST_ID.set(request.request_id)  # every line logged meanwhile names the request
+        try:
+            response = handler(request)
+            status = response.status_int
+            return response
+        finally:
+            REQUEST_ID.reset(logged_as)
+            in_flight.dec()
+            HTTP_REQUESTS.labels(route, method, str(status)).inc()
+            HTTP_DURATION.labels(route, method).observe(time.perf_counter() - started)
+            if status >= 400:
+                REFUSALS.labels(request.state.problem_code or "other").inc()  # a page, not problem+json
+
+    def metrics_tween(request):
+        method = request.method if request.method in METHODS else "other"
+        route = match(request.path_info)
+        span = request_span(request, route, method)
+        if span is None:
+            return answer(request, route, method)
+        with span as current:
+            response = answer(request, route, method)
+            current.set_attribute("http.response.status_code", response.status_int)
+            return response
+
+    return metrics_tween

@@ -1,0 +1,132 @@
+"""The service as real engines see it: Debian's Prometheus scraping the served application (its series exist
+and count what the test sent; the shipped rules load), and an OTLP/HTTP receiver decoding real exports
+(opentelemetry-proto) in which no key, email or search term appears."""
+
+import http.server
+import json
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from clinicrecords.access.keys import parse_key
+from clinicrecords.observability import tracing
+
+RULES = Path(__file__).parents[2] / "deploy" / "prometheus" / "alerts.yml"
+prometheus = shutil.which("prometheus")
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=5) as answer:
+        return json.load(answer)
+
+
+def healthz_count(served):
+    with urllib.request.urlopen(f"{served}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    prefix = 'clinicrecords_http_requests_total{method="GET",route="/healthz",status="200"} '
+    return next((float(line[len(prefix):]) for line in text.splitlines() if line.startswith(prefix)), 0.0)
+
+
+@pytest.mark.skipif(prometheus is None, reason="Debian's prometheus package is not installed (scripts/test "
+                                               "installs it)")
+def test_prometheus_scrapes_the_service_and_counts_what_was_sent(served, tmp_path):
+    before = healthz_count(served)
+    for _ in range(7):
+        urllib.request.urlopen(f"{served}/healthz", timeout=10).read()
+    port = free_port()
+    config = tmp_path / "prometheus.yml"
+    config.write_text(json.dumps({
+        "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
+        "rule_files": [str(RULES)],
+        "scrape_configs": [{"job_name": "clinicrecords",
+                            "static_configs": [{"targets": [urllib.parse.urlsplit(served).netloc]}]}],
+    }))
+    process = subprocess.Popen([prometheus, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'data'}",
+                                f"--web.listen-address=127.0.0.1:{port}"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    api = f"http://127.0.0.1:{port}/api/v1"
+    try:
+        query = urllib.parse.quote('clinicrecords_http_requests_total{route="/healthz",status="200"}')
+        deadline, found = time.monotonic() + 60, None
+        while time.monotonic() < deadline:
+            try:
+                result = get_json(f"{api}/query?query={query}")["data"]["result"]
+            except OSError:
+                result = []
+            if result:
+                found = float(result[0]["value"][1])
+                break
+            time.sleep(0.5)
+        assert found == before + 7
+        for name in ("clinicrecords_http_request_duration_seconds_bucket", "clinicrecords_queue_tasks",
+                     "clinicrecords_webhook_deliveries_pending", "clinicrecords_build_info"):
+            assert get_json(f"{api}/query?query={name}")["data"]["result"], name
+        rules = get_json(f"{api}/rules")["data"]["groups"]
+        assert len([rule for group in rules for rule in group["rules"]]) == 7
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+class _Receiver(http.server.BaseHTTPRequestHandler):
+    bodies = []
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        if self.path == "/v1/traces":
+            self.bodies.append(body)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.end_headers()
+        self.wfile.write(b"")
+
+    def log_message(self, *args):
+        pass
+
+
+def test_an_otlp_receiver_decodes_the_exported_spans(testapp, connected, monkeypatch):
+    _Receiver.bodies = []
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    assert tracing.configured_by_environment()
+    provider = tracing.provider_from_environment()
+    tracing.enable(provider)
+    try:
+        testapp.get(f"/v1/clinics/{connected.clinic_id}/patients?family_name=Quillonbrae",
+                    headers=connected.headers)
+        testapp.get(f"/v1/me?api_key={connected.key}&email=quillon.brae@example.org", status=401)
+        provider.force_flush()
+    finally:
+        tracing.disable()
+        provider.shutdown()
+        server.shutdown()
+        server.server_close()
+    spans = []
+    for body in _Receiver.bodies:
+        exported = ExportTraceServiceRequest.FromString(body)
+        for resource_spans in exported.resource_spans:
+            service = {a.key: a.value.string_value for a in resource_spans.resource.attributes}["service.name"]
+            assert service == "clinicrecords"
+            spans += [span for scope in resource_spans.scope_spans for span in scope.spans]
+    names = {span.name for span in spans}
+    assert {"GET /v1/clinics/{clinic_id}/patients", "GET /v1/me"} <= names
+    assert any(name.startswith("SELECT") for name in names)
+    raw = b"".join(_Receiver.bodies)
+    for forbidden in (parse_key(connected.key).secret, connected.key, "quillon.brae@example.org", "Quillonbrae",
+                      "family_name", "api_key"):
+        assert forbidden.encode() not in raw, forbidden
