@@ -1,14 +1,17 @@
 """The FHIR documents of the Bulk Data flow: the base's CapabilityStatement and the completion manifest."""
 
-from clinicrecords.exports.sources import EXPORT_TYPES, PATIENT_COMPARTMENT
+from clinicrecords.exports.sources import EXPORT_TYPES, NAMED_TYPES
 
 BULK_DATA = "http://hl7.org/fhir/uv/bulkdata"
+# When what the base offers last changed: the document is the same for every clinic and every request.
+CAPABILITIES_DATE = "2026-11-29"
 
 
-def capability_statement(base_url, date):
-    """What the clinic's FHIR base offers: the two export operations and the types they write."""
+def capability_statement(base_url):
+    """What the clinic's FHIR base offers: the two export operations, the types they write, and each type's
+    read."""
     def resource(name):
-        entry = {"type": name}
+        entry = {"type": name, "interaction": [{"code": "read"}]}
         if name == "Patient":
             entry["operation"] = [{"name": "export", "definition": f"{BULK_DATA}/OperationDefinition/patient-export"}]
         return entry
@@ -16,7 +19,7 @@ def capability_statement(base_url, date):
     return {
         "resourceType": "CapabilityStatement",
         "status": "active",
-        "date": date,
+        "date": CAPABILITIES_DATE,
         "publisher": "Clinic Records",
         "kind": "instance",
         "instantiates": [f"{BULK_DATA}/CapabilityStatement/bulk-data"],
@@ -27,7 +30,9 @@ def capability_statement(base_url, date):
             "mode": "server",
             "documentation": "Bearer API keys (Authorization: Bearer ...). A type is exported only to a key "
                              "holding its read permission; Patient/$export writes the patient compartment's "
-                             f"types ({', '.join(name for name in EXPORT_TYPES if name in PATIENT_COMPARTMENT)}).",
+                             "types and, of " + " and ".join(sorted(NAMED_TYPES)) + ", those its records "
+                             "name (the clinicians of its encounters, the payers of its coverages). Each type is read "
+                             "({type}/{id}) under the same read permission.",
             "resource": [resource(name) for name in EXPORT_TYPES],
             "operation": [{"name": "export", "definition": f"{BULK_DATA}/OperationDefinition/export"}],
         }],

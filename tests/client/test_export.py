@@ -4,7 +4,7 @@ Retry-After asks, every output file read; the manifest's transactionTime as the 
 import httpx
 import pytest
 
-from clinicrecords_client import Client, Forbidden, InvalidRequest
+from clinicrecords_client import Client, Forbidden, InvalidRequest, NotFound
 from tests.common.fhir import assert_valid_fhir
 
 
@@ -26,13 +26,37 @@ def test_export_yields_every_resource_of_the_types_asked(api):
     assert {r["id"] for r in resources if r["resourceType"] == "Patient"} == {p["id"] for p in patients}
     since = client.last_manifest["transactionTime"]
     assert list(client.export(clinic_id, types=["Patient"], since=since)) == []
-    assert "Practitioner" not in {r["resourceType"] for r in client.export(clinic_id, patients=True)}
+    # Patient/$export: the compartment, and the clinicians and payers its records name.
+    assert {"Patient", "Practitioner", "Organization"} <= {r["resourceType"] for r in client.export(clinic_id,
+                                                                                                     patients=True)}
 
 
 def test_export_failures_raise_typed_errors(api):
     client, clinic_id = api
-    with pytest.raises(InvalidRequest):
+    with pytest.raises(InvalidRequest) as refused:
         list(client.export(clinic_id, types=["Observation"]))
+    assert refused.value.code == "not-supported" and "Observation" in refused.value.detail
     assert client.clinic(clinic_id).fhir.metadata()["resourceType"] == "CapabilityStatement"
-    with pytest.raises(Forbidden):
+    with pytest.raises(Forbidden) as elsewhere:
         list(client.export("00000000-0000-4000-8000-000000000001", types=["Patient"]))  # not its sandbox
+    # The OperationOutcome's code and the request id, as problem+json gave them.
+    assert elsewhere.value.code == "sandbox_only" and elsewhere.value.request_id.startswith("req_")
+    assert elsewhere.value.request_id in elsewhere.value.detail
+
+
+def test_a_lenient_export_reports_what_it_ignored_as_warnings(api):
+    client, clinic_id = api
+    resources = list(client.export(clinic_id, types=["Patient", "Observation"], lenient=True))
+    assert {resource["resourceType"] for resource in resources} == {"Patient"}
+    [warning] = client.last_outcomes
+    assert warning["issue"][0]["severity"] == "warning" and "Observation" in warning["issue"][0]["diagnostics"]
+
+
+def test_fhir_reads_return_what_the_export_wrote(api):
+    client, clinic_id = api
+    patients = [resource for resource in client.export(clinic_id, types=["Patient"])]
+    fhir = client.clinic(clinic_id).fhir
+    assert fhir.read_patient(patients[0]["id"]) == patients[0] == fhir.read("Patient", patients[0]["id"])
+    with pytest.raises(NotFound) as missing:
+        fhir.read_condition("00000000-0000-4000-8000-000000000001")
+    assert missing.value.code == "not_found"
