@@ -15,6 +15,8 @@ from pyramid.location import lineage
 # clinic.
 API_RESOURCES = "resources.api"
 CLINIC_COLLECTIONS = "resources.clinic"
+# The paths under a clinic that answer without a key, as tuples of segments below the clinic's id.
+PUBLIC_CLINIC_PATHS = "resources.public_clinic"
 
 
 def parse_uuid(segment):
@@ -100,6 +102,8 @@ def needs_key(context):
     """Whether `context` lies under a child of /v1 registered without `public`: a path only a valid key may
     enter (clinicrecords.access.entry)."""
     for node in lineage(context):
+        if getattr(node, "public_entry", False):
+            return False
         if isinstance(node.__parent__, V1):
             return not node.request.registry[API_RESOURCES][node.__name__][1]
     return False
@@ -126,9 +130,24 @@ def add_clinic_collection(config, name, factory):
     config.registry[CLINIC_COLLECTIONS][name] = factory
 
 
+def add_public_clinic_path(config, *segments):
+    """The directive `config.add_public_clinic_path`: `/v1/clinics/{clinic_id}/<segments...>` answers without a
+    key, the same for every well-formed clinic id (the clinic is not entered, nothing of it is read). Its view
+    is registered with NO_PERMISSION_REQUIRED."""
+    config.registry[PUBLIC_CLINIC_PATHS].add(tuple(segments))
+
+
+def is_public_clinic_path(request):
+    """Whether the request's path, below `/v1/clinics/{clinic_id}/`, is one `add_public_clinic_path` named."""
+    segments = tuple(segment for segment in request.path_info.split("/")[4:] if segment)
+    return segments in request.registry[PUBLIC_CLINIC_PATHS]
+
+
 def includeme(config):
     config.registry[API_RESOURCES] = {}
     config.registry[CLINIC_COLLECTIONS] = {}
+    config.registry[PUBLIC_CLINIC_PATHS] = set()
+    config.add_directive("add_public_clinic_path", add_public_clinic_path)
     config.add_directive("add_api_resource", add_api_resource)
     config.add_directive("add_clinic_collection", add_clinic_collection)
     config.set_root_factory(Root)

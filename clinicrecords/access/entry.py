@@ -26,7 +26,7 @@ from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.interfaces import IClinicContext
 from clinicrecords.clinics.services import ClinicScope
 from clinicrecords.db.tenancy import bind_to_clinic, clinic_guard_held, guard_clinic
-from clinicrecords.resources import ClinicChildren, Resource, needs_key, parse_uuid
+from clinicrecords.resources import ClinicChildren, Resource, is_public_clinic_path, needs_key, parse_uuid
 
 # A clinic's restore takes seconds to minutes (docs/operations.md); its keys are told to come back this soon.
 RESTORE_RETRY_AFTER_SECONDS = 10
@@ -105,7 +105,11 @@ class Clinics(Resource):
     """/v1/clinics: the clinic the path names is entered here, the one place a request's tenant is chosen."""
 
     def __getitem__(self, name):
-        return ClinicResource(self, name, enter(self.request, parse_uuid(name)))
+        clinic_id = parse_uuid(name)
+        if is_public_clinic_path(self.request):
+            # A public document under every clinic id alike (the FHIR base's metadata): no key, no clinic read.
+            return PublicClinicResource(self, name)
+        return ClinicResource(self, name, enter(self.request, clinic_id))
 
 
 @implementer(IClinicContext)
@@ -115,6 +119,13 @@ class ClinicResource(ClinicChildren, Resource):
     def __init__(self, parent, name, scope):
         super().__init__(parent, name)
         self.scope = scope
+
+
+class PublicClinicResource(ClinicChildren, Resource):
+    """/v1/clinics/{clinic_id} on the way to a public path (`config.add_public_clinic_path`): nothing of the
+    clinic is known, nor whether it exists; only the public paths' views answer (they need no permission)."""
+
+    public_entry = True
 
 
 # /v1/clinics/{clinic_id}: the item of the clinics collection (documentation and route discovery).

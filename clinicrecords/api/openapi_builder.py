@@ -128,7 +128,19 @@ def error_codes(operation, registry):
     return codes
 
 
-def _problem_responses(codes):
+def _outcome_schema(codes):
+    """A failure told as a FHIR OperationOutcome: the problem's code in issue[0].details.coding (api.problems'
+    dialects; the clinic's FHIR base)."""
+    return {"allOf": [{"$ref": "#/components/schemas/FhirResource"}, {
+        "type": "object", "required": ["resourceType", "issue"],
+        "description": "An OperationOutcome: `issue[0].details.coding[0]` holds the problem type's URI "
+                       "(`system`) and its code; `issue[0].diagnostics` ends with the request id.",
+        "properties": {"resourceType": {"const": "OperationOutcome"}, "issue": {"type": "array", "items": {
+            "type": "object", "properties": {"details": {"type": "object", "properties": {"coding": {
+                "type": "array", "items": {"type": "object", "properties": {"code": {"enum": codes}}}}}}}}}}}]}
+
+
+def _problem_responses(codes, as_outcomes=False):
     by_status = {}
     for code in codes:
         by_status.setdefault(CODES[code].status, []).append(code)
@@ -137,10 +149,11 @@ def _problem_responses(codes):
         found.sort()
         response = {
             "description": "; ".join(f"`{code}`: {CODES[code].title}" for code in found),
-            "content": {PROBLEM_JSON: {"schema": {"allOf": [
-                {"$ref": "#/components/schemas/Problem"},
-                {"properties": {"status": {"const": status}, "code": {"enum": found}}},
-            ]}}},
+            "content": {FHIR_JSON: {"schema": _outcome_schema(found)}} if as_outcomes else
+                       {PROBLEM_JSON: {"schema": {"allOf": [
+                           {"$ref": "#/components/schemas/Problem"},
+                           {"properties": {"status": {"const": status}, "code": {"enum": found}}},
+                       ]}}},
         }
         if status in (429, 503):
             response["headers"] = {"Retry-After": {"schema": {"type": "string"},
@@ -369,11 +382,13 @@ class _Builder:
             "summary": doc.get("summary", ""),
             "tags": [operation.callable.__module__.split(".")[1]],
             "parameters": self._parameters(operation),
-            "responses": {status: success, **_problem_responses(error_codes(operation, self.registry))},
+            "responses": {status: success, **_problem_responses(error_codes(operation, self.registry),
+                                                                doc.get("errors_as_outcomes", False))},
         }
         responses = result["responses"]
         # `other_responses`: further successes ({status: {description, headers: {name: description}}}: an
-        # export's 202 while it runs); `fhir_errors`: statuses that may also answer a FHIR OperationOutcome.
+        # export's 202 while it runs); `fhir_errors`: statuses that may also answer a FHIR OperationOutcome;
+        # `errors_as_outcomes`: every failure is told as an OperationOutcome (the clinic's FHIR base).
         for other, answer in doc.get("other_responses", {}).items():
             responses[str(other)] = {"description": answer["description"], "headers": {
                 name: {"schema": {"type": "string"}, "description": text}

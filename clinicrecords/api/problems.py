@@ -8,6 +8,10 @@ from clinicrecords.api.problem_codes import CODES, problem_type
 
 PROBLEM_JSON = "application/problem+json"
 
+# Where a failure is told in another format than problem+json: [(applies(path), render(problem, request_id))],
+# `render` giving (body bytes, content type). The clinic's FHIR base tells its failures as OperationOutcomes.
+PROBLEM_DIALECTS = "api.problem_dialects"
+
 
 class Problem(Exception):
     """An answer that is a failure. `errors` is a list of {pointer, message} for validation failures."""
@@ -48,14 +52,24 @@ def problem_response(request, problem):
     answer = state.problem_answer
     if answer is not None and answer[0] is problem:
         return answer[1]
-    response = Response(
-        status=problem.status,
-        body=json.dumps(problem.body(request.request_id)).encode(),
-        content_type=PROBLEM_JSON,
-        charset=None,
-    )
+    body, content_type = _rendered(request, problem)
+    response = Response(status=problem.status, body=body, content_type=content_type, charset=None)
     response.headers.update(problem.headers)
     state.problem_answer = (problem, response)
     # The request log records the code without reading the body back.
     state.problem_code = problem.code
     return response
+
+
+def _rendered(request, problem):
+    path = request.path_info
+    for applies, render in request.registry.get(PROBLEM_DIALECTS, ()):
+        if applies(path):
+            return render(problem, request.request_id)
+    return json.dumps(problem.body(request.request_id)).encode(), PROBLEM_JSON
+
+
+def add_problem_dialect(config, applies, render):
+    """Failures under the paths `applies(path)` accepts are rendered by `render(problem, request_id)` →
+    (body bytes, content type) instead of problem+json; the code, status and headers stay the Problem's."""
+    config.registry.setdefault(PROBLEM_DIALECTS, []).append((applies, render))

@@ -3,8 +3,10 @@ asked (docs/bulk-export.md)."""
 
 from zope.interface import Interface
 
+from clinicrecords.api.problems import add_problem_dialect
 from clinicrecords.exports import tasks  # noqa: F401  (registers the tasks and the worker hooks)
 from clinicrecords.exports.interfaces import IExportService
+from clinicrecords.exports.outcomes import problem_outcome, under_fhir_base
 from clinicrecords.exports.resources import FhirBase
 from clinicrecords.exports.services import export_service_factory
 from clinicrecords.exports.storage import set_root
@@ -12,6 +14,8 @@ from clinicrecords.exports.storage import set_root
 
 def includeme(config):
     set_root(config)
+    add_problem_dialect(config, under_fhir_base, problem_outcome)
     config.add_clinic_collection("fhir", FhirBase)
+    config.add_public_clinic_path("fhir", "metadata")
     config.register_service_factory(export_service_factory, iface=IExportService, context=Interface)
     config.scan(".views")

@@ -3,9 +3,11 @@
 from clinicrecords.exports.sources import EXPORT_TYPES, PATIENT_COMPARTMENT
 
 BULK_DATA = "http://hl7.org/fhir/uv/bulkdata"
+# When what the base offers last changed: the document is the same for every clinic and every request.
+CAPABILITIES_DATE = "2026-11-29"
 
 
-def capability_statement(base_url, date):
+def capability_statement(base_url):
     """What the clinic's FHIR base offers: the two export operations and the types they write."""
     def resource(name):
         entry = {"type": name}
@@ -16,7 +18,7 @@ def capability_statement(base_url, date):
     return {
         "resourceType": "CapabilityStatement",
         "status": "active",
-        "date": date,
+        "date": CAPABILITIES_DATE,
         "publisher": "Clinic Records",
         "kind": "instance",
         "instantiates": [f"{BULK_DATA}/CapabilityStatement/bulk-data"],

@@ -5,6 +5,7 @@ asks to ignore them. A type the key cannot read is never ignored: it is the key'
 """
 
 import datetime
+from urllib.parse import parse_qsl, urlsplit
 from dataclasses import dataclass
 
 from webob.acceptparse import AcceptValidHeader, create_accept_header
@@ -51,11 +52,16 @@ def parse_instant(text):
 
 
 def accepts_fhir_json(accept):
-    """Whether `Accept` names application/fhir+json itself (q > 0): a wildcard, or a header that does not
-    parse, does not ask for the kick-off's answer format."""
+    """Whether `Accept` names application/fhir+json itself (q > 0), whatever its parameters (`; fhirVersion=4.0`,
+    `; charset=utf-8`): a wildcard, or a header that does not parse, does not ask for the kick-off's answer
+    format."""
     header = create_accept_header(accept)
     return isinstance(header, AcceptValidHeader) and any(
-        media_range.lower() == FHIR_JSON and quality > 0 for media_range, quality, *_ in header.parsed)
+        _media_type(media_range) == FHIR_JSON and quality > 0 for media_range, quality, *_ in header.parsed)
+
+
+def _media_type(media_range):
+    return media_range.split(";", 1)[0].strip().lower()
 
 
 def _check_headers(accept, prefer):
@@ -68,11 +74,8 @@ def _check_headers(accept, prefer):
         raise ExportRefused(issues)
 
 
-def read_kickoff(level, parameters, accept, prefer, granted):
-    """The export `parameters` (a list of (name, value) as sent) ask for, given the headers and the
-    permissions the key holds here (`granted`). Raises ExportRefused (400) or Problem scope_missing (403)."""
-    _check_headers(accept, prefer)
-    lenient = "handling=lenient" in prefer_tokens(prefer)
+def _parameter_issues(level, parameters):
+    """(issues, the types asked for or None, since) of the kick-off `parameters`, as the IG's rules read them."""
     offered = offered_types(level)
     issues, asked, since = [], None, None
     for name, value in parameters:
@@ -98,6 +101,23 @@ def read_kickoff(level, parameters, accept, prefer, granted):
         else:
             issues.append(("not-supported", f"The parameter {name!r} is not supported; supported: "
                            f"{', '.join(SUPPORTED_PARAMETERS)}."))
+    return issues, asked, since
+
+
+def ignored_parameters(level, request_url):
+    """What a kick-off accepted under `Prefer: handling=lenient` ignored: [(FHIR issue code, diagnostics)] of
+    its URL's parameters (any issue means it was lenient: a strict kick-off with one was refused)."""
+    parameters = parse_qsl(urlsplit(request_url).query, keep_blank_values=True)
+    return [(code, f"Ignored (handling=lenient): {text}") for code, text in _parameter_issues(level, parameters)[0]]
+
+
+def read_kickoff(level, parameters, accept, prefer, granted):
+    """The export `parameters` (a list of (name, value) as sent) ask for, given the headers and the
+    permissions the key holds here (`granted`). Raises ExportRefused (400) or Problem scope_missing (403)."""
+    _check_headers(accept, prefer)
+    lenient = "handling=lenient" in prefer_tokens(prefer)
+    offered = offered_types(level)
+    issues, asked, since = _parameter_issues(level, parameters)
     if issues and not lenient:
         raise ExportRefused(issues)
     readable = set(readable_types(granted))

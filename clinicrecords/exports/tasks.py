@@ -19,6 +19,7 @@ from sqlalchemy import delete, func, select, update
 
 from clinicrecords.exports import storage
 from clinicrecords.exports.models import ExportFile, ExportJob
+from clinicrecords.exports.parameters import ignored_parameters
 from clinicrecords.exports.writer import write_export
 from clinicrecords.settings import app_settings
 from clinicrecords.tasks import huey, periodic_task, prepared_request, task
@@ -53,7 +54,8 @@ def _start_attempt(request, job_id, root, max_attempts):
     job.status = "running"
     job.heartbeat_at = func.now()
     db.flush()
-    attempt = (job.clinic_id, job.attempt, list(job.types), job.since, job.base_url, job.granted, job.owner_id)
+    attempt = (job.clinic_id, job.attempt, list(job.types), job.since, job.base_url, job.granted, job.owner_id,
+               ignored_parameters(job.level, job.request_url))
     _commit(request)
     return attempt
 
@@ -106,7 +108,7 @@ def run_attempt(request, job_id):
     started = _start_attempt(request, job_id, root, settings.max_attempts)
     if started is None:
         return
-    clinic_id, attempt, types, since, base_url, granted, owner_id = started
+    clinic_id, attempt, types, since, base_url, granted, owner_id, ignored = started
     storage.remove_other_attempts(root, clinic_id, job_id, keep=attempt)
     directory = storage.attempt_directory(root, clinic_id, job_id, attempt)
     storage.remove(directory)
@@ -114,7 +116,7 @@ def run_attempt(request, job_id):
         directory.mkdir(parents=True)
         written = write_export(clinic_id, types=types, since=since, directory=directory,
                                split_bytes=settings.split_bytes, base_url=base_url, registry=request.registry,
-                               granted=frozenset(granted), owner_id=owner_id)
+                               granted=frozenset(granted), owner_id=owner_id, warnings=ignored)
     except Exception as exc:
         storage.remove(directory)
         request.tm.abort()

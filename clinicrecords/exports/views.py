@@ -7,6 +7,7 @@ import datetime
 from email.utils import format_datetime
 
 from pyramid.response import Response
+from pyramid.security import NO_PERMISSION_REQUIRED
 from pyramid.view import view_config
 
 from clinicrecords.access.interfaces import BULK_EXPORT
@@ -14,7 +15,6 @@ from clinicrecords.api.problems import Problem
 from clinicrecords.api.render import json_response
 from clinicrecords.api.representations import note_shown
 from clinicrecords.clinics.interfaces import clinic_scope
-from clinicrecords.clock import now
 from clinicrecords.exports.documents import capability_statement, manifest
 from clinicrecords.exports.interfaces import IExportService
 from clinicrecords.exports.outcomes import FHIR_JSON, ExportRefused, outcome_response
@@ -23,14 +23,20 @@ from clinicrecords.exports.resources import ExportFileResource, ExportJobResourc
 from clinicrecords.exports.schemas import MANIFEST_SCHEMA, FHIR_RESOURCE, KickoffQuery, PatientKickoffQuery
 
 NDJSON = "application/fhir+ndjson"
+# Every failure under the base is an OperationOutcome carrying the problem's code (exports.outcomes).
+_OUTCOMES = {"errors_as_outcomes": True}
 _KICKOFF_DOC = {
-    "status": 202, "media_type": FHIR_JSON, "answer": FHIR_RESOURCE, "fhir_errors": [400],
+    **_OUTCOMES, "status": 202, "media_type": FHIR_JSON, "answer": FHIR_RESOURCE, "fhir_errors": [400],
     "headers": {"Accept": [FHIR_JSON], "Prefer": ["respond-async", "respond-async, handling=lenient"]},
     "response_headers": {"Content-Location": "The status URL: poll it with GET, cancel with DELETE."},
     "errors": ["too_many_exports", "too_many_export_kickoffs"],
-    "description": "Bulk Data kick-off: send `Accept: application/fhir+json` and `Prefer: respond-async` "
-                   "(400 without). Answers 202 with `Content-Location`, the status URL to poll. "
-                   "docs/bulk-export.md describes the whole flow.",
+    "description": "Bulk Data kick-off: send `Accept: application/fhir+json` (its parameters, such as "
+                   "`fhirVersion=4.0`, are not compared) and `Prefer: respond-async` (400 without). Answers 202 "
+                   "with `Content-Location`, the status URL to poll. A parameter or value not supported is 400, "
+                   "unless `Prefer: respond-async, handling=lenient`: then it is ignored, and the manifest's "
+                   "`error` file holds one OperationOutcome of severity `warning` per ignored parameter "
+                   "(`_outputFormat` included: the files are NDJSON whatever it asked). Every failure is an "
+                   "OperationOutcome. docs/bulk-export.md describes the whole flow.",
 }
 
 
@@ -68,17 +74,20 @@ def _kick_off(context, request, level, base):
     return response
 
 
-@view_config(context=FhirBase, name="metadata", request_method="GET", permission=BULK_EXPORT,
-             openapi={"summary": "The clinic's FHIR base: its CapabilityStatement (the export operations and types)",
+@view_config(context=FhirBase, name="metadata", request_method="GET", permission=NO_PERMISSION_REQUIRED,
+             openapi={**_OUTCOMES,
+                      "summary": "The clinic's FHIR base: its CapabilityStatement (the export operations and types). "
+                                 "Public: no key, the same document for every well-formed clinic id",
                       "media_type": FHIR_JSON, "answer": FHIR_RESOURCE})
 def metadata(context, request):
+    # Only the URL asked for varies: nothing of the clinic is read, so no clinic's existence shows (decision 0161).
     base_url = request.resource_url(context)[:-1]
-    return json_response(capability_statement(base_url, now().isoformat()), 200, FHIR_JSON)
+    return json_response(capability_statement(base_url), 200, FHIR_JSON)
 
 
 @view_config(context=FhirBase, name="$export", request_method="GET", permission=BULK_EXPORT,
              query_schema=KickoffQuery, idempotency="optional", idempotency_guard=_kickoff_guard("system"),
-             openapi={"summary": "Kick off a Bulk Data export of the clinic (every type the key may read)",
+             openapi={**_OUTCOMES, "summary": "Kick off a Bulk Data export of the clinic (every type the key may read)",
                       **_KICKOFF_DOC})
 def export_clinic(context, request):
     return _kick_off(context, request, "system", context)
@@ -86,14 +95,15 @@ def export_clinic(context, request):
 
 @view_config(context=PatientCompartment, name="$export", request_method="GET", permission=BULK_EXPORT,
              query_schema=PatientKickoffQuery, idempotency="optional", idempotency_guard=_kickoff_guard("patient"),
-             openapi={"summary": "Kick off a Bulk Data export of the patient compartment's types",
+             openapi={**_OUTCOMES, "summary": "Kick off a Bulk Data export of the patient compartment's types",
                       **_KICKOFF_DOC})
 def export_patients(context, request):
     return _kick_off(context, request, "patient", context.__parent__)
 
 
 @view_config(context=ExportJobResource, request_method="GET", permission=BULK_EXPORT,
-             openapi={"summary": "Poll an export: 202 with X-Progress while it runs, 200 with the manifest",
+             openapi={**_OUTCOMES,
+                      "summary": "Poll an export: 202 with X-Progress while it runs, 200 with the manifest",
                       "answer": MANIFEST_SCHEMA, "fhir_errors": [500],
                       "response_headers": {"Expires": "When the export and its files are removed."},
                       "other_responses": {202: {"description": "The export is still running", "headers": {
@@ -119,7 +129,8 @@ def poll_export(context, request):
 
 
 @view_config(context=ExportJobResource, request_method="DELETE", permission=BULK_EXPORT, idempotency="optional",
-             openapi={"summary": "Cancel an export and remove its files (afterwards the status URL is 404)",
+             openapi={**_OUTCOMES,
+                      "summary": "Cancel an export and remove its files (afterwards the status URL is 404)",
                       "status": 202, "media_type": FHIR_JSON, "answer": FHIR_RESOURCE})
 def cancel_export(context, request):
     request.find_service(IExportService).cancel(context.job)
@@ -128,7 +139,7 @@ def cancel_export(context, request):
 
 
 @view_config(context=ExportFileResource, request_method="GET", permission=BULK_EXPORT,
-             openapi={"summary": "Download one NDJSON file of a completed export (the same key only)",
+             openapi={**_OUTCOMES, "summary": "Download one NDJSON file of a completed export (the same key only)",
                       "media_type": NDJSON, "answer": {"type": "string"}})
 def download_file(context, request):
     download = request.find_service(IExportService).readable(context.export_file)

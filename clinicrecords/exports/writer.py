@@ -28,6 +28,7 @@ from clinicrecords.api.render import json_bytes
 from clinicrecords.api.representations import representation
 from clinicrecords.db import ENGINE
 from clinicrecords.db.tenancy import bind_to_clinic
+from clinicrecords.exports.outcomes import operation_outcome
 from clinicrecords.exports.sources import sources_for
 
 log = logging.getLogger(__name__)
@@ -89,13 +90,15 @@ def safe_watermark(connection):
 
 
 def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, registry, owner_id=None,
-                 granted=None, engine=None):
+                 granted=None, engine=None, warnings=()):
     """Write the export of `types` (FHIR types; `sources.EXPORT_TYPES`) of clinic `clinic_id` (uuid.UUID) into
     `directory` (the attempt's own, created by the caller), splitting a type's file past `split_bytes`.
     `since`: only what changed at or after it (and then `deleted`). `owner_id`: the key's owner, for the fields
     the reads show only to it (None: an owner that sent and added nothing).
     `granted`: the read permissions the key holds (None: all), which choose between two sources of one type.
     `base_url`: the clinic's FHIR base (the deleted bundles' full URLs).
+    `warnings`: [(FHIR issue code, diagnostics)] the error file opens with, one OperationOutcome each of severity
+    warning (the parameters a lenient kick-off ignored).
     Returns the WrittenExport; on an exception no file of this call is left behind."""
     engine = engine or registry[ENGINE]
     directory = Path(directory)
@@ -110,6 +113,8 @@ def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, r
                 bind_to_clinic(db, clinic_id)
                 output, deleted = [], []
                 errors = attempt.series("OperationOutcome")
+                for code, text in warnings:
+                    errors.write(json_bytes(operation_outcome([(code, text)], "warning")), None, None)
                 for source in sources:
                     files = attempt.series(source.fhir_type, source)
                     _write_source(db, registry, source, since, reader, files, errors)

@@ -31,8 +31,20 @@ def test_export_yields_every_resource_of_the_types_asked(api):
 
 def test_export_failures_raise_typed_errors(api):
     client, clinic_id = api
-    with pytest.raises(InvalidRequest):
+    with pytest.raises(InvalidRequest) as refused:
         list(client.export(clinic_id, types=["Observation"]))
+    assert refused.value.code == "not-supported" and "Observation" in refused.value.detail
     assert client.clinic(clinic_id).fhir.metadata()["resourceType"] == "CapabilityStatement"
-    with pytest.raises(Forbidden):
+    with pytest.raises(Forbidden) as elsewhere:
         list(client.export("00000000-0000-4000-8000-000000000001", types=["Patient"]))  # not its sandbox
+    # The OperationOutcome's code and the request id, as problem+json gave them.
+    assert elsewhere.value.code == "sandbox_only" and elsewhere.value.request_id.startswith("req_")
+    assert elsewhere.value.request_id in elsewhere.value.detail
+
+
+def test_a_lenient_export_reports_what_it_ignored_as_warnings(api):
+    client, clinic_id = api
+    resources = list(client.export(clinic_id, types=["Patient", "Observation"], lenient=True))
+    assert {resource["resourceType"] for resource in resources} == {"Patient"}
+    [warning] = client.last_outcomes
+    assert warning["issue"][0]["severity"] == "warning" and "Observation" in warning["issue"][0]["diagnostics"]

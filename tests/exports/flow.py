@@ -42,3 +42,19 @@ def export(testapp, clinic_id, key, query="", level=""):
     for entry in manifest["output"]:
         found.setdefault(entry["type"], []).extend(ndjson(testapp.get(local(entry["url"]), headers=headers(key))))
     return found, manifest
+
+
+def outcome_code(response):
+    """The stable code an error under the FHIR base carries: an OperationOutcome whose first issue names the
+    problem type (system) and its code, as problem+json's `type` and `code`."""
+    assert response.content_type == FHIR
+    assert response.json["resourceType"] == "OperationOutcome"
+    coding = response.json["issue"][0]["details"]["coding"][0]
+    assert coding["system"] == f"urn:clinicrecords:problem:{coding['code']}"
+    return coding["code"]
+
+
+def outcome_text(response):
+    """Every issue's diagnostics of an OperationOutcome, in one string."""
+    assert response.content_type == FHIR
+    return " ".join(issue.get("diagnostics", "") for issue in response.json["issue"])

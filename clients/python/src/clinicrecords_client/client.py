@@ -46,6 +46,7 @@ class Client:
         self.max_backoff = max_backoff
         self._sleep = sleep
         self.last_manifest = None  # the manifest of the last `export` read to its end
+        self.last_outcomes = []  # the OperationOutcomes of its error files
         self.test_helpers = TestHelpers(self)
         self.listings = Listings(self)
 
@@ -154,7 +155,10 @@ class Client:
         """A Bulk Data export of the clinic, resource by resource: kicks it off (every type the key reads, or
         `types`; `since`: a FHIR instant; `patients=True`: Patient/$export), polls as `Retry-After` asks, then
         reads every output file in the manifest's order. `last_manifest` holds the manifest once it is read
-        (its `transactionTime` is the `since` of the next export)."""
+        (its `transactionTime` is the `since` of the next export), and `last_outcomes` the OperationOutcomes of
+        its `error` files once every output is read: severity `warning` for each parameter `lenient=True` had
+        ignored, `error` for a record that could not be exported. Failures raise ApiError subclasses, whose `code`
+        is the one the OperationOutcome carries."""
         fhir = self.clinic(clinic_id).fhir
         job_id = fhir.kick_off(types, since, patients=patients, lenient=lenient)
         while True:
@@ -163,8 +167,11 @@ class Client:
                 break
             self._sleep(wait)
         self.last_manifest = manifest
+        self.last_outcomes = []
         for entry in manifest["output"]:
             yield from fhir.download(entry["url"].rsplit("/", 1)[-1])
+        for entry in manifest["error"]:
+            self.last_outcomes.extend(fhir.download(entry["url"].rsplit("/", 1)[-1]))
 
 
 class Listings:
