@@ -2,6 +2,7 @@
 by scripts/tools-env from requirements/tools/<name>.txt) against the real service on 127.0.0.1, on a
 workspace's sandbox clinic and its test key."""
 
+import gzip
 import json
 import pathlib
 import subprocess
@@ -29,11 +30,12 @@ def run(command, timeout=300, **options):
 
 
 def ndjson_resources(folder):
-    """Every resource of every NDJSON file under `folder` (gzipped or not), by type."""
-    import gzip
-
+    """Every resource of the NDJSON files directly in `folder` (gzipped or not; smart-fetch links there the
+    current file of each type), by type."""
     found = {}
-    for path in sorted(pathlib.Path(folder).rglob("*.ndjson*")):
+    for path in sorted(pathlib.Path(folder).glob("*.ndjson*")):
+        if path.name.startswith("log."):
+            continue
         opener = gzip.open if path.suffix == ".gz" else open
         with opener(path, "rt", encoding="utf-8") as lines:
             for line in lines:
