@@ -152,6 +152,13 @@ def encounter_service_factory(context, request):
     return EncounterService(clinic_scope(context).db)
 
 
+def encounter_provider_ids_for_export():
+    """The select of the clinicians (provider ids) the encounters a bulk export writes name: Patient/$export
+    writes those Practitioners beside the encounters."""
+    return (visible(select(Encounter.provider_id), Encounter.patient_id)
+            .where(Encounter.sensitive.is_(False), Encounter.provider_id.is_not(None)))
+
+
 def encounter_rows_for_export(since=None):
     """The rows of the encounters a bulk export writes, oldest first: as the reads, never a note the clinic
     marked sensitive nor one of a restricted patient."""

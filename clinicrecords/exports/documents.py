@@ -1,6 +1,6 @@
 """The FHIR documents of the Bulk Data flow: the base's CapabilityStatement and the completion manifest."""
 
-from clinicrecords.exports.sources import EXPORT_TYPES, PATIENT_COMPARTMENT
+from clinicrecords.exports.sources import EXPORT_TYPES, NAMED_TYPES
 
 BULK_DATA = "http://hl7.org/fhir/uv/bulkdata"
 # When what the base offers last changed: the document is the same for every clinic and every request.
@@ -29,7 +29,8 @@ def capability_statement(base_url):
             "mode": "server",
             "documentation": "Bearer API keys (Authorization: Bearer ...). A type is exported only to a key "
                              "holding its read permission; Patient/$export writes the patient compartment's "
-                             f"types ({', '.join(name for name in EXPORT_TYPES if name in PATIENT_COMPARTMENT)}).",
+                             "types and, of " + " and ".join(sorted(NAMED_TYPES)) + ", those its records "
+                             "name (the clinicians of its encounters, the payers of its coverages).",
             "resource": [resource(name) for name in EXPORT_TYPES],
             "operation": [{"name": "export", "definition": f"{BULK_DATA}/OperationDefinition/export"}],
         }],

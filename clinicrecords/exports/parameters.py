@@ -13,7 +13,7 @@ from webob.acceptparse import AcceptValidHeader, create_accept_header
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.schemas import instant_in_range
 from clinicrecords.exports.outcomes import FHIR_JSON, ExportRefused
-from clinicrecords.exports.sources import EXPORT_TYPES, PATIENT_COMPARTMENT, readable_types
+from clinicrecords.exports.sources import EXPORT_TYPES, readable_types
 
 OUTPUT_FORMATS = frozenset({"application/fhir+ndjson", "application/ndjson", "ndjson"})
 SUPPORTED_PARAMETERS = ("_type", "_since", "_outputFormat")
@@ -28,8 +28,9 @@ class ExportRequest:
 
 
 def offered_types(level):
-    """The types an export at `level` offers, in output order."""
-    return tuple(name for name in EXPORT_TYPES if level == "system" or name in PATIENT_COMPARTMENT)
+    """The types an export at `level` offers, in output order: every type at both levels (Patient/$export
+    writes of Practitioner and Organization only those its compartment's records name)."""
+    return tuple(EXPORT_TYPES)
 
 
 def prefer_tokens(prefer):

@@ -1,5 +1,9 @@
 """What a bulk export offers: each FHIR type, where its rows come from and the read permission it needs.
 
+Patient/$export writes the patient compartment's types, and beside them the records those name that are in no
+patient's compartment: the clinicians its encounters name (Practitioner) and the payers its coverages name
+(Organization); $export writes every clinician and every enabled payer.
+
 Every source reads what the single reads of its kind show a key (the owning context's `*_rows_for_export`:
 restricted patients and everything about them left out, sensitive encounter notes left out, legacy text-only
 allergy names left out) and renders it with the same FHIR representation they answer with.
@@ -11,8 +15,9 @@ from operator import attrgetter
 from clinicrecords.access.interfaces import Permission
 from clinicrecords.care_providers.services import care_provider_deletions_for_export, care_provider_rows_for_export
 from clinicrecords.clinical.services import chart_kinds_for_export, chart_rows_for_export
-from clinicrecords.encounters.services import encounter_rows_for_export
-from clinicrecords.insurance.services import coverage_rows_for_export
+from clinicrecords.encounters.services import encounter_provider_ids_for_export, encounter_rows_for_export
+from clinicrecords.insurance.services import (coverage_payer_ids_for_export, coverage_rows_for_export,
+                                              payer_rows_for_export)
 from clinicrecords.patients.services import patient_rows_for_export
 from clinicrecords.prescriptions.services import prescription_rows_for_export
 from clinicrecords.providers.services import provider_rows_for_export
@@ -24,7 +29,8 @@ class Source:
     representation its single reads render with; `patient_of(row)`: the patient the row is about (None for a
     source about no patient); `name`: distinguishes two sources of one FHIR type in file names; `deleted(since)`:
     the select of (id, patient_id) of its records removed at or after `since` (None: its records are never
-    removed, only changed)."""
+    removed, only changed); `named_rows(since)`: for a type outside the patient compartment, the select of the
+    rows Patient/$export writes, those the compartment's records name (None: the same rows at both levels)."""
 
     fhir_type: str
     permission: Permission
@@ -33,6 +39,13 @@ class Source:
     patient_of: object = None
     name: str = ""
     deleted: object = None
+    named_rows: object = None
+
+    def rows_at(self, level, since):
+        """The select of the rows an export at `level` ("system" or "patient") writes."""
+        if level == "patient" and self.named_rows is not None:
+            return self.named_rows(since)
+        return self.rows(since)
 
 
 def _chart(kind):
@@ -52,9 +65,13 @@ SOURCES = (
     Source("Coverage", Permission.CoverageRead, "coverage", coverage_rows_for_export, _PATIENT),
     # The clinic's clinicians, then the patients' outside care providers: both are Practitioners in FHIR, each
     # under its own read permission, in files of their own.
-    Source("Practitioner", Permission.ProvidersRead, "provider", provider_rows_for_export),
+    Source("Practitioner", Permission.ProvidersRead, "provider", provider_rows_for_export,
+           named_rows=lambda since: provider_rows_for_export(since, among=encounter_provider_ids_for_export())),
     Source("Practitioner", Permission.CareProvidersRead, "care_provider", care_provider_rows_for_export, _PATIENT,
            name="care-provider", deleted=care_provider_deletions_for_export),
+    # The payers coverages name (Coverage.payor), as the payer reads render them.
+    Source("Organization", Permission.PayersRead, "payer", payer_rows_for_export,
+           named_rows=lambda since: payer_rows_for_export(since, among=coverage_payer_ids_for_export())),
 )
 
 # {FHIR type: the read permissions that show it (any one: Practitioner has two sources)}, in output order.
@@ -62,9 +79,10 @@ EXPORT_TYPES = {}
 for _source in SOURCES:
     EXPORT_TYPES[_source.fhir_type] = (*EXPORT_TYPES.get(_source.fhir_type, ()), _source.permission)
 
-# What Patient/$export offers: the types of the patient compartment (R4's CompartmentDefinition "Patient"; a
-# Practitioner is not in it).
-PATIENT_COMPARTMENT = frozenset(EXPORT_TYPES) - {"Practitioner"}
+# The types of the patient compartment (R4's CompartmentDefinition "Patient"); Patient/$export offers these and
+# the types their records name (NAMED_TYPES), narrowed to the records named.
+NAMED_TYPES = frozenset({"Practitioner", "Organization"})
+PATIENT_COMPARTMENT = frozenset(EXPORT_TYPES) - NAMED_TYPES
 
 
 def readable_types(granted):

@@ -55,7 +55,7 @@ def _start_attempt(request, job_id, root, max_attempts):
     job.heartbeat_at = func.now()
     db.flush()
     attempt = (job.clinic_id, job.attempt, list(job.types), job.since, job.base_url, job.granted, job.owner_id,
-               ignored_parameters(job.level, job.request_url))
+               ignored_parameters(job.level, job.request_url), job.level)
     _commit(request)
     return attempt
 
@@ -108,7 +108,7 @@ def run_attempt(request, job_id):
     started = _start_attempt(request, job_id, root, settings.max_attempts)
     if started is None:
         return
-    clinic_id, attempt, types, since, base_url, granted, owner_id, ignored = started
+    clinic_id, attempt, types, since, base_url, granted, owner_id, ignored, level = started
     storage.remove_other_attempts(root, clinic_id, job_id, keep=attempt)
     directory = storage.attempt_directory(root, clinic_id, job_id, attempt)
     storage.remove(directory)
@@ -116,7 +116,8 @@ def run_attempt(request, job_id):
         directory.mkdir(parents=True)
         written = write_export(clinic_id, types=types, since=since, directory=directory,
                                split_bytes=settings.split_bytes, base_url=base_url, registry=request.registry,
-                               granted=frozenset(granted), owner_id=owner_id, warnings=ignored)
+                               granted=frozenset(granted), owner_id=owner_id, warnings=ignored,
+                               level=level)
     except Exception as exc:
         storage.remove(directory)
         request.tm.abort()

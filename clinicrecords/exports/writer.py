@@ -90,13 +90,14 @@ def safe_watermark(connection):
 
 
 def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, registry, owner_id=None,
-                 granted=None, engine=None, warnings=()):
+                 granted=None, engine=None, warnings=(), level="system"):
     """Write the export of `types` (FHIR types; `sources.EXPORT_TYPES`) of clinic `clinic_id` (uuid.UUID) into
     `directory` (the attempt's own, created by the caller), splitting a type's file past `split_bytes`.
     `since`: only what changed at or after it (and then `deleted`). `owner_id`: the key's owner, for the fields
     the reads show only to it (None: an owner that sent and added nothing).
     `granted`: the read permissions the key holds (None: all), which choose between two sources of one type.
     `base_url`: the clinic's FHIR base (the deleted bundles' full URLs).
+    `level`: "patient" (Patient/$export) writes of the types outside the compartment only the records named.
     `warnings`: [(FHIR issue code, diagnostics)] the error file opens with, one OperationOutcome each of severity
     warning (the parameters a lenient kick-off ignored).
     Returns the WrittenExport; on an exception no file of this call is left behind."""
@@ -117,7 +118,7 @@ def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, r
                     errors.write(json_bytes(operation_outcome([(code, text)], "warning")), None, None)
                 for source in sources:
                     files = attempt.series(source.fhir_type, source)
-                    _write_source(db, registry, source, since, reader, files, errors)
+                    _write_source(db, registry, source.rows_at(level, since), source, reader, files, errors)
                     output.extend(files.close())
                 for source in sources:
                     if since is not None and source.deleted is not None:
@@ -132,11 +133,11 @@ def write_export(clinic_id, *, types, since, directory, split_bytes, base_url, r
         raise
 
 
-def _write_source(db, registry, source, since, reader, files, errors):
+def _write_source(db, registry, rows, source, reader, files, errors):
     to_fhir = representation(registry, source.kind).fhir
     # Closed however the loop ends: a server-side cursor left to the garbage collector after its connection
     # closed (a write that failed, a directory a cancel removed) raises in its finalizer.
-    with contextlib.closing(db.execute(source.rows(since).execution_options(yield_per=BATCH_ROWS))) as result:
+    with contextlib.closing(db.execute(rows.execution_options(yield_per=BATCH_ROWS))) as result:
         for row in result:
             try:
                 line = json_bytes(to_fhir(row, reader))

@@ -159,6 +159,24 @@ def activate_coverage(db, coverage_id):
     return coverage
 
 
+def coverage_payer_ids_for_export():
+    """The select of the payer ids the coverages a bulk export writes name: Patient/$export writes those payers
+    (as Organization) beside the coverages."""
+    return visible(select(Coverage.payer_id), Coverage.patient_id)
+
+
+def payer_rows_for_export(since=None, among=None):
+    """The rows of the payers a bulk export writes as Organization, in the order the payer list shows them:
+    the enabled ones, as the single reads show them; `among` (a select of ids) narrows them. A payer keeps no
+    change time: with `since`, those added at or after it."""
+    statement = select(*Payer.__table__.columns).where(Payer.enabled.is_(True))
+    if among is not None:
+        statement = statement.where(Payer.id.in_(among))
+    if since is not None:
+        statement = statement.where(Payer.created_at >= since)
+    return statement.order_by(Payer.search_name, Payer.id)
+
+
 def coverage_rows_for_export(since=None):
     """The rows of the coverages a bulk export writes (those of patients the API may see), oldest first."""
     return visible_for_export(select(*Coverage.__table__.columns), Coverage.patient_id, Coverage.updated_at,

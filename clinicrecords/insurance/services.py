@@ -1,10 +1,11 @@
 """What other packages may call in the insurance context (the import contract: services and interfaces only)."""
 
 from clinicrecords.insurance import coverages
-from clinicrecords.insurance.coverages import coverage_rows_for_export
+from clinicrecords.insurance.coverages import (coverage_payer_ids_for_export, coverage_rows_for_export,
+                                               payer_rows_for_export)
 
-__all__ = ["activate_coverage_as_staff", "confirm_coverage_as_staff", "coverage_rows_for_export",
-           "coverage_staff_result"]
+__all__ = ["activate_coverage_as_staff", "confirm_coverage_as_staff", "coverage_payer_ids_for_export",
+           "coverage_rows_for_export", "coverage_staff_result", "payer_rows_for_export"]
 
 
 def coverage_staff_result(coverage):

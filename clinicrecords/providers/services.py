@@ -82,10 +82,12 @@ def provider_service_factory(context, request):
     return ProviderService(clinic_scope(context).db)
 
 
-def provider_rows_for_export(since=None):
+def provider_rows_for_export(since=None, among=None):
     """The rows of the clinic's clinicians a bulk export writes, oldest first; with `since`, those changed at or
-    after it."""
+    after it; `among` (a select of ids) narrows them."""
     statement = select(*Provider.__table__.columns)
+    if among is not None:
+        statement = statement.where(Provider.id.in_(among))
     if since is not None:
         statement = statement.where(Provider.updated_at >= since)
     return statement.order_by(Provider.created_at, Provider.id)

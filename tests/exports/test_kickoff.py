@@ -3,7 +3,10 @@ the cap on running exports. Every failure answers an OperationOutcome, the key's
 
 import pytest
 
-from tests.common.clinical import headers, sandbox
+from clinicrecords.providers.schemas import ROLES
+from clinicrecords.providers.services import ProviderService
+from tests.common.clinical import clinic_db, headers, sandbox
+from tests.common.fhir import assert_valid_fhir
 from tests.exports.conftest import run_queued
 from tests.exports.flow import FHIR, KICKOFF, export, kick_off, manifest_of, outcome_code, outcome_text, status_url
 
@@ -74,13 +77,25 @@ def test_a_key_reading_no_exported_type_is_403(testapp, world):
     assert outcome_code(kick_off(testapp, connected.clinic_id, connected.key, status=403)) == "scope_missing"
 
 
-def test_patient_export_offers_the_compartment_only(testapp, world):
+def test_patient_export_writes_the_compartment_and_the_practitioners_and_payers_it_names(testapp, world):
     clinic_id, key = sandbox(world)
+    with clinic_db(world, clinic_id) as db:  # a clinician no encounter names
+        unnamed = ProviderService(db).add("Una", "Named", ROLES[0]).id
     found, manifest = export(testapp, clinic_id, key, level="Patient/")
-    types = {entry["type"] for entry in manifest["output"]}
-    assert "Patient" in types and "Practitioner" not in types
-    assert "Practitioner" in _outcome(kick_off(testapp, clinic_id, key, "?_type=Practitioner", level="Patient/",
-                                               status=400))
+    named = {reference["reference"] for encounter in found["Encounter"] for participant in encounter["participant"]
+             for reference in [participant["individual"]]}
+    named |= {payor["reference"] for coverage in found["Coverage"] for payor in coverage["payor"]}
+    # The care providers (linked to their patient by an extension's valueReference) are the patients' own.
+    clinicians = {f"Practitioner/{practitioner['id']}" for practitioner in found["Practitioner"]
+                  if not any("valueReference" in extension for extension in practitioner["extension"])}
+    payers = {f"Organization/{organization['id']}" for organization in found["Organization"]}
+    assert clinicians | payers == named and clinicians and payers
+    assert f"Practitioner/{unnamed}" not in clinicians
+    for organization in found["Organization"]:
+        assert_valid_fhir(organization, "Organization")
+    system, everything = export(testapp, clinic_id, key, "?_type=Practitioner,Organization")
+    assert {entry["type"] for entry in everything["output"]} == {"Practitioner", "Organization"}
+    assert str(unnamed) in {practitioner["id"] for practitioner in system["Practitioner"]}
 
 
 def test_the_system_export_offers_practitioners(testapp, world):

@@ -31,6 +31,7 @@ COLLECTIONS = {
     ("Coverage", "coverage:read"): "coverages",
     ("Practitioner", "providers:read"): "providers",
     ("Practitioner", "care_providers:read"): "care-providers",
+    ("Organization", "payers:read"): "payers",
 }
 ADA = SANDBOX_PATIENT_IDS[0]
 
@@ -65,7 +66,7 @@ def test_every_type_is_written_as_its_single_reads_answer_it(world, testapp, reg
     assert [f.name for f in written.output] == [
         "Patient-1.ndjson", "AllergyIntolerance-1.ndjson", "Condition-1.ndjson", "MedicationStatement-1.ndjson",
         "ServiceRequest-1.ndjson", "MedicationRequest-1.ndjson", "Encounter-1.ndjson", "Coverage-1.ndjson",
-        "Practitioner-1.ndjson", "Practitioner-care-provider-1.ndjson"]
+        "Practitioner-1.ndjson", "Practitioner-care-provider-1.ndjson", "Organization-1.ndjson"]
     for (fhir_type, permission), resources in found.items():
         collection = COLLECTIONS[fhir_type, permission]
         assert [resource["id"] for resource in resources] == listed_ids(testapp, clinic_id, key, collection)
@@ -82,8 +83,8 @@ def test_every_type_is_written_as_its_single_reads_answer_it(world, testapp, reg
         if written_file.name.startswith("Practitioner-care-provider"):
             about = {resource["extension"][0]["valueReference"]["reference"]
                      for resource in lines_of(tmp_path, written_file)}
-        if written_file.name == "Practitioner-1.ndjson":
-            assert written_file.patient_ids == ()  # the clinic's clinicians are about no patient
+        if written_file.name in ("Practitioner-1.ndjson", "Organization-1.ndjson"):
+            assert written_file.patient_ids == ()  # the clinic's clinicians and payers are about no patient
             continue
         assert {f"Patient/{patient_id}" for patient_id in written_file.patient_ids} == about, written_file.name
 
@@ -103,6 +104,7 @@ def test_the_offer():
     assert EXPORT_TYPES["Practitioner"] == (Permission.ProvidersRead, Permission.CareProvidersRead)
     assert readable_types({"care_providers:read", "patients:read"}) == ("Patient", "Practitioner")
     assert "Practitioner" not in PATIENT_COMPARTMENT and {"Patient", "Encounter", "Coverage"} <= PATIENT_COMPARTMENT
+    assert "Organization" not in PATIENT_COMPARTMENT and EXPORT_TYPES["Organization"] == (Permission.PayersRead,)
 
 
 def test_a_restricted_patient_and_everything_about_them_are_left_out(world, registry, tmp_path):
