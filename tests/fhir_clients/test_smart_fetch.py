@@ -16,8 +16,9 @@ EXPORTED_DEFAULT_TYPES = {"Patient", "AllergyIntolerance", "Condition", "Encount
 def _smart_fetch(fhir_base, token_file, output, *extra):
     done = run([tool("smart-fetch") / "smart-fetch", "export", "--fhir-url", fhir_base, "--bearer-token",
                 token_file, *extra, output], timeout=600)
-    assert "Fatal errors" not in done.stdout, done.stdout[-6000:]
-    assert "Retry errors" not in done.stdout, done.stdout[-6000:]
+    failed = [section.strip().splitlines()[0] for section in done.stdout.split("─" * 80)[1:]
+              if "Fatal errors" in section or "Retry errors" in section]
+    assert not failed, f"smart-fetch's reads failed in: {failed}\n{done.stdout[-6000:]}"
     return done
 
 
