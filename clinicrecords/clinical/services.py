@@ -49,8 +49,8 @@ def act_on_referral_as_staff(db, referral_id, status, reason=None):
 
 def chart_kinds_for_export():
     """Each chart kind a bulk export writes, in the kinds' order: (resource_type, its FHIR type, the read
-    permission that shows it)."""
-    return tuple((kind.resource_type, kind.fhir_type, kind.read_permission) for kind in KINDS)
+    permission that shows it, the clinic collection of its single reads)."""
+    return tuple((kind.resource_type, kind.fhir_type, kind.read_permission, kind.collection_name) for kind in KINDS)
 
 
 def chart_rows_for_export(resource_type, since=None):

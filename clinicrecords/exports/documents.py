@@ -8,9 +8,10 @@ CAPABILITIES_DATE = "2026-11-29"
 
 
 def capability_statement(base_url):
-    """What the clinic's FHIR base offers: the two export operations and the types they write."""
+    """What the clinic's FHIR base offers: the two export operations, the types they write, and each type's
+    read."""
     def resource(name):
-        entry = {"type": name}
+        entry = {"type": name, "interaction": [{"code": "read"}]}
         if name == "Patient":
             entry["operation"] = [{"name": "export", "definition": f"{BULK_DATA}/OperationDefinition/patient-export"}]
         return entry
@@ -30,7 +31,8 @@ def capability_statement(base_url):
             "documentation": "Bearer API keys (Authorization: Bearer ...). A type is exported only to a key "
                              "holding its read permission; Patient/$export writes the patient compartment's "
                              "types and, of " + " and ".join(sorted(NAMED_TYPES)) + ", those its records "
-                             "name (the clinicians of its encounters, the payers of its coverages).",
+                             "name (the clinicians of its encounters, the payers of its coverages). Each type is read "
+                             "({type}/{id}) under the same read permission.",
             "resource": [resource(name) for name in EXPORT_TYPES],
             "operation": [{"name": "export", "definition": f"{BULK_DATA}/OperationDefinition/export"}],
         }],

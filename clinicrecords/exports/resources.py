@@ -1,18 +1,91 @@
-"""/v1/clinics/{clinic_id}/fhir: the clinic's FHIR base for Bulk Data clients.
+"""/v1/clinics/{clinic_id}/fhir: the clinic's FHIR base for Bulk Data clients and FHIR readers.
 
     fhir/metadata, fhir/$export                     views on the base
     fhir/Patient/$export                            the patient compartment's kick-off
+    fhir/{type}/{id}                                one resource of an exported type (read)
     fhir/export-jobs/{job_id}                       the status URL (GET polls, DELETE cancels)
     fhir/export-files/{file_id}                     one NDJSON file of a completed export
 """
 
+from clinicrecords.api.problems import Problem
+from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.exports.interfaces import IExportService
-from clinicrecords.resources import Branch, Collection, Resource, parse_uuid
+from clinicrecords.exports.sources import EXPORT_TYPES, SOURCES
+from clinicrecords.resources import CLINIC_COLLECTIONS, Branch, Collection, Resource, parse_uuid
 from clinicrecords.sandbox.interfaces import sandbox_id
 
 
-class PatientCompartment(Resource):
-    """fhir/Patient: only its $export (the single Patient reads are /v1/clinics/{clinic_id}/patients)."""
+class FhirRecord(Resource):
+    """fhir/{type}/{id}: one record, found through the single reads' own collection service."""
+
+    def __init__(self, parent, name, record, source):
+        super().__init__(parent, name)
+        self.record = record
+        self.source = source
+
+
+class FhirTypeCollection(Collection):
+    """fhir/{type}: the records of one exported type. A record is found by the service of the clinic collection
+    whose single reads show it (`Source.collection`), so the reads' rules are those reads' own (one 404 for
+    absent, restricted, sensitive or out of reach). A type of two sources (Practitioner: the clinic's clinicians
+    under providers:read, the patients' care providers under care_providers:read) is looked up in each source
+    the key may read, in export order. A key that may read no source of the type is 403 scope_missing before
+    any lookup, so the answer says nothing of the id."""
+
+    audited = True  # patient data: every request is in the audit trail (clinicrecords.audit)
+    fhir_type = ""
+    item_parameter = "id"
+
+    def __getitem__(self, name):
+        record_id = parse_uuid(name)
+        granted = clinic_scope(self).granted
+        readable = [source for source in SOURCES if source.fhir_type == self.fhir_type and source.permission in granted]
+        if not readable:
+            raise Problem("scope_missing", f"This key lacks the permission "
+                          f"{' or '.join(map(str, EXPORT_TYPES[self.fhir_type]))}.")
+        collections = self.request.registry[CLINIC_COLLECTIONS]
+        for source in readable:
+            collection = collections[source.collection]
+            record = self.request.find_service(collection.service, context=self,
+                                               name=collection.service_name).get(record_id)
+            if record is not None:
+                return self.item_resource(self, name, record, source)
+        raise KeyError(name)
+
+
+class PatientCompartment(FhirTypeCollection):
+    """fhir/Patient: the Patient records (fhir/Patient/{id}) and the patient compartment's $export."""
+
+    fhir_type = "Patient"
+
+
+def _type_collections():
+    """{FHIR type: its collection class} of every exported type, each with an item class of its own (named in
+    the module, as the route table names them)."""
+    found = {}
+    for fhir_type in EXPORT_TYPES:
+        item = type(f"Fhir{fhir_type}Record", (FhirRecord,), {"__doc__": f"fhir/{fhir_type}/{{id}}",
+                                                              "__module__": __name__})
+        base = PatientCompartment if fhir_type == "Patient" else FhirTypeCollection
+        collection = type(f"Fhir{fhir_type}Collection", (base,), {
+            "__doc__": f"fhir/{fhir_type}", "__module__": __name__, "fhir_type": fhir_type, "item_resource": item})
+        globals()[item.__name__] = item
+        globals()[collection.__name__] = collection
+        found[fhir_type] = collection
+    return found
+
+
+FHIR_TYPE_COLLECTIONS = _type_collections()
+
+
+def set_sandbox_examples(registry):
+    """Each read's documentation example: the sandbox record its type's single reads use (read from the clinic
+    collections the contexts registered, once all are)."""
+    collections = registry[CLINIC_COLLECTIONS]
+    for fhir_type, collection in FHIR_TYPE_COLLECTIONS.items():
+        first = next(source for source in SOURCES if source.fhir_type == fhir_type)
+        reads = collections[first.collection].item_resource
+        collection.item_resource.sandbox_example_id = getattr(reads, "sandbox_example_id", None)
 
 
 class ExportJobResource(Resource):
@@ -57,7 +130,6 @@ class ExportFileCollection(Collection):
 
 
 class FhirBase(Branch):
-    """/v1/clinics/{clinic_id}/fhir"""
+    """/v1/clinics/{clinic_id}/fhir: the export's own URLs, and a collection per exported type."""
 
-    children = {"Patient": PatientCompartment, "export-jobs": ExportJobCollection,
-                "export-files": ExportFileCollection}
+    children = {**FHIR_TYPE_COLLECTIONS, "export-jobs": ExportJobCollection, "export-files": ExportFileCollection}

@@ -33,6 +33,14 @@ class KickoffQuery(RequestSchema):
                                             "(also application/ndjson, ndjson); any other format is 400." + _LENIENT})
 
 
+class ReadQuery(RequestSchema):
+    """A FHIR read's one parameter (any other is 400)."""
+
+    _format = fields.String(metadata={"enum": ["json", "application/json", "application/fhir+json"],
+                                      "description": "The answer's format, for clients that cannot send Accept: "
+                                                     "JSON only (FHIR's XML is 406)."})
+
+
 class PatientKickoffQuery(KickoffQuery):
     _type = _types("patient")
 

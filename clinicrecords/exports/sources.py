@@ -40,6 +40,10 @@ class Source:
     name: str = ""
     deleted: object = None
     named_rows: object = None
+    # The clinic collection whose single reads show this source's records (its service finds one by id, with
+    # the same rules: restricted patients, sensitive encounters, another owner's fields): the FHIR base's
+    # reads go through it.
+    collection: str = ""
 
     def rows_at(self, level, since):
         """The select of the rows an export at `level` ("system" or "patient") writes."""
@@ -56,22 +60,28 @@ _PATIENT = attrgetter("patient_id")
 
 # In output order.
 SOURCES = (
-    Source("Patient", Permission.PatientsRead, "patient", patient_rows_for_export, attrgetter("id")),
+    Source("Patient", Permission.PatientsRead, "patient", patient_rows_for_export, attrgetter("id"),
+           collection="patients"),
     # The chart's kinds (AllergyIntolerance, Condition, MedicationStatement, ServiceRequest for referrals).
-    *(Source(fhir_type, permission, kind, _chart(kind), _PATIENT)
-      for kind, fhir_type, permission in chart_kinds_for_export()),
-    Source("MedicationRequest", Permission.MedicationsRead, "prescription", prescription_rows_for_export, _PATIENT),
-    Source("Encounter", Permission.EncountersRead, "encounter", encounter_rows_for_export, _PATIENT),
-    Source("Coverage", Permission.CoverageRead, "coverage", coverage_rows_for_export, _PATIENT),
+    *(Source(fhir_type, permission, kind, _chart(kind), _PATIENT, collection=collection)
+      for kind, fhir_type, permission, collection in chart_kinds_for_export()),
+    Source("MedicationRequest", Permission.MedicationsRead, "prescription", prescription_rows_for_export, _PATIENT,
+           collection="prescriptions"),
+    Source("Encounter", Permission.EncountersRead, "encounter", encounter_rows_for_export, _PATIENT,
+           collection="encounters"),
+    Source("Coverage", Permission.CoverageRead, "coverage", coverage_rows_for_export, _PATIENT,
+           collection="coverages"),
     # The clinic's clinicians, then the patients' outside care providers: both are Practitioners in FHIR, each
     # under its own read permission, in files of their own.
     Source("Practitioner", Permission.ProvidersRead, "provider", provider_rows_for_export,
-           named_rows=lambda since: provider_rows_for_export(since, among=encounter_provider_ids_for_export())),
+           named_rows=lambda since: provider_rows_for_export(since, among=encounter_provider_ids_for_export()),
+           collection="providers"),
     Source("Practitioner", Permission.CareProvidersRead, "care_provider", care_provider_rows_for_export, _PATIENT,
-           name="care-provider", deleted=care_provider_deletions_for_export),
+           name="care-provider", deleted=care_provider_deletions_for_export, collection="care-providers"),
     # The payers coverages name (Coverage.payor), as the payer reads render them.
     Source("Organization", Permission.PayersRead, "payer", payer_rows_for_export,
-           named_rows=lambda since: payer_rows_for_export(since, among=coverage_payer_ids_for_export())),
+           named_rows=lambda since: payer_rows_for_export(since, among=coverage_payer_ids_for_export()),
+           collection="payers"),
 )
 
 # {FHIR type: the read permissions that show it (any one: Practitioner has two sources)}, in output order.

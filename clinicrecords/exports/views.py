@@ -13,14 +13,15 @@ from pyramid.view import view_config
 from clinicrecords.access.interfaces import BULK_EXPORT
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.render import json_response
-from clinicrecords.api.representations import note_shown
+from clinicrecords.api.representations import FHIR_CONTENT_TYPE, note_shown, representation
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.exports.documents import capability_statement, manifest
 from clinicrecords.exports.interfaces import IExportService
 from clinicrecords.exports.outcomes import FHIR_JSON, ExportRefused, outcome_response
 from clinicrecords.exports.parameters import read_kickoff
-from clinicrecords.exports.resources import ExportFileResource, ExportJobResource, FhirBase, PatientCompartment
-from clinicrecords.exports.schemas import MANIFEST_SCHEMA, FHIR_RESOURCE, KickoffQuery, PatientKickoffQuery
+from clinicrecords.exports.resources import (ExportFileResource, ExportJobResource, FhirBase, FhirRecord,
+                                             PatientCompartment)
+from clinicrecords.exports.schemas import MANIFEST_SCHEMA, FHIR_RESOURCE, KickoffQuery, PatientKickoffQuery, ReadQuery
 
 NDJSON = "application/fhir+ndjson"
 # Every failure under the base is an OperationOutcome carrying the problem's code (exports.outcomes).
@@ -149,4 +150,52 @@ def download_file(context, request):
     response = Response(app_iter=download.lines(), content_type=NDJSON, charset=None,
                         content_length=download.size, conditional_response=True)
     response.etag = download.etag
+    return response
+
+
+# What a FHIR read answers in: `Accept` (or `_format`, which FHIR clients send where they cannot set headers)
+# naming JSON, FHIR's or plain, or nothing; FHIR's XML and anything else is 406.
+_JSON_FORMATS = frozenset({"json", "application/json", "application/fhir+json"})
+
+
+def _check_format(request):
+    asked = request.GET.get("_format")
+    if asked is not None:
+        if asked.split(";", 1)[0].strip().lower() not in _JSON_FORMATS:
+            raise Problem("not_acceptable", f"_format {asked!r}: this base answers {FHIR_JSON} only.")
+    elif "Accept" in request.headers and not request.accept.acceptable_offers([FHIR_JSON, "application/json"]):
+        raise Problem("not_acceptable", f"This base answers {FHIR_JSON} only.")
+
+
+@view_config(context=FhirRecord, request_method="GET", permission=BULK_EXPORT, query_schema=ReadQuery,
+             openapi={**_OUTCOMES,
+                      "summary": "Read one resource of an exported type (FHIR read: the same JSON as the export's "
+                                 "lines)",
+                      "media_type": FHIR_JSON, "answer": FHIR_RESOURCE, "errors": ["not_acceptable"],
+                      "response_headers": {"ETag": "The record's version (its last change); If-None-Match "
+                                                   "answers 304",
+                                           "Last-Modified": "When the record last changed, where it keeps it"},
+                      "description": "Needs the type's read permission: Patient patients:read, "
+                                     "AllergyIntolerance allergies:read, Condition conditions:read, "
+                                     "MedicationStatement and MedicationRequest medications:read, ServiceRequest "
+                                     "referrals:read, Encounter encounters:read, Coverage coverage:read, "
+                                     "Organization payers:read; Practitioner: the clinic's clinicians with "
+                                     "providers:read, the patients' care providers with care_providers:read. "
+                                     "Restricted patients and everything about them, and sensitive encounters, "
+                                     "are 404 as absent ones."})
+def read_resource(context, request):
+    _check_format(request)
+    source, record = context.source, context.record
+    resource = representation(request.registry, source.kind).fhir(record, request)
+    patient_id = source.patient_of(record) if source.patient_of is not None else None
+    # The audit trail names the record and the patient it is about.
+    note_shown(request, [resource["id"], *([patient_id] if patient_id is not None else [])])
+    response = json_response(resource, 200, FHIR_CONTENT_TYPE)
+    updated_at = getattr(record, "updated_at", None)
+    if updated_at is not None:
+        response.etag = (f"{resource['id']}.{updated_at.timestamp():.6f}", False)
+        response.last_modified = updated_at
+    else:
+        response.md5_etag()
+    response.conditional_response = True
     return response
