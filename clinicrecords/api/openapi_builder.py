@@ -299,7 +299,8 @@ class _Builder:
         return self.plugin.converter.resolve_nested_schema(schema)
 
     def _operation_id(self, operation):
-        name = operation.callable.__name__
+        # A view answering several routes (the FHIR base's read of each type) names each by its resource.
+        name = getattr(operation.node.resource, "operation_id", None) or operation.callable.__name__
         if name in self.operation_ids:
             name = f"{operation.callable.__module__.split('.')[1]}_{name}"
         self.operation_ids.add(name)

@@ -7,6 +7,8 @@
     fhir/export-files/{file_id}                     one NDJSON file of a completed export
 """
 
+import re
+
 from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.exports.interfaces import IExportService
@@ -59,13 +61,19 @@ class PatientCompartment(FhirTypeCollection):
     fhir_type = "Patient"
 
 
+def snake_case(fhir_type):
+    """AllergyIntolerance → allergy_intolerance."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", fhir_type).lower()
+
+
 def _type_collections():
     """{FHIR type: its collection class} of every exported type, each with an item class of its own (named in
     the module, as the route table names them)."""
     found = {}
     for fhir_type in EXPORT_TYPES:
         item = type(f"Fhir{fhir_type}Record", (FhirRecord,), {"__doc__": f"fhir/{fhir_type}/{{id}}",
-                                                              "__module__": __name__})
+                                                              "__module__": __name__,
+                                                              "operation_id": f"fhir_read_{snake_case(fhir_type)}"})
         base = PatientCompartment if fhir_type == "Patient" else FhirTypeCollection
         collection = type(f"Fhir{fhir_type}Collection", (base,), {
             "__doc__": f"fhir/{fhir_type}", "__module__": __name__, "fhir_type": fhir_type, "item_resource": item})

@@ -4,7 +4,7 @@ Retry-After asks, every output file read; the manifest's transactionTime as the 
 import httpx
 import pytest
 
-from clinicrecords_client import Client, Forbidden, InvalidRequest
+from clinicrecords_client import Client, Forbidden, InvalidRequest, NotFound
 from tests.common.fhir import assert_valid_fhir
 
 
@@ -50,3 +50,13 @@ def test_a_lenient_export_reports_what_it_ignored_as_warnings(api):
     assert {resource["resourceType"] for resource in resources} == {"Patient"}
     [warning] = client.last_outcomes
     assert warning["issue"][0]["severity"] == "warning" and "Observation" in warning["issue"][0]["diagnostics"]
+
+
+def test_fhir_reads_return_what_the_export_wrote(api):
+    client, clinic_id = api
+    patients = [resource for resource in client.export(clinic_id, types=["Patient"])]
+    fhir = client.clinic(clinic_id).fhir
+    assert fhir.read_patient(patients[0]["id"]) == patients[0] == fhir.read("Patient", patients[0]["id"])
+    with pytest.raises(NotFound) as missing:
+        fhir.read_condition("00000000-0000-4000-8000-000000000001")
+    assert missing.value.code == "not_found"

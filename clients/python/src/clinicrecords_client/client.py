@@ -397,6 +397,11 @@ class BulkExport(_Collection):
         """Cancel the export and remove its files."""
         self._client._send("DELETE", f"{self.path}/export-jobs/{job_id}", idempotency_key=idempotency_key)
 
+    def read(self, fhir_type: str, resource_id: Id) -> Json:
+        """FHIR read: one resource of an exported type (`Patient`, `Condition`, ...), the same JSON as its export
+        line; `read_<type>` methods name each type."""
+        return self._client.request("GET", f"{self.path}/{fhir_type}/{resource_id}", accept="application/fhir+json")
+
     def download(self, file_id: Id) -> Iterator[Json]:
         """One file's resources, line by line, streamed."""
         with self._client._http.stream("GET", f"{self.path}/export-files/{file_id}",
@@ -407,6 +412,25 @@ class BulkExport(_Collection):
             for line in response.iter_lines():
                 if line.strip():
                     yield json_module.loads(line)
+
+
+def _fhir_reader(fhir_type):
+    def read(self, resource_id: Id) -> Json:
+        return self.read(fhir_type, resource_id)
+
+    read.__name__ = read.__qualname__ = f"read_{_snake(fhir_type)}"
+    read.__doc__ = f"FHIR read of one {fhir_type}."
+    return read
+
+
+def _snake(name):
+    return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
+
+
+FHIR_TYPES = ("Patient", "AllergyIntolerance", "Condition", "MedicationStatement", "ServiceRequest",
+              "MedicationRequest", "Encounter", "Coverage", "Practitioner", "Organization")
+for _fhir_type in FHIR_TYPES:
+    setattr(BulkExport, f"read_{_snake(_fhir_type)}", _fhir_reader(_fhir_type))
 
 
 class Listing(_Collection):
@@ -558,4 +582,5 @@ OPERATIONS = {
     "metadata": "clinic.fhir.metadata", "export_clinic": "clinic.fhir.kick_off",
     "export_patients": "clinic.fhir.kick_off_patients", "poll_export": "clinic.fhir.poll",
     "cancel_export": "clinic.fhir.cancel", "download_file": "clinic.fhir.download",
+    **{f"fhir_read_{_snake(name)}": f"clinic.fhir.read_{_snake(name)}" for name in FHIR_TYPES},
 }
