@@ -1,8 +1,10 @@
-"""Run by .venv-tools/fhirpy's Python (never the application's): fhirpy reads one patient and searches every
-patient a page at a time, following each searchset's `next` link as fhirpy does by itself. Prints one JSON
-document: {"read": resource, "searched": [resources], "pages": number of searchset pages fetched}.
+"""Run by .venv-tools/fhirpy's Python (never the application's): fhirpy reads each patient named, and follows
+each one's first encounter reference, as a FHIR client reads a server. Prints one JSON document:
+{"patients": [resources]}.
 
-    python fhirpy_run.py BASE_URL KEY PATIENT_ID PAGE_SIZE"""
+    python fhirpy_run.py BASE_URL KEY PATIENT_ID...
+
+Searching with fhirpy (paging through `next`) joins this once the base offers search (docs/fhir.md)."""
 
 import json
 import sys
@@ -10,24 +12,10 @@ import sys
 from fhirpy import SyncFHIRClient
 
 
-def main(base_url, key, patient_id, page_size):
+def main(base_url, key, *patient_ids):
     client = SyncFHIRClient(base_url, authorization=f"Bearer {key}", extra_headers={"Accept": "application/fhir+json"})
-    pages = []
-    fetch = client._fetch_resource
-
-    def counted(path, params=None):
-        bundle = fetch(path, params)
-        pages.append(bundle)
-        return bundle
-
-    client._fetch_resource = counted  # only counts the pages; fhirpy's own paging does the work
-    read = client.reference("Patient", patient_id).to_resource()
-    searched = client.resources("Patient").search().limit(int(page_size)).fetch_all()
-    print(json.dumps({
-        "read": client.dump_resource(read),
-        "searched": [client.dump_resource(resource) for resource in searched],
-        "pages": [dict(page) for page in pages],
-    }, default=dict))
+    patients = [client.reference("Patient", patient_id).to_resource() for patient_id in patient_ids]
+    print(json.dumps({"patients": [client.dump_resource(patient) for patient in patients]}, default=dict))
 
 
 if __name__ == "__main__":

@@ -13,12 +13,19 @@ EXPORTED_DEFAULT_TYPES = {"Patient", "AllergyIntolerance", "Condition", "Encount
                           "ServiceRequest"}
 
 
+# The one hydration task that searches (`pract-practrole`: `PractitionerRole?practitioner=` for each
+# Practitioner, whatever the CapabilityStatement offers), as smart-fetch titles it: the base has no
+# PractitionerRole yet and answers it 404 (docs/fhir.md). Every other task's reads must succeed.
+SEARCHES_A_TYPE_NOT_OFFERED = "Downloading referenced PractitionerRoles from Practitioners."
+
+
 def _smart_fetch(fhir_base, token_file, output, *extra):
     done = run([tool("smart-fetch") / "smart-fetch", "export", "--fhir-url", fhir_base, "--bearer-token",
                 token_file, *extra, output], timeout=600)
     failed = [section.strip().splitlines()[0] for section in done.stdout.split("─" * 80)[1:]
               if "Fatal errors" in section or "Retry errors" in section]
-    assert not failed, f"smart-fetch's reads failed in: {failed}\n{done.stdout[-6000:]}"
+    assert set(failed) <= {SEARCHES_A_TYPE_NOT_OFFERED}, \
+        f"smart-fetch's reads failed in: {failed}\n{done.stdout[-6000:]}"
     return done
 
 
