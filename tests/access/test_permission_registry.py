@@ -5,7 +5,7 @@ from pyramid.security import NO_PERMISSION_REQUIRED
 
 from clinicrecords.access.interfaces import ALL_PERMISSIONS, PSEUDO_PERMISSIONS, Permission
 from clinicrecords.portal.web.resources import PORTAL_PERMISSIONS
-from clinicrecords.resources import Root
+from clinicrecords.resources import CLINIC_COLLECTIONS, PUBLIC_CLINIC_PATHS, Root
 
 # The one permission that is not a scope: held by every valid key, for routes that only identify the caller.
 NON_SCOPE_PERMISSIONS = PSEUDO_PERMISSIONS
@@ -48,9 +48,19 @@ def test_every_view_declares_a_permission(registry):
     assert undeclared == [], "views without permission=: " + ", ".join(undeclared)
 
 
+def _public_clinic_views(registry):
+    """(context class, view name) of each path `config.add_public_clinic_path` declared: a clinic collection and
+    a view on it (the FHIR base's metadata)."""
+    collections = registry[CLINIC_COLLECTIONS]
+    return {(collections[collection], view) for collection, view in registry[PUBLIC_CLINIC_PATHS]}
+
+
 def test_only_public_resources_need_no_permission(registry):
+    public_clinic_views = _public_clinic_views(registry)
+    assert public_clinic_views, "the FHIR base's metadata is declared public"
     open_views = [_describe(intr) for intr, permissions in _views(registry)
-                  if NO_PERMISSION_REQUIRED in permissions and not _is_public(intr["context"])]
+                  if NO_PERMISSION_REQUIRED in permissions and not _is_public(intr["context"])
+                  and (intr["context"], intr["name"]) not in public_clinic_views]
     assert open_views == [], "views open to anyone outside the allow-list: " + ", ".join(open_views)
 
 
