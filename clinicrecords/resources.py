@@ -139,7 +139,8 @@ def add_public_clinic_path(config, *segments):
 
 def is_public_clinic_path(request):
     """Whether the request's path, below `/v1/clinics/{clinic_id}/`, is one `add_public_clinic_path` named."""
-    segments = tuple(segment for segment in request.path_info.split("/")[4:] if segment)
+    # The WSGI path (bytes as latin-1), not `path_info`, which raises on a path that is not UTF-8.
+    segments = tuple(segment for segment in request.environ.get("PATH_INFO", "").split("/")[4:] if segment)
     return segments in request.registry[PUBLIC_CLINIC_PATHS]
 
 

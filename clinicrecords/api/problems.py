@@ -62,7 +62,8 @@ def problem_response(request, problem):
 
 
 def _rendered(request, problem):
-    path = request.path_info
+    # The WSGI path (bytes as latin-1): `path_info` raises on a path that is not UTF-8, a failure answered here.
+    path = request.environ.get("PATH_INFO", "")
     for applies, render in request.registry.get(PROBLEM_DIALECTS, ()):
         if applies(path):
             return render(problem, request.request_id)

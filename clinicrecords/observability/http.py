@@ -38,7 +38,7 @@ def metrics_tween_factory(handler, registry):
 
     def metrics_tween(request):
         method = request.method if request.method in METHODS else "other"
-        route = match(request.path_info)
+        route = match(request.environ.get("PATH_INFO", ""))  # `path_info` raises on a path that is not UTF-8
         span = request_span(request, route, method)
         if span is None:
             return answer(request, route, method)
