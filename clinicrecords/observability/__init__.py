@@ -12,6 +12,7 @@ import os
 from prometheus_client.multiprocess import mark_process_dead
 
 from pyramid.security import NO_PERMISSION_REQUIRED
+from pyramid.tweens import INGRESS
 
 from clinicrecords.db import ENGINE
 from clinicrecords.observability import tracing
@@ -38,7 +39,9 @@ def includeme(config):
         # Its live gauges (requests in flight, connections in use) leave the host's totals when it exits.
         atexit.register(mark_process_dead, os.getpid(), directory)
     config.add_view(metrics, context=Root, name="metrics", request_method="GET", permission=NO_PERMISSION_REQUIRED)
-    config.add_tween("clinicrecords.observability.http.metrics_tween_factory",
+    # Outermost: the span, the time and the request id cover the commit and what runs after it (the tasks
+    # queued at commit carry the request's trace), and every failure below has been answered by then.
+    config.add_tween("clinicrecords.observability.http.metrics_tween_factory", under=INGRESS,
                      over="clinicrecords.api.request_log.request_log_tween_factory")
     engine = config.registry[ENGINE]
     watch_pool(engine)

@@ -1,6 +1,7 @@
-"""Every answer counted and timed by its route template, method and status, in a tween over the request log's
-(so an answer the request log's tween rendered from an exception is counted with its status too); its span
-when tracing is on; and its request id for every line logged meanwhile."""
+"""Every answer counted and timed by its route template, method and status, in the outermost tween (over the
+transaction's, so its commit and the tasks queued at commit are inside; every exception below has been
+rendered as an answer by then); its span when tracing is on; and its request id for every line logged
+meanwhile."""
 
 import time
 

@@ -16,7 +16,10 @@ from clinicrecords.access.keys import parse_key
 from clinicrecords.observability import tracing
 from clinicrecords.observability.logs import LogFormatter
 from clinicrecords.patients.schemas import PatientCreate
+from tests.common.clinical import sandbox
 from tests.events.support import Receiver, emit_events
+from tests.exports.conftest import queued_app, run_queued  # noqa: F401 (queued_app: a fixture)
+from tests.exports.flow import kick_off
 
 
 @pytest.fixture
@@ -70,6 +73,20 @@ def test_a_webhook_delivery_task_is_in_the_trace_of_the_work_that_queued_it(worl
     assert statements  # the task's own statements are below its span
 
 
+def test_an_export_task_is_in_the_trace_of_the_kickoff_request_that_queued_it(queued_app, world, spans):  # noqa: F811
+    """Through HTTP, with a real queue a worker reads later: the trace context reaches the task only in its
+    envelope."""
+    clinic_id, key = sandbox(world)
+    kick_off(queued_app, clinic_id, key, "?_type=Patient")
+    [kickoff] = [span for span in spans.get_finished_spans() if span.kind == SpanKind.SERVER]
+    assert kickoff.name == "GET /v1/clinics/{clinic_id}/fhir/$export"
+    run_queued()
+    [task] = [span for span in spans.get_finished_spans() if span.kind == SpanKind.CONSUMER]
+    assert task.name.startswith("task clinicrecords.exports.")
+    assert task.context.trace_id == kickoff.context.trace_id
+    assert task.parent.span_id == kickoff.context.span_id
+
+
 def test_no_query_string_body_key_email_or_search_term_in_any_span(testapp, world, connected, spans):
     patient = {**PatientCreate.EXAMPLE, "family_name": "Quillonbrae", "email": "quillon.brae@example.org"}
     with Receiver(default=204) as receiver:
@@ -112,3 +129,17 @@ def test_a_log_line_inside_a_traced_request_names_its_trace(testapp, spans):
     [line] = [json.loads(text) for text in stream.getvalue().splitlines()]
     [server] = [span for span in spans.get_finished_spans() if span.kind == SpanKind.SERVER]
     assert line["trace_id"] == format(server.context.trace_id, "032x")
+
+
+def test_the_request_s_span_and_its_log_line_wrap_the_transaction(app):
+    """Outermost, in this order: the metrics and the span, then the request log, then the transaction's commit;
+    so the commit, the tasks queued at it and the request log's line are inside the request's span, and the
+    request log sees every answer. Pyramid orders tweens by constraints: a new one can move the others."""
+    from pyramid.interfaces import ITweens
+
+    names = [name for name, _ in app.registry.queryUtility(ITweens).implicit()]
+    assert names[:4] == ["clinicrecords.observability.http.metrics_tween_factory",
+                         "clinicrecords.api.request_log.request_log_tween_factory",
+                         "clinicrecords.api.request_text.request_text_tween_factory",
+                         "clinicrecords.db.commit_or_apart.commit_or_apart_tween_factory"]
+    assert names.index("pyramid_tm.tm_tween_factory") < names.index("pyramid.tweens.excview_tween_factory")
