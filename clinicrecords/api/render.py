@@ -32,8 +32,11 @@ def json_bytes(document):
     return orjson.dumps(document, default=_default, option=_OPTIONS)
 
 
-def json_response(document, status=200, content_type="application/json", headers=None):
-    response = Response(status=status, body=json_bytes(document), content_type=content_type, charset=None)
+def json_response(document, status=200, content_type="application/json", headers=None, conditional=False):
+    """`conditional`: answered 304 (or 412) by webob when the request's validators match the ETag or
+    Last-Modified set on it."""
+    response = Response(status=status, body=json_bytes(document), content_type=content_type, charset=None,
+                        conditional_response=conditional)
     if headers:
         response.headers.update(headers)
     return response

@@ -190,12 +190,11 @@ def read_resource(context, request):
     patient_id = source.patient_of(record) if source.patient_of is not None else None
     # The audit trail names the record and the patient it is about.
     note_shown(request, [resource["id"], *([patient_id] if patient_id is not None else [])])
-    response = json_response(resource, 200, FHIR_CONTENT_TYPE)
+    response = json_response(resource, 200, FHIR_CONTENT_TYPE, conditional=True)
     updated_at = getattr(record, "updated_at", None)
     if updated_at is not None:
         response.etag = (f"{resource['id']}.{updated_at.timestamp():.6f}", False)
         response.last_modified = updated_at
     else:
         response.md5_etag()
-    response.conditional_response = True
     return response

@@ -4,9 +4,9 @@ local time."""
 from huey import crontab
 
 from clinicrecords.notifications.digest import send_review_digests_now
-from clinicrecords.tasks import huey
+from clinicrecords.tasks import periodic_job
 
 
-@huey.periodic_task(crontab(minute="5"))
+@periodic_job(crontab(minute="5"))
 def send_review_digests():
     return send_review_digests_now()

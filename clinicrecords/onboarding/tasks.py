@@ -7,7 +7,7 @@ still due, so each due check is made once and nobody waits on a slow DNS answer.
 from huey import crontab
 
 from clinicrecords.onboarding.interfaces import IDomainVerification
-from clinicrecords.tasks import huey, prepared_request
+from clinicrecords.tasks import periodic_job, prepared_request
 
 BATCH = 50  # per minute and worker; more due checks wait for the next minute
 
@@ -24,6 +24,6 @@ def check_due_domains_now(registry=None, now=None):
     return checked
 
 
-@huey.periodic_task(crontab(minute="*"))
+@periodic_job(crontab(minute="*"))
 def check_due_domains():
     return check_due_domains_now()

@@ -120,6 +120,21 @@ def periodic_task(validate_datetime, **options):
     return decorate
 
 
+def periodic_job(validate_datetime, **options):
+    """Declare a periodic task whose function takes nothing and opens its own requests (a transaction per item
+    it handles). Like every task, it runs inside what the stamps carry (the trace context)."""
+
+    def decorate(function):
+        @functools.wraps(function)
+        def run_with_stamps(**stamps):
+            with _opened(stamps, function):
+                return function()
+
+        return huey.periodic_task(validate_datetime, **options)(run_with_stamps)
+
+    return decorate
+
+
 class prepared_request:
     """A request on a registry (the one configured for tasks by default) with a transaction manager of its own."""
 

@@ -18,7 +18,7 @@ PACKAGE = Path(clinicrecords.__file__).parent
 ROOT = PACKAGE.parent
 CONSTANT = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
 DIRECTIVES = {"register_service_factory", "register_service", "add_api_resource", "add_clinic_collection",
-              "add_representation", "add_metric_source"}
+              "add_representation", "add_metric_source", "add_public_clinic_path"}
 
 
 def _declared_keys():
@@ -76,3 +76,19 @@ def test_the_custom_directives_are_the_registration_vocabulary_only(app):
     assert set(ours) == DIRECTIVES
     for name, function in ours.items():
         assert getattr(importlib.import_module(function.__module__), name) is function  # go to definition
+
+
+def test_every_task_is_declared_through_the_queue_s_decorators(app):
+    """Each queued task carries stamps (its queued time, the trace context) that only the decorators of
+    clinicrecords.tasks take off before calling the function: one declared straight on huey would fail."""
+    from clinicrecords.tasks import huey
+
+    tasks = huey._registry._registry.values()
+    assert len(tasks) > 5
+    undeclared = []
+    for task_class in tasks:
+        [function] = [cell.cell_contents for cell in task_class.execute.__closure__
+                      if callable(cell.cell_contents)]
+        if not hasattr(function, "__wrapped__"):
+            undeclared.append(task_class.__name__)
+    assert undeclared == []
