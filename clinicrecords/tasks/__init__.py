@@ -108,14 +108,15 @@ def task(**options):
 
 
 def periodic_task(validate_datetime, **options):
+    """Declare a periodic task whose function takes `request` and runs in one transaction."""
+
     def decorate(function):
         @functools.wraps(function)
-        def run_in_request(**stamps):
-            with _opened(stamps, function), prepared_request() as request:
-                with request.tm:
-                    return function(request)
+        def run_in_request():
+            with prepared_request() as request, request.tm:
+                return function(request)
 
-        return huey.periodic_task(validate_datetime, **options)(run_in_request)
+        return periodic_job(validate_datetime, **options)(run_in_request)
 
     return decorate
 
