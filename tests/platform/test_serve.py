@@ -112,8 +112,9 @@ ROUTINE = ("setup plugin alembic", "The following commands are available", "Huey
 
 
 def _answers(url):
+    """Whether the server answers; a refused connection says no at once, a loaded machine's slow answer is yes."""
     try:
-        with urllib.request.urlopen(f"{url}/healthz", timeout=2):
+        with urllib.request.urlopen(f"{url}/healthz", timeout=30):
             return True
     except urllib.error.HTTPError as answered:
         answered.close()
