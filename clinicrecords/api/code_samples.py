@@ -10,7 +10,7 @@ import re
 import shlex
 
 from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
-from clinicrecords.api.representations import JSON
+from clinicrecords.api.representations import FORM, JSON
 
 BASE_URL, KEY, CLINIC_ID = "$CLINICRECORDS_URL", "$CLINICRECORDS_KEY", "$CLINIC_ID"
 NEW_IDEMPOTENCY_KEY = "$(uuidgen)"
@@ -67,10 +67,13 @@ def curl(method, path, operation):
             lines.append(f'-H "{parameter["name"]}: {parameter["example"]}"')
     if any(p["in"] == "header" and p["name"] == IDEMPOTENCY_HEADER for p in operation["parameters"]):
         lines.append(f'-H "{IDEMPOTENCY_HEADER}: {NEW_IDEMPOTENCY_KEY}"')
-    body = operation.get("requestBody", {}).get("content", {}).get(JSON)
-    if body is not None:
+    content = operation.get("requestBody", {}).get("content", {})
+    if JSON in content:
         lines.append(f'-H "Content-Type: {JSON}"')
-        lines.append(f"-d {shlex.quote(json.dumps(body['example'], ensure_ascii=False))}")
+        lines.append(f"-d {shlex.quote(json.dumps(content[JSON]['example'], ensure_ascii=False))}")
+    if FORM in content:  # curl's --data-urlencode sends the form's Content-Type itself
+        lines += [f"--data-urlencode {shlex.quote(f'{name}={value}')}"
+                  for name, value in content[FORM]["example"].items()]
     return " \\\n  ".join(lines)
 
 

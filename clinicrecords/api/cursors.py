@@ -49,6 +49,11 @@ class CursorSigner:
     def __init__(self, secret):
         self.secret = secret.encode()
 
+    def subkey(self, purpose):
+        """32 bytes of key for `purpose` (bytes) drawn from this secret: another use of it (the FHIR search's
+        encrypted cursor) never shares a key with the list cursors' signatures."""
+        return hmac.new(self.secret, b"subkey\0" + purpose, hashlib.sha256).digest()
+
     def _mac(self, payload):
         return hmac.new(self.secret, payload, hashlib.sha256).digest()[:16]
 

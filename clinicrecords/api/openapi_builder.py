@@ -15,7 +15,7 @@ from clinicrecords.api.idempotency import HEADER as IDEMPOTENCY_HEADER
 from clinicrecords.api.idempotency import KEY_PATTERN, MAX_KEY_LENGTH, REPLAYED_HEADER
 from clinicrecords.api.permission_names import grantable_permissions, permission_descriptions
 from clinicrecords.api.render import json_bytes
-from clinicrecords.api.representations import FHIR_JSON, JSON
+from clinicrecords.api.representations import FHIR_JSON, FORM, JSON
 from clinicrecords.api.representations import representation as registered_representation
 from clinicrecords.api.routes import operations
 from clinicrecords.settings import ApiSettings
@@ -62,7 +62,8 @@ FHIR_RESOURCE_SCHEMA = {
 
 FHIR_BUNDLE_SCHEMA = {
     "type": "object", "required": ["resourceType", "type", "link"],
-    "description": "A FHIR R4 searchset Bundle; the `next` link carries the cursor (`starting_after`).",
+    "description": "A FHIR R4 searchset Bundle; the `next` link carries the cursor (`starting_after` on the "
+                   "REST lists, `_cursor` on the FHIR base).",
     "properties": {
         "resourceType": {"const": "Bundle"},
         "type": {"const": "searchset"},
@@ -300,7 +301,10 @@ class _Builder:
 
     def _operation_id(self, operation):
         # A view answering several routes (the FHIR base's read of each type) names each by its resource.
-        name = getattr(operation.node.resource, "operation_id", None) or operation.callable.__name__
+        # A resource answering several operations names each by (method, view name).
+        resource = operation.node.resource
+        name = (getattr(resource, "operation_ids", {}).get((operation.method, operation.view_name))
+                or getattr(resource, "operation_id", None) or operation.callable.__name__)
         if name in self.operation_ids:
             name = f"{operation.callable.__module__.split('.')[1]}_{name}"
         self.operation_ids.add(name)
@@ -322,6 +326,12 @@ class _Builder:
         for name, accepted in operation.doc.get("headers", {}).items():
             parameters.append({"in": "header", "name": name, "required": True, "example": accepted[0],
                                "schema": {"type": "string", "enum": list(accepted)}})
+        # `optional_headers`: a header a route reads when sent, the values it acts on (a FHIR search's Prefer);
+        # as RFC 7240 has it for Prefer, anything else in it is ignored.
+        for name, understood in operation.doc.get("optional_headers", {}).items():
+            parameters.append({"in": "header", "name": name, "required": False, "example": understood[0],
+                               "schema": {"type": "string"}, "description": f"Acts on {', '.join(understood)}; "
+                               "anything else is ignored."})
         mode = operation.options.get("idempotency")
         if mode:
             parameters.append({
@@ -417,6 +427,8 @@ class _Builder:
             if body_schema.EXAMPLE is not None:
                 media["example"] = json.loads(json_bytes(body_schema.EXAMPLE))
             result["requestBody"] = {"required": True, "content": {JSON: media}}
+        if doc.get("form_body") is not None:  # {schema, example} of a form (a FHIR search by POST)
+            result["requestBody"] = {"required": True, "content": {FORM: doc["form_body"]}}
         return result
 
     def build(self):

@@ -16,6 +16,7 @@ from clinicrecords.api.render import json_response
 JSON = "application/json"
 FHIR_JSON = "application/fhir+json"
 FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0"
+FORM = "application/x-www-form-urlencoded"  # a FHIR search's parameters, sent as a body
 
 
 @dataclass(frozen=True)
@@ -128,18 +129,29 @@ def render_list(request, kind, items):
 
 
 def searchset_bundle(request, resources, next_cursor=None):
-    links = [{"relation": "self", "url": request.url}]
+    next_url = None
     if next_cursor:
         params = [(k, v) for k, v in request.GET.items() if k != "starting_after"]
         params.append(("starting_after", next_cursor))
-        links.append({"relation": "next", "url": f"{request.application_url}{request.path}?{urlencode(params)}"})
+        next_url = f"{request.application_url}{request.path}?{urlencode(params)}"
+    return searchset(request.url, next_url, f"{request.application_url}{request.path}", resources)
+
+
+def searchset(self_url, next_url, collection_url, resources, outcome=None):
+    """A FHIR searchset Bundle of `resources` (each entry's fullUrl under `collection_url`), with its `self`
+    and `next` links; `outcome`: an OperationOutcome on what the search left out, its entry last."""
+    links = [{"relation": "self", "url": self_url}]
+    if next_url:
+        links.append({"relation": "next", "url": next_url})
     bundle = {"resourceType": "Bundle", "type": "searchset", "link": links}
-    if resources:  # FHIR JSON has no empty arrays: an empty page has no `entry`
-        collection_url = f"{request.application_url}{request.path}"
-        bundle["entry"] = [{"fullUrl": f"{collection_url}/{resource['id']}", "resource": resource, "search": _MATCH}
-                           if resource.get("id") else {"resource": resource, "search": _MATCH}
-                           # FHIR JSON has no nulls: an entry without an id has no fullUrl at all
-                           for resource in resources]
+    entries = [{"fullUrl": f"{collection_url}/{resource['id']}", "resource": resource, "search": _MATCH}
+               if resource.get("id") else {"resource": resource, "search": _MATCH}
+               # FHIR JSON has no nulls: an entry without an id has no fullUrl at all
+               for resource in resources]
+    if outcome is not None:
+        entries.append({"resource": outcome, "search": {"mode": "outcome"}})
+    if entries:  # FHIR JSON has no empty arrays: an empty page has no `entry`
+        bundle["entry"] = entries
     return bundle
 
 

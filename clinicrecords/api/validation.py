@@ -54,7 +54,7 @@ def _query_dict(request, schema):
     for name in dict.fromkeys(request.GET.keys()):  # a MultiDict lists a repeated name repeatedly
         found = request.GET.getall(name)
         field = schema.fields.get(name)
-        if isinstance(field, fields.List):
+        if isinstance(field, fields.List) or (field is None and getattr(schema, "REPEATS_UNKNOWN", False)):
             values[name] = found
         elif len(found) > 1:
             errors.append({"pointer": f"/{name}", "location": "query", "message": "Give this parameter once."})

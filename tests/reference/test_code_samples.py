@@ -3,6 +3,7 @@ sample (quoting, `$VARIABLES`, `$(uuidgen)`), with `curl` standing in to hand it
 
 import os
 import subprocess
+import urllib.parse
 import uuid
 
 from clinicrecords.api.openapi import document
@@ -41,6 +42,12 @@ def _as_request(arguments):
             headers[name] = value
         elif word == "-d":
             body = next(words).encode()
+        elif word == "--data-urlencode":  # as curl: name=value, the value encoded, and a form's Content-Type
+            name, _, value = next(words).partition("=")
+            field = f"{name}={urllib.parse.quote_plus(value)}"
+            body = field.encode() if body is None else body + b"&" + field.encode()
+            headers.setdefault("Content-Type", "application/x-www-form-urlencoded")
+            method = "POST" if method == "GET" else method
         else:
             assert url is None and word.startswith("http://localhost/v1/"), f"unexpected argument {word!r}"
             url = word
