@@ -10,6 +10,7 @@ from clinicrecords.exports.outcomes import problem_outcome, under_fhir_base
 from clinicrecords.exports.resources import FhirBase, set_sandbox_examples
 from clinicrecords.exports.services import export_service_factory
 from clinicrecords.exports.storage import set_root
+from clinicrecords.exports.views import add_search_views
 from clinicrecords.exports.metrics import export_readings
 
 
@@ -22,4 +23,5 @@ def includeme(config):
     config.action(None, lambda: set_sandbox_examples(config.registry), order=1)
     config.register_service_factory(export_service_factory, iface=IExportService, context=Interface)
     config.scan(".views")
+    add_search_views(config)
     config.add_metric_source(export_readings)

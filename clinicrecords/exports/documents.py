@@ -1,6 +1,7 @@
 """The FHIR documents of the Bulk Data flow: the base's CapabilityStatement and the completion manifest."""
 
-from clinicrecords.exports.sources import EXPORT_TYPES, NAMED_TYPES
+from clinicrecords.exports.search_parameters import SEARCH_PARAMETERS
+from clinicrecords.exports.sources import BASE_TYPES, EXPORT_TYPES, NAMED_TYPES
 
 BULK_DATA = "http://hl7.org/fhir/uv/bulkdata"
 # When what the base offers last changed: the document is the same for every clinic and every request.
@@ -9,9 +10,11 @@ CAPABILITIES_DATE = "2026-11-29"
 
 def capability_statement(base_url):
     """What the clinic's FHIR base offers: the two export operations, the types they write, and each type's
-    read."""
+    read and search with its parameters."""
     def resource(name):
-        entry = {"type": name, "interaction": [{"code": "read"}]}
+        entry = {"type": name, "interaction": [{"code": "read"}, {"code": "search-type"}],
+                 "searchParam": [{"name": parameter, "type": kind.kind}
+                                 for parameter, kind in SEARCH_PARAMETERS[name].items()]}
         if name == "Patient":
             entry["operation"] = [{"name": "export", "definition": f"{BULK_DATA}/OperationDefinition/patient-export"}]
         return entry
@@ -32,8 +35,10 @@ def capability_statement(base_url):
                              "holding its read permission; Patient/$export writes the patient compartment's "
                              "types and, of " + " and ".join(sorted(NAMED_TYPES)) + ", those its records "
                              "name (the clinicians of its encounters, the payers of its coverages). Each type is read "
-                             "({type}/{id}) under the same read permission.",
-            "resource": [resource(name) for name in EXPORT_TYPES],
+                             "({type}/{id}) and searched ({type}?..., or POST {type}/_search with a form body) under "
+                             "the same read permission; " + ", ".join(sorted(set(BASE_TYPES) - set(EXPORT_TYPES)))
+                             + " is read and searched, not exported.",
+            "resource": [resource(name) for name in BASE_TYPES],
             "operation": [{"name": "export", "definition": f"{BULK_DATA}/OperationDefinition/export"}],
         }],
     }

@@ -2,17 +2,18 @@
 
     fhir/metadata, fhir/$export                     views on the base
     fhir/Patient/$export                            the patient compartment's kick-off
-    fhir/{type}/{id}                                one resource of an exported type (read)
+    fhir/{type}, fhir/{type}/_search                a type's search (GET; POST with a form body)
+    fhir/{type}/{id}                                one resource of a type (read)
     fhir/export-jobs/{job_id}                       the status URL (GET polls, DELETE cancels)
     fhir/export-files/{file_id}                     one NDJSON file of a completed export
 """
 
 import re
 
-from clinicrecords.api.problems import Problem
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.exports.interfaces import IExportService
-from clinicrecords.exports.sources import EXPORT_TYPES, SOURCES
+from clinicrecords.exports.search import readable_sources
+from clinicrecords.exports.sources import BASE_TYPES, SOURCES
 from clinicrecords.resources import CLINIC_COLLECTIONS, Branch, Collection, Resource, parse_uuid
 from clinicrecords.sandbox.interfaces import sandbox_id
 
@@ -40,11 +41,7 @@ class FhirTypeCollection(Collection):
 
     def __getitem__(self, name):
         record_id = parse_uuid(name)
-        granted = clinic_scope(self).granted
-        readable = [source for source in SOURCES if source.fhir_type == self.fhir_type and source.permission in granted]
-        if not readable:
-            raise Problem("scope_missing", f"This key lacks the permission "
-                          f"{' or '.join(map(str, EXPORT_TYPES[self.fhir_type]))}.")
+        readable = readable_sources(self.fhir_type, clinic_scope(self).granted)
         collections = self.request.registry[CLINIC_COLLECTIONS]
         for source in readable:
             collection = collections[source.collection]
@@ -67,16 +64,18 @@ def snake_case(fhir_type):
 
 
 def _type_collections():
-    """{FHIR type: its collection class} of every exported type, each with an item class of its own (named in
+    """{FHIR type: its collection class} of every type of the base, each with an item class of its own (named in
     the module, as the route table names them)."""
     found = {}
-    for fhir_type in EXPORT_TYPES:
+    for fhir_type in BASE_TYPES:
         item = type(f"Fhir{fhir_type}Record", (FhirRecord,), {"__doc__": f"fhir/{fhir_type}/{{id}}",
                                                               "__module__": __name__,
                                                               "operation_id": f"fhir_read_{snake_case(fhir_type)}"})
         base = PatientCompartment if fhir_type == "Patient" else FhirTypeCollection
+        searched = f"fhir_search_{snake_case(fhir_type)}"
         collection = type(f"Fhir{fhir_type}Collection", (base,), {
-            "__doc__": f"fhir/{fhir_type}", "__module__": __name__, "fhir_type": fhir_type, "item_resource": item})
+            "__doc__": f"fhir/{fhir_type}", "__module__": __name__, "fhir_type": fhir_type, "item_resource": item,
+            "operation_ids": {("GET", ""): searched, ("POST", "_search"): f"{searched}_by_form"}})
         globals()[item.__name__] = item
         globals()[collection.__name__] = collection
         found[fhir_type] = collection

@@ -44,6 +44,9 @@ class Source:
     # the same rules: restricted patients, sensitive encounters, another owner's fields): the FHIR base's
     # reads go through it.
     collection: str = ""
+    # False: the base reads and searches it, a bulk export does not write it (PractitionerRole: the export's
+    # Practitioner carries the role already).
+    exported: bool = True
 
     def rows_at(self, level, since):
         """The select of the rows an export at `level` ("system" or "patient") writes."""
@@ -78,16 +81,28 @@ SOURCES = (
            collection="providers"),
     Source("Practitioner", Permission.CareProvidersRead, "care_provider", care_provider_rows_for_export, _PATIENT,
            name="care-provider", deleted=care_provider_deletions_for_export, collection="care-providers"),
+    # Each clinician's role at the clinic (its id the clinician's), for clients that look a Practitioner's roles
+    # up by search (`PractitionerRole?practitioner=`).
+    Source("PractitionerRole", Permission.ProvidersRead, "provider_role", provider_rows_for_export,
+           collection="providers", exported=False),
     # The payers coverages name (Coverage.payor), as the payer reads render them.
     Source("Organization", Permission.PayersRead, "payer", payer_rows_for_export,
            named_rows=lambda since: payer_rows_for_export(since, among=coverage_payer_ids_for_export()),
            collection="payers"),
 )
 
-# {FHIR type: the read permissions that show it (any one: Practitioner has two sources)}, in output order.
-EXPORT_TYPES = {}
-for _source in SOURCES:
-    EXPORT_TYPES[_source.fhir_type] = (*EXPORT_TYPES.get(_source.fhir_type, ()), _source.permission)
+
+def _permissions_by_type(sources):
+    found = {}
+    for source in sources:
+        found[source.fhir_type] = (*found.get(source.fhir_type, ()), source.permission)
+    return found
+
+
+# {FHIR type: the read permissions that show it (any one: Practitioner has two sources)}, in output order: the
+# types the base reads and searches, and those a bulk export writes.
+BASE_TYPES = _permissions_by_type(SOURCES)
+EXPORT_TYPES = _permissions_by_type(source for source in SOURCES if source.exported)
 
 # The types of the patient compartment (R4's CompartmentDefinition "Patient"); Patient/$export offers these and
 # the types their records name (NAMED_TYPES), narrowed to the records named.
@@ -104,5 +119,5 @@ def sources_for(types, granted=None):
     """The sources an export of `types` reads, in output order; with `granted`, only those whose permission the
     key holds (a key with providers:read alone gets the clinicians' Practitioners, not the care providers')."""
     wanted = set(types)
-    return tuple(source for source in SOURCES if source.fhir_type in wanted
+    return tuple(source for source in SOURCES if source.exported and source.fhir_type in wanted
                  and (granted is None or source.permission in granted))

@@ -11,17 +11,20 @@ from pyramid.security import NO_PERMISSION_REQUIRED
 from pyramid.view import view_config
 
 from clinicrecords.access.interfaces import BULK_EXPORT
-from clinicrecords.api.problems import Problem
+from clinicrecords.api.problems import Problem, invalid
 from clinicrecords.api.render import json_response
-from clinicrecords.api.representations import FHIR_CONTENT_TYPE, note_shown, representation
+from clinicrecords.api.representations import FHIR_CONTENT_TYPE, FORM, note_shown, representation, searchset
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.exports.documents import capability_statement, manifest
 from clinicrecords.exports.interfaces import IExportService
-from clinicrecords.exports.outcomes import FHIR_JSON, ExportRefused, outcome_response
-from clinicrecords.exports.parameters import read_kickoff
-from clinicrecords.exports.resources import (ExportFileResource, ExportJobResource, FhirBase, FhirRecord,
-                                             PatientCompartment)
-from clinicrecords.exports.schemas import MANIFEST_SCHEMA, FHIR_RESOURCE, KickoffQuery, PatientKickoffQuery, ReadQuery
+from clinicrecords.exports.outcomes import FHIR_JSON, ExportRefused, operation_outcome, outcome_response
+from clinicrecords.exports.parameters import prefer_tokens, read_kickoff
+from clinicrecords.exports.resources import (FHIR_TYPE_COLLECTIONS, ExportFileResource, ExportJobResource,
+                                             FhirBase, FhirRecord, PatientCompartment)
+from clinicrecords.exports.schemas import (MANIFEST_SCHEMA, FHIR_RESOURCE, SEARCH_QUERIES, KickoffQuery,
+                                           PatientKickoffQuery, ReadQuery, search_form)
+from clinicrecords.exports.search import SearchRequest, run_search
+from clinicrecords.exports.search_parameters import SearchRefused
 
 NDJSON = "application/fhir+ndjson"
 # Every failure under the base is an OperationOutcome carrying the problem's code (exports.outcomes).
@@ -198,3 +201,82 @@ def read_resource(context, request):
     else:
         response.md5_etag()
     return response
+
+
+_SEARCH_DOC = {
+    **_OUTCOMES, "media_type": FHIR_JSON, "answer": {"$ref": "#/components/schemas/FhirSearchsetBundle"},
+    "errors": ["not_acceptable"],
+    "optional_headers": {"Prefer": ["handling=strict", "handling=lenient"]},
+    "description": "FHIR search: a `searchset` Bundle of the records the key may read (the same JSON as the "
+                   "export's lines and the reads), `_count` per page (default 25, at most 100; a parameter without "
+                   "a value is ignored), and a `next` link "
+                   "while more follow (its `_cursor` carries the search: follow it as given). The type's read "
+                   "permission applies, as to its read; restricted patients and everything about them, and "
+                   "sensitive encounters, are never found. A parameter, modifier or value not offered is 400, "
+                   "unless `Prefer: handling=lenient`: then it is left out, the `self` link shows what was "
+                   "applied, and an OperationOutcome entry (search mode `outcome`) names what was not. "
+                   "docs/fhir.md lists each type's parameters.",
+}
+
+
+def _answer_search(context, request, pairs):
+    _check_format(request)
+    lenient = "handling=lenient" in prefer_tokens(request.headers.get("Prefer"))
+    try:
+        found = run_search(SearchRequest.of(context, request), pairs, lenient)
+    except SearchRefused as refused:
+        return outcome_response(refused.issues, 400)
+    registry = request.registry
+    resources, shown = [], []
+    for record in found.page.found:
+        resource = representation(registry, record.source.kind).fhir(record.row, request)
+        resources.append(resource)
+        patient_id = record.source.patient_of(record.row) if record.source.patient_of is not None else None
+        shown += [resource["id"], *([patient_id] if patient_id is not None else [])]
+    note_shown(request, shown)  # the audit trail names each record found and the patient it is about
+    outcome = None
+    if found.ignored:
+        outcome = operation_outcome([("not-supported", f"Ignored (handling=lenient): {text}")
+                                     for text in found.ignored], "warning")
+    bundle = searchset(found.self_url, found.next_url, found.collection_url, resources, outcome)
+    return json_response(bundle, 200, FHIR_CONTENT_TYPE)
+
+
+def search(context, request):
+    return _answer_search(context, request, list(request.GET.items()))
+
+
+
+def search_by_form(context, request):
+    if request.content_type != FORM:
+        raise Problem("unsupported_media_type", f"Send the search's parameters as {FORM}.")
+    try:
+        form = list(request.POST.items())
+    except UnicodeDecodeError:
+        raise invalid([{"pointer": "", "message": "The form is not UTF-8."}], "The form is not UTF-8.") from None
+    return _answer_search(context, request, [*request.GET.items(), *form])
+
+
+# A form any sandbox answers: Patient by a sandbox patient's family name (the reason to POST), the others by
+# page size.
+_FORM_EXAMPLES = {"Patient": {"family": "Quill"}}
+
+
+def add_search_views(config):
+    """Each type's search (GET) and search by form (POST _search), with its own query's parameters."""
+    for fhir_type, collection in FHIR_TYPE_COLLECTIONS.items():
+        query = SEARCH_QUERIES[fhir_type]
+        config.add_view(search, context=collection, request_method="GET", permission=BULK_EXPORT,
+                        query_schema=query,
+                        openapi={**_SEARCH_DOC, "summary": f"Search {fhir_type} (FHIR search-type)"})
+        form = {"schema": search_form(fhir_type), "example": _FORM_EXAMPLES.get(fhir_type, {"_count": "10"})}
+        config.add_view(search_by_form, context=collection, name="_search", request_method="POST",
+                        permission=BULK_EXPORT, query_schema=query, body_limit=SEARCH_FORM_BYTES,
+                        openapi={**_SEARCH_DOC, "form_body": form,
+                                 "summary": f"Search {fhir_type} with the parameters in a form body (names stay "
+                                            "out of URLs and logs)",
+                                 "errors": ["not_acceptable", "unsupported_media_type", "payload_too_large"]})
+
+
+# A search's form holds a few parameters: far more is not a search.
+SEARCH_FORM_BYTES = 16384

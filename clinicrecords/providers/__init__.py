@@ -3,7 +3,7 @@
 from zope.interface import Interface
 
 from clinicrecords.providers.interfaces import IProviderService
-from clinicrecords.providers.representations import provider_fhir, provider_json
+from clinicrecords.providers.representations import provider_fhir, provider_json, provider_role_fhir
 from clinicrecords.providers.resources import ProviderCollection
 from clinicrecords.providers.schemas import ProviderOut
 from clinicrecords.providers.seed import seed_providers
@@ -15,5 +15,7 @@ def includeme(config):
     config.add_clinic_collection("providers", ProviderCollection)
     config.register_service_factory(provider_service_factory, iface=IProviderService, context=Interface)
     config.add_representation("provider", plain=provider_json, fhir=provider_fhir, schema=ProviderOut)
+    # The FHIR base's PractitionerRole (clinicrecords.exports.sources): the same clinician, in its role.
+    config.add_representation("provider_role", plain=provider_json, fhir=provider_role_fhir, schema=ProviderOut)
     add_sandbox_seeder(config, seed_providers)
     config.scan(".views")

@@ -39,3 +39,20 @@ def provider_fhir(provider, request):
             **({"period": {"end": licence["expires_on"]}} if licence.get("expires_on") else {}),
         } for licence in provider.licences]
     return resource
+
+
+def provider_role_fhir(provider, request):
+    """The clinician's role at the clinic, as FHIR looks roles up (`PractitionerRole?practitioner=`): one per
+    clinician, with the clinician's id."""
+    resource = {
+        "resourceType": "PractitionerRole",
+        "id": str(provider.id),
+        "meta": {"lastUpdated": iso(provider.updated_at)},
+        "active": True,
+        "practitioner": {"reference": f"Practitioner/{provider.id}",
+                         "display": f"{provider.given_name} {provider.family_name}"},
+        "code": [{"text": provider.role}],
+    }
+    if provider.specialties:
+        resource["specialty"] = [{"text": specialty} for specialty in provider.specialties]
+    return resource

@@ -118,11 +118,3 @@ def test_format_and_unknown_parameters(testapp, world, query, status):
     clinic_id, key = sandbox(world)
     response = _read(testapp, clinic_id, key, f"Patient/{ADA}?{query}", status=status)
     assert response.content_type == FHIR
-
-
-def test_the_capability_statement_declares_each_types_read(testapp, world):
-    clinic_id, _ = sandbox(world)
-    statement = assert_valid_fhir(testapp.get(f"/v1/clinics/{clinic_id}/fhir/metadata").json, "CapabilityStatement")
-    declared = {resource.type: [interaction.code for interaction in resource.interaction]
-                for resource in statement.rest[0].resource}
-    assert declared == {fhir_type: ["read"] for fhir_type in declared} and len(declared) == 10
