@@ -60,3 +60,18 @@ def test_fhir_reads_return_what_the_export_wrote(api):
     with pytest.raises(NotFound) as missing:
         fhir.read_condition("00000000-0000-4000-8000-000000000001")
     assert missing.value.code == "not_found"
+
+
+def test_fhir_search_pages_through_next_and_searches_by_form(api):
+    client, clinic_id = api
+    fhir = client.clinic(clinic_id).fhir
+    exported = {resource["id"] for resource in client.export(clinic_id, types=["Patient"])}
+    assert {resource["id"] for resource in fhir.search_all("Patient", {"_count": 2})} == exported
+    first = fhir.search_patient({"_count": 2})
+    assert first["type"] == "searchset" and len(first["entry"]) == 2 and fhir.next_page(first)["type"] == "searchset"
+    [quill] = fhir.search_patient_by_form({"family": "quill"})["entry"]
+    assert quill["resource"]["name"][0]["family"] == "Quill"
+    with pytest.raises(InvalidRequest):
+        fhir.search_patient({"colour": "blue"})
+    lenient = fhir.search_patient({"colour": "blue"}, lenient=True)
+    assert lenient["entry"][-1]["search"]["mode"] == "outcome"

@@ -16,6 +16,7 @@ from clinicrecords_client.errors import from_response
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 WRITE_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
+FHIR_JSON = "application/fhir+json"
 
 Json = dict[str, Any]
 Id = uuid.UUID | str
@@ -67,7 +68,8 @@ class Client:
                               accept=accept)
         return response.json() if response.content else None
 
-    def _send(self, method, path, *, json=None, params=None, idempotency_key=None, accept=None, headers=None):
+    def _send(self, method, path, *, json=None, params=None, idempotency_key=None, accept=None, headers=None,
+              data=None):
         headers = {**({"Accept": accept} if accept else {}), **(headers or {})}
         if method in WRITE_METHODS:
             headers["Idempotency-Key"] = idempotency_key or str(uuid.uuid4())
@@ -76,7 +78,7 @@ class Client:
         attempt = 0
         while True:
             try:
-                response = self._http.request(method, path, json=json, params=params, headers=headers)
+                response = self._http.request(method, path, json=json, params=params, headers=headers, data=data)
             except httpx.TransportError:
                 if attempt >= self.max_retries:
                     raise
@@ -402,6 +404,33 @@ class BulkExport(_Collection):
         line; `read_<type>` methods name each type."""
         return self._client.request("GET", f"{self.path}/{fhir_type}/{resource_id}", accept="application/fhir+json")
 
+    def search(self, fhir_type: str, params: dict | list | None = None, *, lenient: bool = False,
+               form: bool = False) -> Json:
+        """FHIR search: the first page, a searchset Bundle (`next_page` follows its next link; `search_all`
+        every page). `form=True` sends the parameters as a form body (POST _search), so names stay out of URLs;
+        `lenient=True` has what the base does not offer left out rather than refused. `search_<type>` and
+        `search_<type>_by_form` methods name each type."""
+        headers = {"Accept": FHIR_JSON, **({"Prefer": "handling=lenient"} if lenient else {})}
+        if form:
+            return self._client._send("POST", f"{self.path}/{fhir_type}/_search", data=params or {},
+                                      headers=headers).json()
+        return self._client._send("GET", f"{self.path}/{fhir_type}", params=params, headers=headers).json()
+
+    def next_page(self, bundle: Json) -> Json | None:
+        """The page after `bundle` (its `next` link, as given), or None after the last."""
+        for link in bundle.get("link", []):
+            if link.get("relation") == "next":
+                return self._client._send("GET", link["url"], headers={"Accept": FHIR_JSON}).json()
+        return None
+
+    def search_all(self, fhir_type: str, params: dict | list | None = None, **options) -> Iterator[Json]:
+        """Every resource a search finds, page after page."""
+        bundle = self.search(fhir_type, params, **options)
+        while bundle is not None:
+            yield from (entry["resource"] for entry in bundle.get("entry", [])
+                        if entry.get("search", {}).get("mode") == "match")
+            bundle = self.next_page(bundle)
+
     def download(self, file_id: Id) -> Iterator[Json]:
         """One file's resources, line by line, streamed."""
         with self._client._http.stream("GET", f"{self.path}/export-files/{file_id}",
@@ -423,14 +452,31 @@ def _fhir_reader(fhir_type):
     return read
 
 
+def _fhir_searchers(fhir_type):
+    def search(self, params: dict | list | None = None, *, lenient: bool = False) -> Json:
+        return self.search(fhir_type, params, lenient=lenient)
+
+    def search_by_form(self, params: dict | list | None = None, *, lenient: bool = False) -> Json:
+        return self.search(fhir_type, params, lenient=lenient, form=True)
+
+    name = f"search_{_snake(fhir_type)}"
+    search.__name__ = search.__qualname__ = name
+    search.__doc__ = f"FHIR search of {fhir_type}: the first page (a searchset Bundle)."
+    search_by_form.__name__ = search_by_form.__qualname__ = f"{name}_by_form"
+    search_by_form.__doc__ = f"FHIR search of {fhir_type} with the parameters in a form body (POST _search)."
+    return search, search_by_form
+
+
 def _snake(name):
     return "".join(f"_{c.lower()}" if c.isupper() and i else c.lower() for i, c in enumerate(name))
 
 
 FHIR_TYPES = ("Patient", "AllergyIntolerance", "Condition", "MedicationStatement", "ServiceRequest",
-              "MedicationRequest", "Encounter", "Coverage", "Practitioner", "Organization")
+              "MedicationRequest", "Encounter", "Coverage", "Practitioner", "PractitionerRole", "Organization")
 for _fhir_type in FHIR_TYPES:
     setattr(BulkExport, f"read_{_snake(_fhir_type)}", _fhir_reader(_fhir_type))
+    for _searcher in _fhir_searchers(_fhir_type):
+        setattr(BulkExport, _searcher.__name__, _searcher)
 
 
 class Listing(_Collection):
@@ -583,4 +629,6 @@ OPERATIONS = {
     "export_patients": "clinic.fhir.kick_off_patients", "poll_export": "clinic.fhir.poll",
     "cancel_export": "clinic.fhir.cancel", "download_file": "clinic.fhir.download",
     **{f"fhir_read_{_snake(name)}": f"clinic.fhir.read_{_snake(name)}" for name in FHIR_TYPES},
+    **{f"fhir_search_{_snake(name)}{form}": f"clinic.fhir.search_{_snake(name)}{form}"
+       for name in FHIR_TYPES for form in ("", "_by_form")},
 }
