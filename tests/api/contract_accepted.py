@@ -31,12 +31,15 @@ class Finding:
         return self.case.operation.label
 
     def answered(self):
-        """The answer's JSON object (a problem's, or a record's), or {}."""
+        """The answer's JSON object (a problem's, or a record's), or {}; a problem told as an OperationOutcome
+        (the FHIR base's) read back as the problem: its code and its errors' pointers and messages."""
         try:
             body = json.loads(self.response.content)
         except (AttributeError, TypeError, ValueError):
             return {}
-        return body if isinstance(body, dict) else {}
+        if not isinstance(body, dict):
+            return {}
+        return _as_problem(body) if body.get("resourceType") == "OperationOutcome" else body
 
     def answer(self):
         if self.response is None:
@@ -105,7 +108,20 @@ def _withdrawn(finding):
     return (data.get("review_status"), data.get("decision_reason")) == ("rejected", "withdrawn")
 
 
+def _as_problem(outcome):
+    """An OperationOutcome carrying a problem (clinicrecords.exports.outcomes.problem_outcome) as that problem's
+    code and errors; its issues stay beside them, for what the FHIR base refuses by itself."""
+    issues = [issue for issue in outcome.get("issue") or [] if isinstance(issue, dict)]
+    codings = ((issues[0].get("details") or {}).get("coding") or [{}]) if issues else [{}]
+    errors = []
+    for issue in issues[1:]:
+        pointer, _, message = issue.get("diagnostics", "").partition(": ")
+        errors.append({"pointer": pointer, "message": message})
+    return {"code": codings[0].get("code"), "errors": errors, "issue": issues}
+
+
 SUBMISSIONS_ITEM = "/v1/clinics/{clinic_id}/submissions/{submission_id}"
+FHIR_BASE = "/v1/clinics/{clinic_id}/fhir/"
 EXPORT_KICKOFF = "/v1/clinics/{clinic_id}/fhir/$export"
 PATIENT_KICKOFF = "/v1/clinics/{clinic_id}/fhir/Patient/$export"
 
@@ -124,6 +140,29 @@ def _lenient(finding):
     """The kick-off asked, with `Prefer: handling=lenient`, that what it does not support be ignored."""
     prefer = str((finding.case.headers or {}).get("Prefer", ""))
     return "handling=lenient" in prefer.replace(" ", "").lower()
+
+def _search_path(finding):
+    """A FHIR search's path: GET {base}/{type} or POST {base}/{type}/_search."""
+    method, path = finding.label.split(" ", 1)
+    if not path.startswith(FHIR_BASE):
+        return False
+    rest = path[len(FHIR_BASE):]
+    return (method == "GET" and "/" not in rest and rest not in ("metadata", "$export")) or \
+        (method == "POST" and rest.endswith("/_search"))
+
+
+def _search_refused(*words):
+    """A FHIR search refused, every issue of its OperationOutcome saying one of `words`."""
+    def sent(finding):
+        issues = finding.answered().get("issue") or []
+        return _search_path(finding) and bool(issues) and all(
+            any(word in issue.get("diagnostics", "") for word in words) for issue in issues)
+    return sent
+
+
+def _lenient_search(finding):
+    return _search_path(finding) and _lenient(finding)
+
 
 ACCEPTED = [
     Accepted(
@@ -223,6 +262,26 @@ ACCEPTED = [
                "refuse it, so a value outside the parameter's schema is ignored and the export starts (202). A "
                "type the key cannot read is still 403 scope_missing; without lenient handling the same request "
                "is 400."),
+    Accepted(
+        ACCEPTS_VALID, pointer="/_cursor", words=("Not a cursor of this search", "send it alone"),
+        reason="A FHIR search's `_cursor` is opaque, encrypted and signed by the server for one search and one key "
+               "owner, and carries the search, so it is sent alone: no schema can tell a made-up string from one "
+               "the server issued, nor say that one parameter excludes the others (decision 0164)."),
+    Accepted(
+        ACCEPTS_VALID, sent=_search_refused("a FHIR date", "text may not contain NUL"),
+        reason="A FHIR search's date shaped as the pattern says but not on the calendar (`2026-02-30`, month 13, "
+               "year 0000, a range running past 9999), or a value with NUL: a pattern states a date's shape, not "
+               "the calendar (decision 0164)."),
+    Accepted(
+        ACCEPTS_VALID, status=414, sent=_search_path,
+        reason="A FHIR search repeats its parameters freely (each repeat is AND): the URL's length limit "
+               "(`api.max_url_length`, 414 uri_too_long) bounds them all together, which no parameter's schema "
+               "can state; POST _search takes the same parameters in a body."),
+    Accepted(
+        "negative_data_rejection", status=200, sent=_lenient_search,
+        reason="FHIR search's lenient handling (R4's search, decision 0164): with `Prefer: handling=lenient` a "
+               "parameter or value the base does not offer is left out, not refused, and the Bundle's "
+               "OperationOutcome entry names it; without it the same request is 400."),
 ]
 
 
