@@ -252,7 +252,8 @@ def test_a_second_factor_confirms_too_and_changing_ones_factors_asks(app, sessio
     assert {"confirm-password", "confirm-code"} <= set(page.forms)
     wrong = submit(page, "confirm-code", code="000000", status=400)
     assert error_summary(wrong) == [NO_SUCH_CODE] and wrong.html.find(id="code-error") is not None
-    back = submit(wrong, "confirm-code", code=totp_code(secret, steps=1), status=303)
+    confirmed_with = totp_code(secret, steps=1)  # kept: computed again later it may be the next step's code
+    back = submit(wrong, "confirm-code", code=confirmed_with, status=303)
     assert back.location.startswith("http://localhost" + HELD)
     held = back.follow()
     assert held.html.find(id="back-to-form")["href"] == codes_page
@@ -260,7 +261,7 @@ def test_a_second_factor_confirms_too_and_changing_ones_factors_asks(app, sessio
     assert not set(codes) & {item.get_text(strip=True) for item in renewed.html.select("#recovery-codes li")}
     session_clock.move(minutes=PAST_THE_WINDOW)
     refused = submit(client.get("/portal/account/two-factor/app/remove"), "remove-app", status=303)
-    replayed = submit(refused.follow(), "confirm-code", code=totp_code(secret, steps=1), status=400)
+    replayed = submit(refused.follow(), "confirm-code", code=confirmed_with, status=400)
     assert error_summary(replayed) == [NO_SUCH_CODE]  # that code was used to confirm once already
     voided = submit(replayed, "confirm-code", code=codes[0], status=400)  # of the first set: void since renewed
     assert error_summary(voided) == [NO_SUCH_CODE]
