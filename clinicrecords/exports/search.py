@@ -145,7 +145,6 @@ class SearchResult:
     page: SearchPage
     self_url: str  # what was applied
     next_url: str | None
-    collection_url: str
     ignored: tuple  # what a lenient search left out: [diagnostics]
 
 
@@ -172,4 +171,4 @@ def run_search(asked, pairs, lenient=False):
         next_url = f"{url}?{urlencode([(CURSOR_PARAMETER, asked.cursors.issue(scope, search, page.next_position))])}"
     applied = [*search.applied, *([] if any(name == "_count" for name, _ in search.applied)
                                   else [("_count", str(search.count))])]
-    return SearchResult(page, f"{url}?{urlencode(applied)}", next_url, url, search.ignored)
+    return SearchResult(page, f"{url}?{urlencode(applied)}", next_url, search.ignored)

@@ -23,9 +23,7 @@ from sqlalchemy import false, func, or_
 
 DEFAULT_COUNT = 25
 MAX_COUNT = 100
-# The parameters every search takes besides its type's own: the page's size and the answer's format (read by
-# the view's content negotiation); `_cursor` is the next link's and stands alone (clinicrecords.exports.search).
-RESULT_PARAMETERS = frozenset({"_count", "_format"})
+# The next link's parameter: it carries the search and stands alone (clinicrecords.exports.search).
 CURSOR_PARAMETER = "_cursor"
 # No value of a search is longer (an absolute reference is about 100 characters).
 MAX_VALUE_CHARS = 256
@@ -51,6 +49,10 @@ class SearchRefused(Exception):
 
 class _Unreadable(ValueError):
     """A value a parameter cannot read."""
+
+
+class _NotOffered(_Unreadable):
+    """A parameter or modifier the type's search does not offer."""
 
 
 @dataclass(frozen=True)
@@ -132,7 +134,8 @@ def read_search(fhir_type, pairs, lenient=False):
     offered = SEARCH_PARAMETERS[fhir_type]
     criteria, applied, issues, count = [], [], [], DEFAULT_COUNT
     for name, value in pairs:
-        if not _split(value):
+        parts = _split(value)
+        if not parts:
             continue  # R4: a parameter without a value is ignored
         try:
             if "\x00" in name or "\x00" in value:
@@ -142,7 +145,7 @@ def read_search(fhir_type, pairs, lenient=False):
             if name == "_count":
                 count = _count(value)
             else:
-                criteria.append(_criterion(fhir_type, offered, name, value))
+                criteria.append(_criterion(fhir_type, offered, name, parts))
             applied.append((name, value))
         except _Unreadable as reason:
             issues.append(("not-supported" if isinstance(reason, _NotOffered) else "value", str(reason)))
@@ -151,24 +154,20 @@ def read_search(fhir_type, pairs, lenient=False):
     return Search(tuple(criteria), count, tuple(applied), tuple(text for _, text in issues))
 
 
-class _NotOffered(_Unreadable):
-    pass
-
-
 def _count(value):
     if not re.fullmatch(COUNT_PATTERN, value):
         raise _Unreadable(f"_count={value!r}: a whole number from 0 to {MAX_COUNT}.")
     return int(value)
 
 
-def _criterion(fhir_type, offered, name, value):
+def _criterion(fhir_type, offered, name, parts):
     base, _, modifier = name.partition(":")
     parameter = offered.get(base)
     if parameter is None or (modifier and modifier not in parameter.modifiers):
         known = ", ".join(sorted(offered))
         what = f"modifier :{modifier} of {base}" if parameter is not None else f"parameter {name}"
         raise _NotOffered(f"The {what} is not offered by {fhir_type} search (its parameters: {known}, _count).")
-    values = tuple(_READERS[parameter.kind](part, parameter, name) for part in _split(value))
+    values = tuple(_READERS[parameter.kind](part, parameter, name) for part in parts)
     return Criterion(parameter, modifier or None, values)
 
 
@@ -268,9 +267,8 @@ def _string_clause(column, value, modifier):
 
 def _date_clause(column, value, modifier):
     start, end = value.start, value.end
-    if column.type.python_type is datetime.date:  # a birth date: the days the range touches
-        start, end = start.date(), max(end.date() if end.time() == datetime.time(0) else end.date()
-                                       + datetime.timedelta(days=1), start.date() + datetime.timedelta(days=1))
+    if column.type.python_type is datetime.date:  # a birth date: the days the range touches, to its last instant's
+        start, end = start.date(), (end - datetime.timedelta(microseconds=1)).date() + datetime.timedelta(days=1)
     return {"eq": lambda: (column >= start) & (column < end), "gt": lambda: column >= end,
             "ge": lambda: column >= start, "lt": lambda: column < start, "le": lambda: column < end}[value.prefix]()
 

@@ -48,6 +48,10 @@ class Source:
     # Practitioner carries the role already).
     exported: bool = True
 
+    def patient_id(self, row):
+        """The patient `row` is about, or None for a source about no patient."""
+        return self.patient_of(row) if self.patient_of is not None else None
+
     def rows_at(self, level, since):
         """The select of the rows an export at `level` ("system" or "patient") writes."""
         if level == "patient" and self.named_rows is not None:

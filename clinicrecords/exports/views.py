@@ -161,6 +161,12 @@ def download_file(context, request):
 _JSON_FORMATS = frozenset({"json", "application/json", "application/fhir+json"})
 
 
+def _named(source, row, resource):
+    """What the audit trail names for a resource shown: the record and the patient it is about."""
+    patient_id = source.patient_id(row)
+    return [resource["id"], *([patient_id] if patient_id is not None else [])]
+
+
 def _check_format(request):
     asked = request.GET.get("_format")
     if asked is not None:
@@ -190,9 +196,7 @@ def read_resource(context, request):
     _check_format(request)
     source, record = context.source, context.record
     resource = representation(request.registry, source.kind).fhir(record, request)
-    patient_id = source.patient_of(record) if source.patient_of is not None else None
-    # The audit trail names the record and the patient it is about.
-    note_shown(request, [resource["id"], *([patient_id] if patient_id is not None else [])])
+    note_shown(request, _named(source, record, resource))
     response = json_response(resource, 200, FHIR_CONTENT_TYPE, conditional=True)
     updated_at = getattr(record, "updated_at", None)
     if updated_at is not None:
@@ -222,8 +226,9 @@ _SEARCH_DOC = {
 def _answer_search(context, request, pairs):
     _check_format(request)
     lenient = "handling=lenient" in prefer_tokens(request.headers.get("Prefer"))
+    asked = SearchRequest.of(context, request)
     try:
-        found = run_search(SearchRequest.of(context, request), pairs, lenient)
+        found = run_search(asked, pairs, lenient)
     except SearchRefused as refused:
         return outcome_response(refused.issues, 400)
     registry = request.registry
@@ -231,20 +236,18 @@ def _answer_search(context, request, pairs):
     for record in found.page.found:
         resource = representation(registry, record.source.kind).fhir(record.row, request)
         resources.append(resource)
-        patient_id = record.source.patient_of(record.row) if record.source.patient_of is not None else None
-        shown += [resource["id"], *([patient_id] if patient_id is not None else [])]
-    note_shown(request, shown)  # the audit trail names each record found and the patient it is about
+        shown += _named(record.source, record.row, resource)
+    note_shown(request, shown)
     outcome = None
     if found.ignored:
         outcome = operation_outcome([("not-supported", f"Ignored (handling=lenient): {text}")
                                      for text in found.ignored], "warning")
-    bundle = searchset(found.self_url, found.next_url, found.collection_url, resources, outcome)
+    bundle = searchset(found.self_url, found.next_url, asked.collection_url, resources, outcome)
     return json_response(bundle, 200, FHIR_CONTENT_TYPE)
 
 
 def search(context, request):
     return _answer_search(context, request, list(request.GET.items()))
-
 
 
 def search_by_form(context, request):

@@ -147,7 +147,7 @@ def _write_source(db, registry, rows, source, reader, files, errors):
                           type(error).__name__)
                 errors.write(json_bytes(_outcome(source.fhir_type, row.id)), None, None)
                 continue
-            files.write(line, source.patient_of(row) if source.patient_of else None, row.id)
+            files.write(line, source.patient_id(row), row.id)
 
 
 def _write_deleted(db, source, since, base_url, files):
