@@ -164,7 +164,8 @@ class RedisStore(PostgresStore):
     counted request (docs/decisions/0080-redis-behind-sentinel.md).
 
     The reach version lives in PostgreSQL with the data it versions: for a key from the key cache, one small
-    SELECT of it on `engine` comes first (docs/decisions.md), and nothing is counted when it moved."""
+    SELECT of it on `engine` comes first (docs/decisions/0036-key-cache-that-stays-correct.md), and nothing is
+    counted when it moved."""
 
     MINUTE_TTL = 120
 

@@ -1,5 +1,5 @@
 """Reading one kind of chart item: the prebuilt statements of its reads and lists, with the restricted-patient
-rule (docs/decisions.md)."""
+rule (docs/decisions/0012-clinical-items-review-queue.md, "Restricted patients")."""
 
 import functools
 import operator

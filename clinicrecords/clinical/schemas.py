@@ -2,7 +2,8 @@
 
 Length bounds of the allergy change request (the spec gives 20, 2000, 200, 200, 200 without names):
 reactions at most 20 items, note at most 2000 characters, a reaction's description at most 200,
-client_reference at most 200, origin_assistant_name at most 200 (docs/decisions.md).
+client_reference at most 200, origin_assistant_name at most 200 (docs/decisions/0012-clinical-items-review-queue.md,
+"Length bounds").
 """
 
 from marshmallow import ValidationError, fields, validate, validates_schema

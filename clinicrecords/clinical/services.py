@@ -2,8 +2,9 @@
 what a bulk export reads of the chart items.
 
 Items of a restricted patient are invisible to every API key: absent from lists, 404 when read or changed,
-and a send naming the patient is refused like one naming no patient (docs/decisions.md). The reads are in
-`items`, the sends in `proposals`; the kinds (`kinds`) build on both.
+and a send naming the patient is refused like one naming no patient
+(docs/decisions/0012-clinical-items-review-queue.md, "Restricted patients"). The reads are in `items`, the sends
+in `proposals`; the kinds (`kinds`) build on both.
 """
 
 from sqlalchemy import select
@@ -56,7 +57,8 @@ def chart_kinds_for_export():
 def chart_rows_for_export(resource_type, since=None):
     """The rows of one kind's items a bulk export writes (`resource_type`: "allergy", "condition",
     "medication_statement", "referral"), oldest first: those of patients the API may see, as the reads; allergy
-    names from the clinic's plain list (legacy text) have no id and are left out (docs/decisions.md)."""
+    names from the clinic's plain list (legacy text) have no id and are left out
+    (docs/decisions/0099-bulk-export-file-contents.md)."""
     [model] = [kind.model for kind in KINDS if kind.resource_type == resource_type]
     statement = visible_for_export(select(*model.__table__.columns), model.patient_id, model.updated_at, since)
     if model is Allergy:

@@ -3,8 +3,9 @@
 - ICD-10: the ICD-10-CM code set (CMS release shipped in the `simple-icd-10-cm` package, April 2026 at the
   time of writing). A code must name a category or subcategory (E11, E11.9, E119); chapters and blocks
   (A00-A09) are not codes. Referral reason codes are checked against the same verified list.
-- RxNorm: only RxCUIs on the verified list in `data/rxnorm_verified.tsv` (see docs/decisions.md), plus
-  the operator's own file named by the setting `clinical.rxnorm_extra_file` (same format).
+- RxNorm: only RxCUIs on the verified list in `data/rxnorm_verified.tsv`
+  (docs/decisions/0012-clinical-items-review-queue.md, "RxNorm"), plus the operator's own file named by the
+  setting `clinical.rxnorm_extra_file` (same format).
 """
 
 import functools

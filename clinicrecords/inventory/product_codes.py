@@ -6,7 +6,7 @@ from clinicrecords.errors import InvalidInput
 
 _REGULATOR = re.compile(r"^[A-Z0-9][A-Z0-9 ./-]{0,63}$")
 # The shapes as the OpenAPI document states them (the check digit and the tidying of case and spaces are
-# the server's own: docs/decisions.md).
+# the server's own: docs/decisions/0070-document-and-server-agree.md).
 GTIN_PATTERN = r"^(?:[0-9]{8}|[0-9]{12,14})$"
 REGULATOR_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9 ./-]{0,63}$"
 

@@ -20,7 +20,8 @@ class Patient(TenantBase):
     email: Mapped[str | None] = mapped_column(String(254))
     address: Mapped[dict | None] = mapped_column()
     external_id: Mapped[str | None] = mapped_column(String(64))
-    # A restricted patient is hidden from every API key, with all their records (docs/decisions.md).
+    # A restricted patient is hidden from every API key, with all their records
+    # (docs/decisions/0012-clinical-items-review-queue.md, "Restricted patients").
     restricted: Mapped[bool] = mapped_column(default=False)
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
     updated_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), onupdate=func.now(),

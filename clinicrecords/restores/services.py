@@ -15,7 +15,7 @@ from clinicrecords.events.services import restart_after_restore
 from clinicrecords.patients.services import set_restricted
 
 # How far every clinic's counter moves past the last seq the copy holds: more events than any clinic hands
-# out between a backup's point in time and the restore (docs/decisions.md, "The feed after a restore").
+# out between a backup's point in time and the restore (docs/decisions/0134-feed-after-restore.md).
 SEQ_GAP = 1_000_000_000
 
 

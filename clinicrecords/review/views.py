@@ -25,7 +25,8 @@ def list_submissions(context, request):
     return render_page(request, "submission", page)
 
 
-# What a DELETE leaves behind (docs/decisions.md): the caller can still see what became of what it sent.
+# What a DELETE leaves behind (docs/decisions/0012-clinical-items-review-queue.md): the caller can still see what
+# became of what it sent.
 WITHDRAWN_STAYS_READABLE = (
     "Withdrawing decides the submission: it reads review_status `rejected` with decision_reason `withdrawn` "
     "and is never deleted, so GET on it still answers 200 with that record (and a second DELETE 409 "

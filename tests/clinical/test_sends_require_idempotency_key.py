@@ -1,5 +1,6 @@
 """POST allergies, conditions and medication-statements require an Idempotency-Key, like every other POST
-that creates something (docs/decisions.md); without one nothing is sent. PATCH keeps it optional."""
+that creates something (docs/decisions/0015-api-conventions.md); without one nothing is sent. PATCH keeps it
+optional."""
 
 import pytest
 

@@ -64,7 +64,8 @@ def test_a_replay_is_the_first_answer_byte_for_byte_plus_the_flag(testapp, calle
 
 
 def test_numbers_compare_by_value_in_a_retry(testapp, caller):
-    """290.5, 290.50 and 290.500 are one amount; 250 and 250.00 too (docs/decisions.md)."""
+    """290.5, 290.50 and 290.500 are one amount; 250 and 250.00 too
+    (docs/decisions/0028-careless-hostile-clients.md)."""
     _post(testapp, caller, EXAMPLE, key="advice-numbers")
     body = json.dumps(EXAMPLE).replace("290.5", "290.500").replace("250.0", "250").encode()
     assert b"290.500" in body and b"250.0" not in body

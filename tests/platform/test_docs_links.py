@@ -1,5 +1,6 @@
-"""The README and docs/ link only what a clone of the repository has: a relative link or a path that leaves
-the repository is dead in a clone (docs/decisions/0061-links-readme-docs.md)."""
+"""The README and docs/ (the decisions' pages and their cross-references included) link only what a clone of the
+repository has: a relative link or a path that leaves the repository is dead in a clone
+(docs/decisions/0061-links-readme-docs.md)."""
 
 import re
 from pathlib import Path
@@ -7,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 # A markdown link's target, or a path in backticks that climbs out of its folder.
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 CLIMBING_PATH = re.compile(r"`(\.\./[^`\s]*)`")

@@ -35,7 +35,8 @@ def test_an_app_counts_only_once_a_code_confirms_it_and_its_codes_are_shown_once
     page = submit(overview, "start-app", status=303).follow()
     svg = page.html.find(id="qr").find("svg")
     assert svg is not None and svg.find("title").get_text()
-    # No script draws the QR code; the one script is the setup key's copy button's (docs/decisions.md).
+    # No script draws the QR code; the one script is the setup key's copy button's
+    # (docs/decisions/0086-second-factor-building-blocks.md).
     assert [tag["src"] for tag in page.html.find_all("script")] == ["/portal/static/copy.js"]
     secret = page.html.find(id="secret-text").get_text().replace(" ", "")
     assert len(secret) == 32
