@@ -391,6 +391,11 @@ class Rehearsal:
         token, (first, second) = self.stack.metrics_token, self.stack.web_ports
         expect(call(first, "GET", "/metrics").status == 404, "/metrics answered without the token")
         expect(call(first, "GET", "/metrics", key=self.clinic_key).status == 404, "/metrics answered an API key")
+        # The worker writes into the same directory (its build info, its pool, its tasks' failures): files
+        # named by its pid beside the web processes'.
+        pid = self.stack.worker.pid
+        expect(list(self.stack.metrics.glob(f"*_{pid}.db")),
+               f"the worker (pid {pid}) wrote nothing into PROMETHEUS_MULTIPROC_DIR ({self.stack.metrics})")
         before = _healthz_total(first, token)
         for n in range(6):  # to both processes, directly
             expect(call((first, second)[n % 2], "GET", "/healthz").status == 200, "/healthz")
@@ -434,7 +439,8 @@ class Rehearsal:
         finally:
             self.stack.kill(process)
         return f"Prometheus on 127.0.0.1:{port} scraped :{first} with the token: {before + 6:.0f} /healthz answers " \
-               "of both processes, the imports by route template, the queue and the outboxes"
+               "of both processes, the imports by route template, the queue and the outboxes; the worker's files " \
+               "in the same directory"
 
     def traced(self):
         """The web processes and the worker export their spans over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT) to a
