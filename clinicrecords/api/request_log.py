@@ -1,6 +1,8 @@
 """One JSON log line per request, and the X-Request-Id header on every answer.
 
-The line names the route with ids folded to {id}; it never carries a key, a query string or a body.
+The line names the route by its template (what the metrics tween of clinicrecords.observability found:
+the metrics' `route` label and the span's name); a request refused before the tweens ran, by its path
+with ids folded to {id}. It never carries a key, a query string or a body.
 Requests made with a valid key are also handed, as a `KeyedRequest`, to the sinks contexts register with
 `add_request_sink(config, append)` (the workspace's request log): an `append` must return at once, never
 block or touch the database on the request's thread.
@@ -21,6 +23,9 @@ from typing import NamedTuple
 from pyramid.tweens import INGRESS
 
 log = logging.getLogger("clinicrecords.request")
+# The environ key under which the outermost tween (clinicrecords.observability.http) leaves the request's
+# route template, or `unmatched`.
+ROUTE_TEMPLATE = "clinicrecords.route_template"
 
 _ID_SEGMENT = re.compile(r"/[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}(?=/|$)")
 
@@ -65,12 +70,13 @@ def keyed_request(request, caller, status, latency_ms):
                         code, request.request_id, latency_ms)
 
 
-def log_line(request_id, method, path, status, latency_ms, caller=None):
-    """`caller` is absent for what the server refused before there was a request (waitress_refusals)."""
+def log_line(request_id, method, path, status, latency_ms, caller=None, route=None):
+    """`caller` is absent for what the server refused before there was a request (waitress_refusals); `route`,
+    for what was refused before it was routed: then the path names it, ids folded."""
     line = {
         "request_id": request_id,
         "method": method,
-        "route": route_template(path),
+        "route": route or route_template(path),
         "status": status,
         "duration_ms": latency_ms,
     }
@@ -94,7 +100,8 @@ def log_request(request, status, started, sinks=(), caller_of=_no_caller):
     # A refusal may come before the key was read: the caller reads it then, so its owner sees the refusal.
     caller = caller_of(request, read_key=status >= 400)
     path = request.environ.get("PATH_INFO", "")
-    log_line(request.request_id, request.method, path, status, latency_ms, caller)
+    log_line(request.request_id, request.method, path, status, latency_ms, caller,
+             request.environ.get(ROUTE_TEMPLATE))
     if sinks and caller is not None:
         entry = keyed_request(request, caller, status, latency_ms)
         for append in sinks:

@@ -1,10 +1,11 @@
 """Every answer counted and timed by its route template, method and status, in the outermost tween (over the
 transaction's, so its commit and the tasks queued at commit are inside; every exception below has been
-rendered as an answer by then); its span when tracing is on; and its request id for every line logged
-meanwhile."""
+rendered as an answer by then); its span when tracing is on; its request id for every line logged
+meanwhile, and its route template for the request log's line."""
 
 import time
 
+from clinicrecords.api.request_log import ROUTE_TEMPLATE
 from clinicrecords.observability.logs import REQUEST_ID
 from clinicrecords.observability.metrics import HTTP_DURATION, HTTP_IN_FLIGHT, HTTP_REQUESTS, REFUSALS
 from clinicrecords.observability.routes import RouteTemplates
@@ -40,6 +41,7 @@ def metrics_tween_factory(handler, registry):
     def metrics_tween(request):
         method = request.method if request.method in METHODS else "other"
         route = match(request.environ.get("PATH_INFO", ""))  # `path_info` raises on a path that is not UTF-8
+        request.environ[ROUTE_TEMPLATE] = route  # the request log's line names it the same
         span = request_span(request, route, method)
         if span is None:
             return answer(request, route, method)

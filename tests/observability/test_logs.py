@@ -41,7 +41,8 @@ def test_a_request_is_one_json_object_with_its_fields(testapp, connected, json_l
     assert datetime.datetime.fromisoformat(line["time"]).tzinfo is not None
     assert (line["level"], line["message"]) == ("INFO", "request")
     assert line["request_id"] == response.headers["X-Request-Id"]
-    assert (line["method"], line["route"], line["status"]) == ("GET", "/v1/clinics/{id}/patients", 200)
+    # The route template, as the metrics' `route` label and the request's span name it.
+    assert (line["method"], line["route"], line["status"]) == ("GET", "/v1/clinics/{clinic_id}/patients", 200)
     assert line["clinic_id"] == str(connected.clinic_id)
     assert line["key_id"] == parse_key(connected.key).key_id
     assert isinstance(line["duration_ms"], float)
@@ -54,11 +55,15 @@ def test_no_key_secret_email_or_patient_data_in_any_line(testapp, world, connect
     testapp.get(f"/v1/clinics/{connected.clinic_id}/patients?family_name=Quillonbrae", headers=connected.headers)
     testapp.get(f"/v1/me?api_key={connected.key}", status=401)
     testapp.get(f"/v1/clinics/{connected.clinic_id}/{connected.key}", headers=connected.headers, status=404)
+    testapp.get(f"/v1/clinics/{connected.clinic_id}/patients/Quillonbrae", headers=connected.headers, status="*")
     logging.getLogger("clinicrecords.test").warning("forwarded for %s with %s", "quillon.brae@example.org",
                                                     connected.key)
     written = json_log.getvalue()
     found = lines(json_log)
-    assert sum(line["logger"] == "clinicrecords.request" for line in found) == 4
+    requests = [line for line in found if line["logger"] == "clinicrecords.request"]
+    assert [line["route"] for line in requests] == [
+        "/v1/clinics/{clinic_id}/patients", "/v1/clinics/{clinic_id}/patients", "/v1/me", "unmatched",
+        "/v1/clinics/{clinic_id}/patients/{patient_id}"]
     assert "forwarded for {email} with {key}" in written
     for forbidden in (parse_key(connected.key).secret, connected.key, "quillon.brae@example.org", "Quillonbrae",
                       "log-json-test", "api_key"):

@@ -2,22 +2,26 @@
 answer counted by its route template, method and status; no clinic's, patient's or key's id in a label."""
 
 import dataclasses
+import datetime
 import json
 import os
 import subprocess
 import sys
 import textwrap
+import threading
 import time
+import uuid
 
+import webtest
 from huey import Huey
 from huey.storage import MemoryStorage
 from prometheus_client.parser import text_string_to_metric_families
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, insert, select, text, update
 from sqlalchemy.exc import OperationalError
 
 from clinicrecords.access.keys import parse_key
 from clinicrecords.api.route_table import route_table
-from clinicrecords.events.models import WebhookEndpoint
+from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
 from clinicrecords.exports.models import ExportJob
 from clinicrecords.mail.models import OutgoingMail
 from clinicrecords.observability.http import TEMPLATES
@@ -26,6 +30,7 @@ from clinicrecords.observability.sources import METRIC_SOURCES, queue_readings
 from clinicrecords.observability.tasks import last_successful_backup, report_backup
 from clinicrecords.settings import REGISTRY_KEY, app_settings
 from clinicrecords.tasks import QUEUED_AT, huey, task
+from tests.events.support import Receiver, emit_events
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
 OUTSIDE = {"REMOTE_ADDR": "203.0.113.7"}
@@ -131,6 +136,42 @@ def test_outbox_gauges_count_the_rows(testapp, world, engine):
     assert value(samples, "clinicrecords_build_info", version=_version()) == 1
 
 
+def test_outbox_gauges_follow_pending_and_failed_rows(testapp, world, engine):
+    """What the webhook backlog and mail-failing alerts read: a delivery a receiver refused stays pending (and
+    ages), one given up is failed; a message given up, an export that failed."""
+    clinic_id = world.clinic()
+    before = scrape(testapp)
+    with Receiver(answers=[503, 503], default=503) as receiver:
+        endpoint_id, _ = world.webhook(clinic_id=clinic_id, url=receiver.url)
+        emit_events(world, clinic_id, count=2)
+    mail_id, export_id = uuid.uuid4(), uuid.uuid4()
+    with engine.begin() as connection:
+        older, given_up = connection.execute(select(WebhookDelivery.id).where(
+            WebhookDelivery.endpoint_id == endpoint_id, WebhookDelivery.status == "pending")).scalars().all()
+        connection.execute(update(WebhookDelivery).where(WebhookDelivery.id == older).values(
+            created_at=func.now() - datetime.timedelta(hours=2)))
+        connection.execute(update(WebhookDelivery).where(WebhookDelivery.id == given_up).values(status="failed"))
+        connection.execute(insert(OutgoingMail).values(
+            id=mail_id, message_id=f"<{mail_id}@metrics.test>", template="test", sender="a@example.org",
+            recipient="b@example.org", subject="s", status="failed", attempts=5))
+        connection.execute(insert(ExportJob).values(
+            id=export_id, clinic_id=clinic_id, key_id="k_metrics", granted=[], level="system", types=[],
+            request_url="http://x/", base_url="http://x/", status="failed",
+            expires_at=func.now() + datetime.timedelta(hours=1)))
+    try:
+        after = scrape(testapp)
+    finally:
+        with engine.begin() as connection:
+            connection.execute(delete(OutgoingMail).where(OutgoingMail.id == mail_id))
+            connection.execute(delete(ExportJob).where(ExportJob.id == export_id))
+            connection.execute(update(WebhookDelivery).where(WebhookDelivery.endpoint_id == endpoint_id).values(
+                status="cancelled"))
+    for name in ("clinicrecords_webhook_deliveries_pending", "clinicrecords_webhook_deliveries_failed",
+                 "clinicrecords_mail_outbox_failed", "clinicrecords_export_jobs_failed"):
+        assert value(after, name) == value(before, name) + 1, name
+    assert value(after, "clinicrecords_webhook_deliveries_oldest_pending_age_seconds") >= 7200
+
+
 def _version():
     import importlib.metadata
 
@@ -145,6 +186,56 @@ def test_the_pool_gauge_counts_connections_in_use(testapp, engine):
         during = value(scrape(testapp), "clinicrecords_db_pool_connections_in_use")
     # The scrape holds one connection of its own while it reads the outboxes.
     assert during == before + 2
+
+
+def test_the_pool_gauge_counts_checkouts_waiting_for_a_connection(testapp, make_app):
+    """A pool of one connection, held: a second checkout waits for it, and the scrape counts it."""
+    engine = make_app(**{"database.pool_size": "1", "database.max_overflow": "0",
+                         "database.pool_timeout": "30"}).registry["db.engine"]
+    before = value(scrape(testapp), "clinicrecords_db_pool_checkouts_waiting")
+    waited = threading.Event()
+
+    def second():
+        with engine.connect() as connection:
+            connection.execute(select(func.now()))
+        waited.set()
+
+    with engine.connect() as held:
+        held.execute(select(func.now()))
+        waiting = threading.Thread(target=second, daemon=True)
+        waiting.start()
+        deadline = time.monotonic() + 10
+        while value(scrape(testapp), "clinicrecords_db_pool_checkouts_waiting") != before + 1:
+            assert time.monotonic() < deadline, "the waiting checkout was never counted"
+            time.sleep(0.05)
+    assert waited.wait(10)
+    waiting.join(10)
+    assert value(scrape(testapp), "clinicrecords_db_pool_checkouts_waiting") == before
+
+
+def test_pooled_connections_replaced_after_their_server_went_away_are_counted(testapp, make_app, engine):
+    """What a failover or a restart does to a pool (its backends terminated): the connection found dead counts
+    once under `server_gone`; the pool then replaces every connection opened before it without counting each."""
+    named = f"metrics-replaced-{uuid.uuid4().hex[:12]}"
+    wsgi_app = make_app(**{"database.pool_size": "2", "database.max_overflow": "0",
+                           "database.application_name": named})
+    own = wsgi_app.registry["db.engine"]
+    held = [own.connect() for _ in range(2)]
+    for connection in held:
+        connection.execute(select(func.now()))
+    for connection in held:
+        connection.close()
+    before = value(scrape(testapp), "clinicrecords_db_pool_connections_replaced_total", reason="server_gone")
+    with engine.connect() as admin:
+        terminated = admin.execute(text("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                        "WHERE application_name = :name"), {"name": named}).scalar()
+        admin.commit()
+    assert terminated == 2
+    other = webtest.TestApp(wsgi_app)
+    statuses = [other.get("/healthz", status="*").status_int for _ in range(3)]
+    assert statuses[1:] == [200, 200] and statuses[0] in (200, 503), statuses
+    after = value(scrape(testapp), "clinicrecords_db_pool_connections_replaced_total", reason="server_gone")
+    assert after == before + 1
 
 
 @task()

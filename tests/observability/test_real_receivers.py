@@ -2,21 +2,18 @@
 and count what the test sent; the shipped rules load), and an OTLP/HTTP receiver decoding real exports
 (opentelemetry-proto) in which no key, email or search term appears."""
 
-import http.server
 import json
 import shutil
 import socket
 import subprocess
-import threading
 import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-
 from clinicrecords.access.keys import parse_key
 from clinicrecords.observability import tracing
+from tests.common.otlp import OtlpReceiver
 
 RULES = Path(__file__).parents[2] / "deploy" / "prometheus" / "alerts.yml"
 prometheus = shutil.which("prometheus")
@@ -80,27 +77,9 @@ def test_prometheus_scrapes_the_service_and_counts_what_was_sent(served, tmp_pat
         process.wait(timeout=30)
 
 
-class _Receiver(http.server.BaseHTTPRequestHandler):
-    bodies = []
-
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers["Content-Length"]))
-        if self.path == "/v1/traces":
-            self.bodies.append(body)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-protobuf")
-        self.end_headers()
-        self.wfile.write(b"")
-
-    def log_message(self, *args):
-        pass
-
-
 def test_an_otlp_receiver_decodes_the_exported_spans(testapp, connected, monkeypatch):
-    _Receiver.bodies = []
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Receiver)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    receiver = OtlpReceiver().start()
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
     assert tracing.configured_by_environment()
     provider = tracing.provider_from_environment()
     tracing.enable(provider)
@@ -112,19 +91,13 @@ def test_an_otlp_receiver_decodes_the_exported_spans(testapp, connected, monkeyp
     finally:
         tracing.disable()
         provider.shutdown()
-        server.shutdown()
-        server.server_close()
-    spans = []
-    for body in _Receiver.bodies:
-        exported = ExportTraceServiceRequest.FromString(body)
-        for resource_spans in exported.resource_spans:
-            service = {a.key: a.value.string_value for a in resource_spans.resource.attributes}["service.name"]
-            assert service == "clinicrecords"
-            spans += [span for scope in resource_spans.scope_spans for span in scope.spans]
-    names = {span.name for span in spans}
+        receiver.stop()
+    found = receiver.spans()
+    assert {service for service, _ in found} == {"clinicrecords"}
+    names = {span.name for _, span in found}
     assert {"GET /v1/clinics/{clinic_id}/patients", "GET /v1/me"} <= names
     assert any(name.startswith("SELECT") for name in names)
-    raw = b"".join(_Receiver.bodies)
+    raw = receiver.raw()
     for forbidden in (parse_key(connected.key).secret, connected.key, "quillon.brae@example.org", "Quillonbrae",
                       "family_name", "api_key"):
         assert forbidden.encode() not in raw, forbidden

@@ -44,6 +44,10 @@ def test_a_request_is_one_span_named_by_its_route_with_its_statements_below(test
     assert {span.parent.span_id for span in statements} == {server.context.span_id}
     assert {span.attributes["db.system"] for span in statements} == {"postgresql"}
     assert any("SELECT" in span.name for span in statements)
+    # What the clinic's transaction sends itself with `pgconn.send_query` (its BEGIN, the search path, the
+    # count): one span named by the keywords of the statements sent together, below the request's too.
+    assert any(span.name.startswith("BEGIN ") and "SET" in span.name.split() for span in statements), \
+        [span.name for span in statements]
 
 
 def test_a_caller_s_traceparent_is_the_request_s_parent(testapp, spans):

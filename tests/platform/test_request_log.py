@@ -24,7 +24,7 @@ def test_a_line_per_request_with_its_fields(testapp, connected, log_lines):
     response = testapp.get(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers)
     [line] = log_lines()
     assert line["request_id"] == response.headers["X-Request-Id"]
-    assert (line["method"], line["route"], line["status"]) == ("GET", "/v1/clinics/{id}/patients", 200)
+    assert (line["method"], line["route"], line["status"]) == ("GET", "/v1/clinics/{clinic_id}/patients", 200)
     assert line["clinic_id"] == str(connected.clinic_id)
     assert line["key_id"] == parse_key(connected.key).key_id
     assert isinstance(line["duration_ms"], float)

@@ -21,8 +21,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from clinicrecords.db import embedded
 from clinicrecords.db.tenancy import schema_name
+from clinicrecords.observability.tasks import report_backup
 from tests.common.pgbackrest import PGBACKREST, Repository, restored_node
-from tests.common.postgres_cluster import BIN, Cluster
+from tests.common.postgres_cluster import BIN, Cluster, run_as_owner
 from tests.rehearsal.checks import Failed, Rehearsal, expect, started_on_a_cluster
 from tests.rehearsal.client import call
 
@@ -212,7 +213,14 @@ class BackupRehearsal(Rehearsal):
         time.sleep(2)
         diff = self.repository.info()["backup"][-1]
         expect(diff["type"] == "diff", f"the last backup is {diff['type']}")
-        return f"differential backup in {took:.1f} s: {self.figures(diff)}"
+        # The worker's own read of `pgbackrest info --output=json` (the backup alert's input), here with the
+        # rehearsal's configuration file: the newest backup without an error is the one just taken.
+        read = report_backup(self.repository.stanza, run=lambda command, **kw: run_as_owner(
+            [command[0], f"--config={self.repository.config}", *command[1:]], timeout=kw["timeout"]))
+        expect(read == diff["timestamp"]["stop"],
+               f"the worker read {read} from pgbackrest info as the last backup's stop, not "
+               f"{diff['timestamp']['stop']}")
+        return f"differential backup in {took:.1f} s: {self.figures(diff)}; the worker's read of pgbackrest info agrees"
 
     def point_in_time(self):
         self.writes.pause()

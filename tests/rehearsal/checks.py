@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import psycopg
 
+from tests.common.otlp import OtlpReceiver
 from tests.common.redis_server import free_port
 from tests.rehearsal.client import call, sign_up, wait_until
 from tests.rehearsal.receiver import Receiver
@@ -58,12 +59,16 @@ class Rehearsal:
     def __init__(self, workdir):
         self.stack = Stack(workdir)
         self.receiver = Receiver()
+        # Where the web processes and the worker export their spans (OTLP/HTTP), decoded as a collector would.
+        self.traces = OtlpReceiver().start()
+        self.stack.trace_env.update(OTEL_EXPORTER_OTLP_ENDPOINT=self.traces.url, OTEL_BSP_SCHEDULE_DELAY="500")
         self.run = uuid.uuid4().hex[:8]  # makes this run's imports unlike any earlier content
 
     def stop(self):
         """Every process the rehearsal started."""
         self.stack.stop()
         self.receiver.stop()
+        self.traces.stop()
 
     # -- helpers --
 
@@ -386,6 +391,11 @@ class Rehearsal:
         token, (first, second) = self.stack.metrics_token, self.stack.web_ports
         expect(call(first, "GET", "/metrics").status == 404, "/metrics answered without the token")
         expect(call(first, "GET", "/metrics", key=self.clinic_key).status == 404, "/metrics answered an API key")
+        # The worker writes into the same directory (its build info, its pool, its tasks' failures): files
+        # named by its pid beside the web processes'.
+        pid = self.stack.worker.pid
+        expect(list(self.stack.metrics.glob(f"*_{pid}.db")),
+               f"the worker (pid {pid}) wrote nothing into PROMETHEUS_MULTIPROC_DIR ({self.stack.metrics})")
         before = _healthz_total(first, token)
         for n in range(6):  # to both processes, directly
             expect(call((first, second)[n % 2], "GET", "/healthz").status == 200, "/healthz")
@@ -429,7 +439,47 @@ class Rehearsal:
         finally:
             self.stack.kill(process)
         return f"Prometheus on 127.0.0.1:{port} scraped :{first} with the token: {before + 6:.0f} /healthz answers " \
-               "of both processes, the imports by route template, the queue and the outboxes"
+               "of both processes, the imports by route template, the queue and the outboxes; the worker's files " \
+               "in the same directory"
+
+    def traced(self):
+        """The web processes and the worker export their spans over OTLP/HTTP (OTEL_EXPORTER_OTLP_ENDPOINT) to a
+        receiver that decodes them (opentelemetry-proto): the first import's request is a trace named by its route
+        template, with its statements, and the worker's task that wrote the rows is in that trace, below it (the
+        trace context went through Redis with the task); no value the rehearsal sent is in any export."""
+        route = "POST /v1/clinics/{clinic_id}/patient-imports"
+
+        def linked():
+            spans = [span for _, span in self.traces.spans()]
+            requests = {span.trace_id: span for span in spans if span.name == route}
+            tasks = [span for span in spans if span.trace_id in requests and span.name.startswith("task ")
+                     and span.name.endswith(".write_patient_import")]
+            return (spans, requests, tasks) if tasks else None
+
+        found = wait_until(linked, 30)
+        names = sorted({span.name for _, span in self.traces.spans()})
+        expect(found, f"no trace holds both {route!r} and the import's task: spans received {names[:40]}")
+        spans, requests, tasks = found
+        task = tasks[0]
+        request = requests[task.trace_id]
+        expect(task.parent_span_id == request.span_id, "the import's task is not a child of the request's span")
+        below = [span for span in spans if span.parent_span_id == request.span_id and span.name != task.name]
+        expect(any(span.name.split()[0] in ("SELECT", "INSERT", "BEGIN") for span in below),
+               f"no statement below the request's span: {[span.name for span in below]}")
+        services = {service for service, _ in self.traces.spans()}
+        expect(services == {"clinicrecords"}, f"service.name {services}")
+        raw = self.traces.raw()
+        leaked = [value[:12] + "…" for value in self.sent_values() if value and value.encode() in raw]
+        expect(not leaked, f"the exported spans hold values the rehearsal sent: {leaked}")
+        return (f"{len(spans)} spans received over OTLP/HTTP; {route} and the worker's "
+                f"{task.name} in one trace; none with a key, email or name sent")
+
+    def sent_values(self):
+        """What no log line and no span may hold: the keys, the secrets, the sign-up's address and passphrase,
+        the imported patients' names."""
+        return [self.clinic_key, self.allow_listed_key, self.test_key, self.load_key, self.receiver.secret,
+                self.stack.metrics_token, f"signup-{self.run}@rehearsal.test", "a rehearsal passphrase 2718",
+                f"{self.run}-import-"]
 
     def logs_hold_no_secret(self):
         """Every line every process logged: JSON objects (production's formatter), none holding a key, an email,
@@ -437,10 +487,7 @@ class Rehearsal:
         lines = [line for path in sorted(self.stack.logs.glob("*.log")) if path.name != "prometheus.log"
                  for line in path.read_text(errors="replace").splitlines()]
         text = "\n".join(lines)
-        forbidden = [self.clinic_key, self.allow_listed_key, self.test_key, self.load_key, self.receiver.secret,
-                     self.stack.metrics_token, f"signup-{self.run}@rehearsal.test", "a rehearsal passphrase 2718",
-                     f"{self.run}-import-"]
-        found = [value[:12] + "…" for value in forbidden if value and value in text]
+        found = [value[:12] + "…" for value in self.sent_values() if value and value in text]
         expect(not found, f"the logs hold values the rehearsal sent: {found}")
         requests = []
         for line in lines:
@@ -500,6 +547,7 @@ CHECKS = [
     ("rate limit shared by both processes", "rate_limit"),
     ("IP allow-list on the forwarded address", "ip_allow_list"),
     ("metrics: Prometheus scrapes the host", "metrics"),
+    ("traces: the web processes and the worker export over OTLP", "traced"),
     ("fault: worker SIGKILLed mid-delivery", "worker_killed_mid_delivery"),
     ("fault: Redis restarted with imports and deliveries queued", "redis_restarted_with_work_queued"),
     ("fault: one web process SIGKILLed under load", "web_process_killed_under_load"),

@@ -77,6 +77,9 @@ class Stack:
         # prometheus_client's multiprocess directory, shared by both web processes and the worker.
         self.metrics = self.workdir / "metrics"
         self.metrics_token = secrets.token_urlsafe(24)
+        # The OTEL_* variables of the web processes and the worker (the rehearsal's OTLP receiver): not the
+        # operator commands', which answer no request and run no task.
+        self.trace_env = {}
 
     @property
     def port(self):
@@ -124,8 +127,9 @@ class Stack:
 
     def start_web(self, port):
         log = (self.logs / f"pserve-{port}.log").open("ab")
-        self.web[port] = subprocess.Popen([_bin("pserve"), str(PRODUCTION_INI)], env=self.env(PORT=str(port)),
-                                          cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.web[port] = subprocess.Popen([_bin("pserve"), str(PRODUCTION_INI)],
+                                          env=self.env(PORT=str(port), **self.trace_env), cwd=ROOT, stdout=log,
+                                          stderr=subprocess.STDOUT, start_new_session=True)
         return self.web[port]
 
     def web_ready(self, port, timeout=90):
@@ -134,8 +138,8 @@ class Stack:
     def start_worker(self):
         log = (self.logs / "worker.log").open("ab")
         self.worker = subprocess.Popen([_bin("clinicrecords-worker"), str(self.worker_ini), "--workers", "4"],
-                                       env=self.env(), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                                       start_new_session=True)
+                                       env=self.env(**self.trace_env), cwd=ROOT, stdout=log,
+                                       stderr=subprocess.STDOUT, start_new_session=True)
         return self.worker
 
     def kill(self, process, sig=signal.SIGTERM, timeout=30):
