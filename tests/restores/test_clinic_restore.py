@@ -8,7 +8,10 @@ The copy "at T" is a second database on the test server, cloned from the test's 
 rehearsal, `scripts/rehearse --backup`, restores one from pgBackRest for real)."""
 
 import datetime
+import io
+import sys
 import uuid
+from unittest import mock
 
 import psycopg
 import pytest
@@ -73,6 +76,13 @@ def _patient(app, clinic_id, key, family_name, idempotency_key=None):
                            {"given_name": "Restore", "family_name": family_name, "birth_date": "1990-05-05"},
                            headers=headers)
     return answer
+
+
+class _Terminal(io.StringIO):
+    """stderr as an operator's terminal: the progress bar is drawn only there."""
+
+    def isatty(self):
+        return True
 
 
 def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database, copy_at):
@@ -175,8 +185,14 @@ def test_a_crash_midway_leaves_the_clinic_as_it_was_and_it_runs_again(own_databa
         restore_clinic(db, clinic, copy_url, progress=crash)
     assert _names(world, clinic) == now
     app.get(f"/v1/clinics/{clinic}/patients", headers={"Authorization": f"Bearer {key}"}, status=200)
-    done = ok("clinic", "restore", "--clinic", clinic, "--from", copy_url, ini=ini)
+    terminal = _Terminal()
+    with mock.patch.object(sys, "stderr", terminal):
+        done = ok("clinic", "restore", "--clinic", clinic, "--from", copy_url, ini=ini)
     assert _names(world, clinic) == now - {"After T"} and done["rows"]["patients"] == count - 1
+    # Its progress on stderr as `migrate` draws it (stdout stays the one JSON object): a step per table.
+    tables = len(done["rows"])
+    assert terminal.getvalue().endswith(f"\rrestoring clinic {clinic} [{'#' * 30}] {tables}/{tables}\n")
+    assert f"] 1/{tables}" in terminal.getvalue()
 
 
 def test_refusals_exit_2_and_change_nothing(own_database, copy_at):
