@@ -135,6 +135,10 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     assert _sql(world, f'SELECT sensitive FROM "{schema}".encounters WHERE id = :id', id=encounter_id).scalar()
     assert not _sql(world, f'SELECT restricted FROM "{schema}".patients WHERE id = :id', id=kept).scalar()
     assert _sql(world, f'SELECT min(updated_at) FROM "{schema}".patients').scalar() > started
+    since = app.get(f"/v1/clinics/{clinic}/patients", {"updated_since": started.isoformat(), "limit": 100},
+                    headers={"Authorization": f"Bearer {key}"}).json["data"]
+    visible = set(_sql(world, f'SELECT id::text FROM "{schema}".patients WHERE NOT restricted').scalars())
+    assert {patient["id"] for patient in since} == visible and kept in visible
     # The audit trail keeps everything; the feed goes on from its counter and says what happened.
     assert _sql(world, f'SELECT count(*) FROM "{schema}".audit_log').scalar() >= audit_before
     feed = app.get(f"/v1/clinics/{clinic}/events?after_seq={last_seq}",
