@@ -91,6 +91,9 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     clinic = world.clinic("Restored Clinic", seed=True)
     other = world.clinic("Other Clinic")
     key, other_key = world.key(clinic_id=clinic), world.key(clinic_id=other)
+    partner, _ = world.workspace("Partner")
+    world.grant(partner, clinic)
+    partner_key = world.key(workspace_id=partner, mode="live")
     world.webhook(clinic_id=clinic)
     kept = _patient(app, clinic, key, "Kept").json["data"]["id"]
     flagged = _patient(app, clinic, key, "Flagged").json["data"]["id"]
@@ -106,6 +109,7 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     # After T: a write whose answer is stored, a restriction and a sensitive flag, then the accident; and the
     # other clinic writing on.
     _patient(app, clinic, key, "After T", idempotency_key="after-t")
+    _patient(app, clinic, partner_key, "Partner after T", idempotency_key="partner-after-t")
     ok("patient", "restrict", "--clinic", clinic, flagged, "--on", ini=ini)
     ok("encounter", "mark-sensitive", "--clinic", clinic, encounter_id, ini=ini)
     _patient(app, other, other_key, "Other after T")
@@ -121,7 +125,7 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     assert done["clinic_id"] == str(clinic) and done["restored_to"] == restored_to.isoformat()
     assert done["rows"]["patients"] == count and done["rows"]["encounters"] >= 1
     assert not {"audit_log", "events", "event_counter"} & set(done["rows"])
-    assert done["idempotency_records_forgotten"] == 1 and 0 <= done["seconds"] < 60
+    assert done["idempotency_records_forgotten"] == 2 and 0 <= done["seconds"] < 60
     # The restriction's row was destroyed with it: the security-events file has it; the flag is in both.
     assert done["security_events_applied"] == 2 and done["kept_flags"] == {"patients.restricted": 0,
                                                                           "encounters.sensitive": sensitive}
@@ -149,6 +153,10 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     retried = _patient(app, clinic, key, "After T", idempotency_key="after-t")
     assert retried.status_int == 201 and "Idempotent-Replayed" not in retried.headers
     assert "After T" in _names(world, clinic)
+    # A partner's too (its answer's Location is in the clinic).
+    retried = _patient(app, clinic, partner_key, "Partner after T", idempotency_key="partner-after-t")
+    assert retried.status_int == 201 and "Idempotent-Replayed" not in retried.headers
+    assert "Partner after T" in _names(world, clinic)
     app.get(f"/v1/clinics/{clinic}/patients/{kept}", headers={"Authorization": f"Bearer {key}"}, status=200)
 
 
