@@ -78,6 +78,11 @@ def _patient(app, clinic_id, key, family_name, idempotency_key=None):
     return answer
 
 
+def _patch(app, clinic_id, key, patient_id, given_name, idempotency_key):
+    return app.patch_json(f"/v1/clinics/{clinic_id}/patients/{patient_id}", {"given_name": given_name},
+                          headers={"Authorization": f"Bearer {key}", "Idempotency-Key": idempotency_key})
+
+
 class _Terminal(io.StringIO):
     """stderr as an operator's terminal: the progress bar is drawn only there."""
 
@@ -93,6 +98,7 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     key, other_key = world.key(clinic_id=clinic), world.key(clinic_id=other)
     partner, _ = world.workspace("Partner")
     world.grant(partner, clinic)
+    world.grant(partner, other)
     partner_key = world.key(workspace_id=partner, mode="live")
     world.webhook(clinic_id=clinic)
     kept = _patient(app, clinic, key, "Kept").json["data"]["id"]
@@ -110,6 +116,9 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     # other clinic writing on.
     _patient(app, clinic, key, "After T", idempotency_key="after-t")
     _patient(app, clinic, partner_key, "Partner after T", idempotency_key="partner-after-t")
+    partner_patch = _patch(app, clinic, partner_key, kept, "Patched after T", idempotency_key="partner-patch")
+    assert partner_patch.status_int == 200 and "Location" not in partner_patch.headers
+    _patient(app, other, partner_key, "Partner other after T", idempotency_key="partner-other-after-t")
     ok("patient", "restrict", "--clinic", clinic, flagged, "--on", ini=ini)
     ok("encounter", "mark-sensitive", "--clinic", clinic, encounter_id, ini=ini)
     _patient(app, other, other_key, "Other after T")
@@ -125,7 +134,7 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     assert done["clinic_id"] == str(clinic) and done["restored_to"] == restored_to.isoformat()
     assert done["rows"]["patients"] == count and done["rows"]["encounters"] >= 1
     assert not {"audit_log", "events", "event_counter"} & set(done["rows"])
-    assert done["idempotency_records_forgotten"] == 2 and 0 <= done["seconds"] < 60
+    assert done["idempotency_records_forgotten"] == 3 and 0 <= done["seconds"] < 60
     # The restriction's row was destroyed with it: the security-events file has it; the flag is in both.
     assert done["security_events_applied"] == 2 and done["kept_flags"] == {"patients.restricted": 0,
                                                                           "encounters.sensitive": sensitive}
@@ -157,6 +166,16 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     retried = _patient(app, clinic, partner_key, "Partner after T", idempotency_key="partner-after-t")
     assert retried.status_int == 201 and "Idempotent-Replayed" not in retried.headers
     assert "Partner after T" in _names(world, clinic)
+    # Its PATCH, whose answer points nowhere (no Location): the restore undid it, so its retry applies it again.
+    retried = _patch(app, clinic, partner_key, kept, "Patched after T", idempotency_key="partner-patch")
+    assert retried.status_int == 200 and "Idempotent-Replayed" not in retried.headers
+    assert _sql(world, f'SELECT given_name FROM "{schema}".patients WHERE id = :id',
+                id=kept).scalar() == "Patched after T"
+    # Its answer for a write to another clinic is kept: that write is still there, and its retry replays.
+    retried = _patient(app, other, partner_key, "Partner other after T", idempotency_key="partner-other-after-t")
+    assert retried.status_int == 201 and retried.headers["Idempotent-Replayed"] == "true"
+    assert _sql(world, f'SELECT count(*) FROM "{_schema(other)}".patients '
+                "WHERE family_name = 'Partner other after T'").scalar() == 1
     app.get(f"/v1/clinics/{clinic}/patients/{kept}", headers={"Authorization": f"Bearer {key}"}, status=200)
 
 
