@@ -13,6 +13,8 @@
   `db.commit_or_apart.apart`). It never replaces a stored answer still within retention: a retry that ran in
   between keeps its own.
   A 5xx or any unexpected error is not stored, so a retry runs again.
+- The record names the clinic the request entered (`clinic_id`, from the session traversal bound to it), so
+  restoring a clinic forgets the answers stored since its point in time for writes to it, whoever sent them.
 """
 
 import datetime
@@ -31,6 +33,7 @@ from clinicrecords.api.models import IdempotencyRecord
 from clinicrecords.api.problems import Problem, invalid, problem_response
 from clinicrecords.db.commit_or_apart import Apart, apart, with_commit
 from clinicrecords.db.prebuilt import Prebuilt
+from clinicrecords.db.tenancy import bound_clinic_id
 
 HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
@@ -69,11 +72,13 @@ def _same_request(record, digest, request):
                                                              request.body or b""))
 
 
-def _record_values(owner_id, key, digest, response):
+def _record_values(request, owner_id, key, digest, response):
     return {
         "owner_id": owner_id, "key": key, "fingerprint": digest, "status": response.status_int,
         "headers": {name: response.headers[name] for name in _REPLAYED_HEADERS if name in response.headers},
         "body": response.body,
+        # The clinic the request entered: its session was bound to it by traversal, nothing is read for it.
+        "clinic_id": bound_clinic_id(request.db),
     }
 
 
@@ -145,10 +150,11 @@ def idempotency_deriver(view, info):
             response = view(context, request)
         except Problem as problem:
             if 400 <= problem.status < 500:
-                _record_apart(request, _record_values(owner_id, key, digest, problem_response(request, problem)))
+                refusal = problem_response(request, problem)
+                _record_apart(request, _record_values(request, owner_id, key, digest, refusal))
             raise
         if response.status_int < 500:
-            _record_with_commit(request, _record_values(owner_id, key, digest, response))
+            _record_with_commit(request, _record_values(request, owner_id, key, digest, response))
         return response
 
     return idempotent_view
@@ -181,7 +187,8 @@ _CLAIM = Prebuilt(select(*func.control.idempotency_claim(
     column("claimed", Boolean()), column("fingerprint", LargeBinary()), column("status", SmallInteger()),
     column("headers", JSONB()), column("body", LargeBinary())).columns), tenant=False)
 _INSERT = insert(IdempotencyRecord).values(created_at=func.now())
-_REPLACED = {name: _INSERT.excluded[name] for name in ("fingerprint", "status", "headers", "body", "created_at")}
+_REPLACED = {name: _INSERT.excluded[name]
+             for name in ("fingerprint", "status", "headers", "body", "created_at", "clinic_id")}
 _UPSERT = _INSERT.on_conflict_do_update(index_elements=[IdempotencyRecord.owner_id, IdempotencyRecord.key],
                                         set_=_REPLACED)
 _INSERT_UNLESS_KEPT = _INSERT.on_conflict_do_update(
@@ -190,7 +197,7 @@ _INSERT_UNLESS_KEPT = _INSERT.on_conflict_do_update(
 
 
 _UPSERT_TEXT = _UPSERT.compile(dialect=postgresql.psycopg.dialect(), column_keys=[
-    "owner_id", "key", "fingerprint", "status", "headers", "body"]).string
+    "owner_id", "key", "fingerprint", "status", "headers", "body", "clinic_id"]).string
 
 
 def _record_with_commit(request, values):

@@ -20,3 +20,6 @@ class IdempotencyRecord(ControlBase):
     headers: Mapped[dict] = mapped_column()
     body: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime.datetime] = mapped_column(server_default=func.now())
+    # The clinic the write entered (None for a path naming none): a clinic's restore forgets the answers stored
+    # after its point in time for writes to it, whoever's key sent them.
+    clinic_id: Mapped[uuid.UUID | None] = mapped_column()

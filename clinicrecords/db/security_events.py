@@ -14,10 +14,9 @@ import datetime
 import json
 import logging
 import os
-import uuid
 
 from clinicrecords import clock
-from clinicrecords.db.tenancy import SCHEMA_PREFIX, bound_schema
+from clinicrecords.db import tenancy
 from clinicrecords.settings import var_dir
 
 log = logging.getLogger("clinicrecords.security_events")
@@ -44,8 +43,8 @@ class SecurityEventsError(ValueError):
 
 def bound_clinic_id(db):
     """The clinic whose schema `db` is bound to (None when it is not bound to one)."""
-    schema = bound_schema(db)
-    return str(uuid.UUID(schema[len(SCHEMA_PREFIX):])) if schema and schema.startswith(SCHEMA_PREFIX) else None
+    clinic_id = tenancy.bound_clinic_id(db)
+    return None if clinic_id is None else str(clinic_id)
 
 
 def record(db, kind, **data):

@@ -91,6 +91,12 @@ def bound_schema(session):
     return session.info.get(_TENANT_KEY)
 
 
+def bound_clinic_id(session):
+    """The clinic (uuid.UUID) whose schema `session` is bound to, or None."""
+    schema = bound_schema(session)
+    return uuid.UUID(schema[len(SCHEMA_PREFIX):]) if schema and _SCHEMA.fullmatch(schema) else None
+
+
 def begin_with(session, query, params, prepared_as=None):
     """Run `query` (text with %(name)s placeholders, its `params` bound client-side by psycopg) as a statement
     of its own, committed at once, in the same message as the BEGIN of `session`'s transaction and the setting

@@ -208,11 +208,14 @@ def _protections_recorded_after(db, clinic_id, restored_to):
 
 def _forget_idempotent_answers(production, clinic_id, restored_to):
     """The answers stored after T for writes to this clinic: what they created the restore removed, so a retry
-    must write again rather than replay a 201 for a record that is gone. Its own keys' (owner: the clinic) and
-    connected workspaces' ones whose answer points into the clinic (Location)."""
+    must write again rather than replay a 201 for a record that is gone, or a 200 for a change it undid. Every
+    answer to a request that entered the clinic (`clinic_id`), whoever's key sent it; of those stored before the
+    column existed, its own keys' (owner: the clinic) and connected workspaces' ones pointing into it (Location)."""
     if restored_to is None:
         return 0
+    inside = f"%/clinics/{clinic_id}/%"
     return production.execute(
-        "DELETE FROM control.idempotency_records WHERE created_at > %s AND (owner_id = %s "
-        "OR headers->>'Location' LIKE %s OR headers->>'Content-Location' LIKE %s)",
-        (restored_to, clinic_id, f"%/clinics/{clinic_id}/%", f"%/clinics/{clinic_id}/%")).rowcount
+        "DELETE FROM control.idempotency_records WHERE created_at > %(t)s AND (clinic_id = %(clinic)s "
+        "OR owner_id = %(clinic)s OR headers->>'Location' LIKE %(inside)s "
+        "OR headers->>'Content-Location' LIKE %(inside)s)",
+        {"t": restored_to, "clinic": clinic_id, "inside": inside}).rowcount

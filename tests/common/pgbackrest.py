@@ -74,6 +74,11 @@ backup-standby={'y' if standbys else 'n'}
         self.run("backup", f"--type={kind}", timeout=900)
         return time.monotonic() - started
 
+    def standby_replays(self):
+        """How many backups waited for a standby's replay (pgBackRest's log): each one copied from the standby."""
+        log = self.folder / "log" / f"{self.stanza}-backup.log"
+        return log.read_text().count("INFO: replay on the standby reached") if log.exists() else 0
+
     def info(self):
         """pgBackRest's `info` of the stanza as JSON."""
         return json.loads(self.run("info", "--output=json"))[0]

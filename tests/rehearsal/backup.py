@@ -8,8 +8,9 @@ differential one; the writers paused, T noted, resumed; then an accident (one cl
 SQL while another clinic goes on writing; a key revoked after T). The whole database is restored to T in a
 fresh data folder and read: every write acknowledged before T is there, none acknowledged after; then
 `database restored` moves every clinic's feed past any seq issued and revokes the key again. Last, the clinic
-the accident hit is restored alone from that copy (`clinic restore`) while the service runs and the other clinic
-writes on: its writes of T back, none after, the other clinic's writes intact, its feed and audit complete. One
+the accident hit is restored alone from that copy (`clinic restore`) while the service runs, the other clinic
+writes on and its own key reads (answered 200, or 503 with Retry-After while the restore holds it): its writes of
+T back, none after, the other clinic's writes intact, its feed and audit complete. One
 line per check, with the figures (backup size and time, restore time, the archive's lag, the clinic's restore)."""
 
 import datetime
@@ -119,6 +120,35 @@ class Writes:
             time.sleep(0.1)
 
 
+class Reads:
+    """One client reading a clinic's patients until `stop()`: what its key is answered while the clinic is being
+    restored (200 before and after, 503 with Retry-After while the restore holds the clinic's lock)."""
+
+    def __init__(self, rehearsal, clinic):
+        self.rehearsal, self.clinic = rehearsal, clinic
+        self.answers = []
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+
+    def start(self):
+        self.thread.start()
+        return self
+
+    def stop(self):
+        self.stopping.set()
+        self.thread.join(LONGEST_ANSWER_SECONDS * 2)
+
+    def _read(self):
+        while not self.stopping.is_set():
+            try:
+                answer = call(self.rehearsal.stack.port, "GET", f"/v1/clinics/{self.clinic.id}/patients",
+                              key=self.clinic.key, timeout=LONGEST_ANSWER_SECONDS)
+                self.answers.append((answer.status, answer.headers.get("retry-after"), answer.code))
+            except OSError as error:
+                self.answers.append((None, None, str(error)))
+            time.sleep(0.1)
+
+
 class Clinic:
     def __init__(self, name, clinic_id, key, key_id):
         self.name, self.id, self.key, self.key_id = name, clinic_id, key, key_id
@@ -198,10 +228,12 @@ class BackupRehearsal(Rehearsal):
     def full_backup_under_load(self):
         self.writes = Writes(self).start()
         time.sleep(3)
+        from_standby = self.repository.standby_replays()
         took = self.repository.backup("full")
         time.sleep(2)
         full = self.repository.info()["backup"][-1]
         expect(full["type"] == "full", f"the last backup is {full['type']}")
+        expect(self.repository.standby_replays() > from_standby, "the full backup was not taken from the standby")
         written = len(self.writes.keys())
         self.full_seconds = took
         return (f"full backup from {self.standby.name} in {took:.1f} s while {written} writes answered: "
@@ -209,6 +241,7 @@ class BackupRehearsal(Rehearsal):
 
     def differential_backup_under_load(self):
         time.sleep(2)
+        from_standby = self.repository.standby_replays()
         took = self.repository.backup("diff")
         time.sleep(2)
         diff = self.repository.info()["backup"][-1]
@@ -220,7 +253,9 @@ class BackupRehearsal(Rehearsal):
         expect(read == diff["timestamp"]["stop"],
                f"the worker read {read} from pgbackrest info as the last backup's stop, not "
                f"{diff['timestamp']['stop']}")
-        return f"differential backup in {took:.1f} s: {self.figures(diff)}; the worker's read of pgbackrest info agrees"
+        expect(self.repository.standby_replays() > from_standby, "the differential was not taken from the standby")
+        return (f"differential backup from {self.standby.name} in {took:.1f} s: {self.figures(diff)}; "
+                "the worker's read of pgbackrest info agrees")
 
     def point_in_time(self):
         self.writes.pause()
@@ -352,11 +387,19 @@ class BackupRehearsal(Rehearsal):
             feed_before = connection.execute(f'SELECT count(*), max(seq) FROM "{victim.schema}".events').fetchone()
             audit_before = connection.execute(f'SELECT count(*) FROM "{victim.schema}".audit_log').fetchone()[0]
         during = Writes(self, clinics=[other], tag="r").start()
+        reads = Reads(self, victim).start()
         time.sleep(1)
         copy_url = f"postgresql://{embedded.APP_ROLE}@127.0.0.1:{self.copy.port}/{DATABASE}"
         done = self.stack.admin("clinic", "restore", "--clinic", victim.id, "--from", copy_url)
         time.sleep(1)
         during.stop()
+        reads.stop()
+        # Its key is told to wait while the restore holds the clinic, never anything else.
+        answered = {answer for answer in reads.answers if answer[0] != 200}
+        expect(answered <= {(503, "10", "service_unavailable")},
+               f"clinic {victim.name}'s key was answered {sorted(answered, key=str)[:3]} during its restore")
+        expect(reads.answers and reads.answers[-1][0] == 200, f"clinic {victim.name}'s key still refused")
+        waited = sum(1 for answer in reads.answers if answer[0] == 503)
         written_during = during.keys()
         expect(written_during, f"clinic {other.name} wrote nothing while the restore ran")
         victims_at_t = self.writes.keys(clinic=victim.name, answered_before=self.paused_at)
@@ -382,7 +425,9 @@ class BackupRehearsal(Rehearsal):
                 f"{done['rows'].get('submissions')} submissions of T back in {done['seconds']:.1f} s "
                 f"(copy at {done['restored_to']}), all {len(victims_at_t)} writes before T there, none of the "
                 f"{len(victims_after_t)} after; clinic {other.name}'s {len(others)} writes intact "
-                f"({len(written_during)} during the restore); the feed went on at seq {feed_after[1]} "
+                f"({len(written_during)} during the restore); clinic {victim.name}'s key read "
+                f"{len(reads.answers)} times, {waited} of them 503 with Retry-After; "
+                f"the feed went on at seq {feed_after[1]} "
                 f"(clinic.restored), the audit trail kept its {audit_before} entries")
 
     def stop(self):

@@ -8,7 +8,10 @@ The copy "at T" is a second database on the test server, cloned from the test's 
 rehearsal, `scripts/rehearse --backup`, restores one from pgBackRest for real)."""
 
 import datetime
+import io
+import sys
 import uuid
+from unittest import mock
 
 import psycopg
 import pytest
@@ -75,12 +78,28 @@ def _patient(app, clinic_id, key, family_name, idempotency_key=None):
     return answer
 
 
+def _patch(app, clinic_id, key, patient_id, given_name, idempotency_key):
+    return app.patch_json(f"/v1/clinics/{clinic_id}/patients/{patient_id}", {"given_name": given_name},
+                          headers={"Authorization": f"Bearer {key}", "Idempotency-Key": idempotency_key})
+
+
+class _Terminal(io.StringIO):
+    """stderr as an operator's terminal: the progress bar is drawn only there."""
+
+    def isatty(self):
+        return True
+
+
 def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database, copy_at):
     ini, world, _, wsgi_app = own_database
     app = TestApp(wsgi_app)
     clinic = world.clinic("Restored Clinic", seed=True)
     other = world.clinic("Other Clinic")
     key, other_key = world.key(clinic_id=clinic), world.key(clinic_id=other)
+    partner, _ = world.workspace("Partner")
+    world.grant(partner, clinic)
+    world.grant(partner, other)
+    partner_key = world.key(workspace_id=partner, mode="live")
     world.webhook(clinic_id=clinic)
     kept = _patient(app, clinic, key, "Kept").json["data"]["id"]
     flagged = _patient(app, clinic, key, "Flagged").json["data"]["id"]
@@ -96,6 +115,10 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     # After T: a write whose answer is stored, a restriction and a sensitive flag, then the accident; and the
     # other clinic writing on.
     _patient(app, clinic, key, "After T", idempotency_key="after-t")
+    _patient(app, clinic, partner_key, "Partner after T", idempotency_key="partner-after-t")
+    partner_patch = _patch(app, clinic, partner_key, kept, "Patched after T", idempotency_key="partner-patch")
+    assert partner_patch.status_int == 200 and "Location" not in partner_patch.headers
+    _patient(app, other, partner_key, "Partner other after T", idempotency_key="partner-other-after-t")
     ok("patient", "restrict", "--clinic", clinic, flagged, "--on", ini=ini)
     ok("encounter", "mark-sensitive", "--clinic", clinic, encounter_id, ini=ini)
     _patient(app, other, other_key, "Other after T")
@@ -111,7 +134,7 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     assert done["clinic_id"] == str(clinic) and done["restored_to"] == restored_to.isoformat()
     assert done["rows"]["patients"] == count and done["rows"]["encounters"] >= 1
     assert not {"audit_log", "events", "event_counter"} & set(done["rows"])
-    assert done["idempotency_records_forgotten"] == 1 and 0 <= done["seconds"] < 60
+    assert done["idempotency_records_forgotten"] == 3 and 0 <= done["seconds"] < 60
     # The restriction's row was destroyed with it: the security-events file has it; the flag is in both.
     assert done["security_events_applied"] == 2 and done["kept_flags"] == {"patients.restricted": 0,
                                                                           "encounters.sensitive": sensitive}
@@ -125,6 +148,10 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     assert _sql(world, f'SELECT sensitive FROM "{schema}".encounters WHERE id = :id', id=encounter_id).scalar()
     assert not _sql(world, f'SELECT restricted FROM "{schema}".patients WHERE id = :id', id=kept).scalar()
     assert _sql(world, f'SELECT min(updated_at) FROM "{schema}".patients').scalar() > started
+    since = app.get(f"/v1/clinics/{clinic}/patients", {"updated_since": started.isoformat(), "limit": 100},
+                    headers={"Authorization": f"Bearer {key}"}).json["data"]
+    visible = set(_sql(world, f'SELECT id::text FROM "{schema}".patients WHERE NOT restricted').scalars())
+    assert {patient["id"] for patient in since} == visible and kept in visible
     # The audit trail keeps everything; the feed goes on from its counter and says what happened.
     assert _sql(world, f'SELECT count(*) FROM "{schema}".audit_log').scalar() >= audit_before
     feed = app.get(f"/v1/clinics/{clinic}/events?after_seq={last_seq}",
@@ -135,6 +162,20 @@ def test_one_clinic_restored_to_t_while_the_other_keeps_its_writes(own_database,
     retried = _patient(app, clinic, key, "After T", idempotency_key="after-t")
     assert retried.status_int == 201 and "Idempotent-Replayed" not in retried.headers
     assert "After T" in _names(world, clinic)
+    # A partner's too (its answer's Location is in the clinic).
+    retried = _patient(app, clinic, partner_key, "Partner after T", idempotency_key="partner-after-t")
+    assert retried.status_int == 201 and "Idempotent-Replayed" not in retried.headers
+    assert "Partner after T" in _names(world, clinic)
+    # Its PATCH, whose answer points nowhere (no Location): the restore undid it, so its retry applies it again.
+    retried = _patch(app, clinic, partner_key, kept, "Patched after T", idempotency_key="partner-patch")
+    assert retried.status_int == 200 and "Idempotent-Replayed" not in retried.headers
+    assert _sql(world, f'SELECT given_name FROM "{schema}".patients WHERE id = :id',
+                id=kept).scalar() == "Patched after T"
+    # Its answer for a write to another clinic is kept: that write is still there, and its retry replays.
+    retried = _patient(app, other, partner_key, "Partner other after T", idempotency_key="partner-other-after-t")
+    assert retried.status_int == 201 and retried.headers["Idempotent-Replayed"] == "true"
+    assert _sql(world, f'SELECT count(*) FROM "{_schema(other)}".patients '
+                "WHERE family_name = 'Partner other after T'").scalar() == 1
     app.get(f"/v1/clinics/{clinic}/patients/{kept}", headers={"Authorization": f"Bearer {key}"}, status=200)
 
 
@@ -175,8 +216,14 @@ def test_a_crash_midway_leaves_the_clinic_as_it_was_and_it_runs_again(own_databa
         restore_clinic(db, clinic, copy_url, progress=crash)
     assert _names(world, clinic) == now
     app.get(f"/v1/clinics/{clinic}/patients", headers={"Authorization": f"Bearer {key}"}, status=200)
-    done = ok("clinic", "restore", "--clinic", clinic, "--from", copy_url, ini=ini)
+    terminal = _Terminal()
+    with mock.patch.object(sys, "stderr", terminal):
+        done = ok("clinic", "restore", "--clinic", clinic, "--from", copy_url, ini=ini)
     assert _names(world, clinic) == now - {"After T"} and done["rows"]["patients"] == count - 1
+    # Its progress on stderr as `migrate` draws it (stdout stays the one JSON object): a step per table.
+    tables = len(done["rows"])
+    assert terminal.getvalue().endswith(f"\rrestoring clinic {clinic} [{'#' * 30}] {tables}/{tables}\n")
+    assert f"] 1/{tables}" in terminal.getvalue()
 
 
 def test_refusals_exit_2_and_change_nothing(own_database, copy_at):

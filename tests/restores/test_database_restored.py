@@ -44,6 +44,7 @@ def test_feeds_move_past_every_seq_and_security_events_after_t_are_applied_again
     key_id, revoked_key = world.key_row(clinic_id=other)
     narrowed_ws, _ = world.workspace("Narrowed")
     world.grant(narrowed_ws, connected.clinic_id, SCOPES)
+    narrowed_key = world.key(workspace_id=narrowed_ws, mode="live")
     with world.db() as db:
         bind_to_clinic(db, other)
         patient_id = a_patient(db)
@@ -90,6 +91,11 @@ def test_feeds_move_past_every_seq_and_security_events_after_t_are_applied_again
     [restored] = feed["events"]
     assert (restored["type"], restored["seq"], restored["data"]) == (
         "clinic.restored", 3 + SEQ_GAP + 1, {"restored_to": restored_to.isoformat()})
+    # A partner holding none of the feed's other types' permissions reads it too.
+    narrow_feed = app.get(f"/v1/clinics/{connected.clinic_id}/events?after_seq=3",
+                          headers={"Authorization": f"Bearer {narrowed_key}"}).json
+    assert [(event["type"], event["seq"]) for event in narrow_feed["events"]] == [
+        ("clinic.restored", 3 + SEQ_GAP + 1)]
     assert emit_events(world, connected.clinic_id)[0].seq == 3 + SEQ_GAP + 2
 
     # The security events after T hold again.
