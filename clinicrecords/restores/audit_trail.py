@@ -33,7 +33,7 @@ _INCOMING = "restores_audit_incoming"
 def old_primary(db, url):
     """The database at `url` (the old primary), for `copy_audit_trail`. Refused (RestoreError, before anything
     is changed): a URL that cannot be reached, the database `db` is on (the restored one), a database whose
-    control schema is at another migration revision."""
+    control schema is at another migration revision, one holding no clinics at all."""
     restored = db.connection().connection.driver_connection
     try:
         source = _connect(url)
@@ -46,6 +46,8 @@ def old_primary(db, url):
         except RestoreError:
             raise RestoreError("--audit-from names the restored database itself; give the old primary's, started "
                                "read-only on another port (docs/operations.md)") from None
+        if source.execute("SELECT to_regclass('control.clinics')").fetchone()[0] is None:
+            raise RestoreError("--audit-from names a database without clinics: give the old primary's")
         _checked(_refuse_other_revision, restored, source, "control")
         yield source
 
@@ -56,6 +58,8 @@ def copy_audit_trail(db, source, restored_to, progress=None):
     after T (only in the old primary: the restore lost it whole), or closed after T there (only in the restored
     database: the old primary no longer has its trail). Returns the entries copied and the clinics skipped."""
     restored = db.connection().connection.driver_connection
+    # The service's statement timeout bounds a request, not the copy of a clinic's trail since T.
+    restored.execute("SET LOCAL statement_timeout = 0")
     clinics = list_clinics(db, include_sandboxes=True)
     since = restored_to - STAMPED_BEFORE_T
     copied, only_in_restored, incoming = 0, 0, {}

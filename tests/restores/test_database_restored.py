@@ -234,6 +234,8 @@ def test_audit_from_refusals_exit_2_and_change_nothing(own_database, copy_at):
             (itself, "--audit-from names the restored database itself"),
             (itself.replace("postgresql+psycopg://", "postgresql://"), "--audit-from names the restored database"),
             (stale_url, "--audit-from: the copy's control schema is at migration older"),
+            (wsgi_app.registry["db.engine"].url.set(database="postgres").render_as_string(hide_password=False),
+             "--audit-from names a database without clinics"),
             ("postgresql://nobody@127.0.0.1:1/none", "cannot connect to the old primary --audit-from names"),
             ("not a url", "cannot connect to the old primary --audit-from names")):
         err = refused("database", "restored", "--to", restored_to.isoformat(), "--security-events", events_file,
