@@ -1,8 +1,12 @@
-"""`database restored --to T --security-events FILE`: the procedure after the whole database was restored to T;
+"""`database restored --to T --security-events FILE [--audit-from URL]`: the procedure after the whole database
+was restored to T;
 `clinic restore --clinic ID --from URL`: one clinic's records brought back from such a copy (docs/operations.md)."""
+
+import contextlib
 
 from clinicrecords.cli import command_group, progress_bar
 from clinicrecords.cli.arguments import datetime_arg, positive_int_arg, uuid_arg
+from clinicrecords.restores.audit_trail import copy_audit_trail, old_primary
 from clinicrecords.restores.clinic_restore import restore_clinic
 from clinicrecords.restores.services import SEQ_GAP, finish_whole_restore, read_security_events
 
@@ -20,6 +24,10 @@ def register(commands):
                                "clinicrecords.security_events, kept off the restored database's disk")
     restored.add_argument("--seq-gap", type=positive_int_arg, default=SEQ_GAP,
                           help=f"how far each clinic's feed moves past its last seq (default {SEQ_GAP})")
+    restored.add_argument("--audit-from", dest="audit_url", metavar="URL",
+                          help="the old primary's database, started read-only on another port: "
+                               "postgresql://ROLE@HOST:PORT/DATABASE; every clinic's audit entries written "
+                               "after T that the restored database lacks are copied into it (each once)")
     restored.set_defaults(handler=database_restored)
 
     clinic = command_group(commands, "clinic", help="clinics (tenants)")
@@ -33,11 +41,16 @@ def register(commands):
 
 
 def database_restored(request, args):
+    """In the command's one transaction. The old primary (`--audit-from`) is checked before anything changes."""
     events = read_security_events(args.security_events, args.restored_to)
-    done = finish_whole_restore(request.db, args.restored_to, events, args.seq_gap,
-                                progress=progress_bar("restarting clinics' feeds"))
+    with (old_primary(request.db, args.audit_url) if args.audit_url else contextlib.nullcontext()) as source:
+        done = finish_whole_restore(request.db, args.restored_to, events, args.seq_gap,
+                                    progress=progress_bar("restarting clinics' feeds"))
+        audit = source and copy_audit_trail(request.db, source, args.restored_to,
+                                            progress=progress_bar("copying the audit trail after T"))
     return {"restored_to": args.restored_to.isoformat(), "seq_gap": args.seq_gap, "clinics": done["clinics"],
-            "security_events": {"after_t": len(events), "applied": done["applied"], "absent": done["absent"]}}
+            "security_events": {"after_t": len(events), "applied": done["applied"], "absent": done["absent"]},
+            "audit_entries_copied": audit and audit["copied"], "audit_clinics_skipped": audit and audit["skipped"]}
 
 
 def clinic_restore(request, args):

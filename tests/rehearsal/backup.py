@@ -344,16 +344,31 @@ class BackupRehearsal(Rehearsal):
         return (f"all {len(before)} writes acknowledged before T are in the copy, none of the {len(after)} "
                 "acknowledged after it")
 
+    def _audit_after_t(self, node):
+        with node.connect(DATABASE) as connection:
+            return {clinic.name: {row[0] for row in connection.execute(
+                f'SELECT id FROM "{clinic.schema}".audit_log WHERE at > %s', (self.target,))}
+                for clinic in self.clinics}
+
     def restore_finished(self):
-        """`database restored` on the copy: the feeds past every seq issued, the revocation applied again."""
+        """`database restored` on the copy: the feeds past every seq issued, the revocation applied again, the
+        audit trail after T copied from the old primary (here still running, as production)."""
         copy_url = f"postgresql://{embedded.APP_ROLE}@127.0.0.1:{self.copy.port}/{DATABASE}"
+        old_primary = f"postgresql://{embedded.APP_ROLE}@127.0.0.1:{self.primary.port}/{DATABASE}"
+        trail = self._audit_after_t(self.primary)
+        expect(any(trail.values()), "no audit entry after T on the old primary")
         production_url, self.stack.database_url = self.stack.database_url, copy_url
         try:
             done = self.stack.admin("database", "restored", "--to", self.target.isoformat(),
-                                    "--security-events", str(self.stack.security_events))
+                                    "--security-events", str(self.stack.security_events),
+                                    "--audit-from", old_primary)
         finally:
             self.stack.database_url = production_url
         expect(done["security_events"]["applied"] == {"key.revoked": 1}, f"database restored: {done}")
+        copied = self._audit_after_t(self.copy)
+        lacking = {name: len(ids - copied[name]) for name, ids in trail.items() if ids - copied[name]}
+        expect(not lacking, f"audit entries after T not copied from the old primary, per clinic: {lacking}")
+        expect(done["audit_entries_copied"] >= sum(map(len, trail.values())), f"database restored: {done}")
         with self.copy.connect(DATABASE) as connection:
             for clinic in self.clinics:
                 counter = connection.execute(f'SELECT value FROM "{clinic.schema}".event_counter').fetchone()[0]
@@ -368,7 +383,8 @@ class BackupRehearsal(Rehearsal):
                                          (self.clinics[2].key_id,)).fetchone()[0]
         expect(revoked is not None, "the key revoked after T is not revoked in the copy")
         return (f"{done['clinics']} clinics' feeds moved {done['seq_gap']} past their seq, each with a "
-                "clinic.restored event; the key revoked after T revoked again from the security-events file")
+                "clinic.restored event; the key revoked after T revoked again from the security-events file; "
+                f"{done['audit_entries_copied']} audit entries of after T copied from the old primary")
 
     # -- one clinic restored from the copy while the service runs --
 
@@ -452,6 +468,7 @@ CHECKS = [
     ("the archive's lag", "archive_lag"),
     ("the whole database restored to T in a fresh folder", "restore_to_t"),
     ("every write acknowledged before T is there, none after", "acknowledged_before_t_restored"),
-    ("after the restore: feeds past every issued seq, security events applied again", "restore_finished"),
+    ("after the restore: feeds past every issued seq, security events applied again, the audit trail after T "
+     "copied", "restore_finished"),
     ("one clinic restored from the copy while the service runs", "one_clinic_restored"),
 ]

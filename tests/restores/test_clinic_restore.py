@@ -15,7 +15,6 @@ from unittest import mock
 
 import psycopg
 import pytest
-from psycopg import sql
 from sqlalchemy import text
 from webtest import TestApp
 
@@ -43,31 +42,6 @@ def _sql(world, statement, **params):
 
 def _names(world, clinic_id):
     return set(_sql(world, f'SELECT family_name FROM "{_schema(clinic_id)}".patients').scalars())
-
-
-@pytest.fixture
-def copy_at(own_database):
-    """`copy_at()`: a clone of the test's database as it is now (T), and its URL; dropped after the test."""
-    ini, world, _, app = own_database
-    server = var_dir(app_settings(app.registry))
-    production = app.registry["db.engine"].url
-    made = []
-
-    def clone():
-        name = f"{production.database}_copy{len(made)}"
-        app.registry["db.engine"].dispose()
-        with psycopg.connect(embedded.superuser_url(server, "postgres"), autocommit=True) as admin:
-            # A template must have no other session: the application's pooled ones are let go (above), any other ended.
-            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s "
-                          "AND pid <> pg_backend_pid()", (production.database,))
-            admin.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
-                sql.Identifier(name), sql.Identifier(production.database)))
-        made.append(name)
-        return production.set(database=name).render_as_string(hide_password=False)
-
-    yield clone
-    for name in made:
-        embedded.drop_database(server, name)
 
 
 def _patient(app, clinic_id, key, family_name, idempotency_key=None):

@@ -10,13 +10,16 @@ import datetime
 import json
 import uuid
 
+import psycopg
 from sqlalchemy import text
 from webtest import TestApp
 
 from clinicrecords.access.interfaces import ALL_PERMISSIONS, Permission
+from clinicrecords.db import embedded
 from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.encounters.schemas import SANDBOX_ENCOUNTER_IDS
 from clinicrecords.restores.services import SEQ_GAP
+from clinicrecords.settings import app_settings, var_dir
 from tests.common.cli import admin, ok, refused
 from tests.common.scopes import a_patient
 from tests.events.support import emit_events
@@ -78,7 +81,8 @@ def test_feeds_move_past_every_seq_and_security_events_after_t_are_applied_again
     done = ok("database", "restored", "--to", restored_to.isoformat(), "--security-events", events_file, ini=ini)
     # Two clinics and the two workspaces' sandbox clinics.
     assert done == {"restored_to": restored_to.isoformat(), "seq_gap": SEQ_GAP, "clinics": 4,
-                    "security_events": {"after_t": 5, "applied": {kind: 1 for kind in kinds}, "absent": {}}}
+                    "security_events": {"after_t": 5, "applied": {kind: 1 for kind in kinds}, "absent": {}},
+                    "audit_entries_copied": None, "audit_clinics_skipped": None}
 
     # Every clinic's counter past any seq it handed out, and the feed says the clinic was restored to T.
     counters = {clinic: _sql(world, f'SELECT value FROM "{_schema(clinic)}".event_counter').scalar()
@@ -131,3 +135,111 @@ def test_bad_input_exits_2_and_changes_nothing(own_database, tmp_path):
                  ("--to", now, "--security-events", malformed, "--seq-gap", "0")):
         assert admin("database", "restored", *argv, ini=ini)[:2] == (2, None)
     assert _sql(world, f'SELECT value FROM "{_schema(clinic)}".event_counter').scalar() == 2
+
+
+def _audit(url_or_world, clinic_id):
+    """{entry id: at} of a clinic's audit trail, on the test's database (a World) or a clone (its URL)."""
+    query = f'SELECT id, at FROM "{_schema(clinic_id)}".audit_log'
+    if isinstance(url_or_world, str):
+        with psycopg.connect(url_or_world.replace("postgresql+psycopg://", "postgresql://", 1)) as db:
+            return dict(db.execute(query).fetchall())
+    return dict(_sql(url_or_world, query).all())
+
+
+def _write(app, clinic_id, key, family_name):
+    app.post_json(f"/v1/clinics/{clinic_id}/patients",
+                  {"given_name": "Audit", "family_name": family_name, "birth_date": "1990-05-05"},
+                  headers={"Authorization": f"Bearer {key}", "Idempotency-Key": str(uuid.uuid4())}, status=201)
+
+
+def _undo_after(world, clinic_id, restored_to, also=()):
+    """What a restore to T does to a clinic's audit trail: the entries written after T (and `also`, entries
+    stamped before T whose commit came after it) are not there. `audit_log` refuses DELETE: the superuser
+    deletes as a replica would, its triggers not fired."""
+    server = var_dir(app_settings(world.registry))
+    database = world.registry["db.engine"].url.database
+    with psycopg.connect(embedded.superuser_url(server, database)) as db:
+        db.execute("SET session_replication_role = replica")
+        db.execute(f'DELETE FROM "{_schema(clinic_id)}".audit_log WHERE at > %s OR id = ANY(%s)',
+                   (restored_to, list(also)))
+
+
+def test_the_old_primarys_audit_trail_after_t_is_copied_once(own_database, copy_at):
+    ini, world, events_file, wsgi_app = own_database
+    events_file.touch()  # no security event after T
+    app = TestApp(wsgi_app)
+    clinic, other = world.clinic(seed=True), world.clinic("Other Clinic")
+    key, other_key = world.key(clinic_id=clinic), world.key(clinic_id=other)
+    _write(app, clinic, key, "Before T")
+    _write(app, other, other_key, "Before T")
+    restored_to = datetime.datetime.now(datetime.UTC)
+    # After T, on the old primary: writes to both clinics, and a clinic made (the restore loses it whole).
+    for number in range(3):
+        _write(app, clinic, key, f"After T {number}")
+    _write(app, other, other_key, "After T")
+    world.clinic("Made after T")
+    old = {clinic_id: _audit(world, clinic_id) for clinic_id in (clinic, other)}
+    after_t = {clinic_id: {id for id, at in entries.items() if at > restored_to} for clinic_id, entries in old.items()}
+    assert len(after_t[clinic]) >= 3 and len(after_t[other]) >= 1
+    old_url = copy_at()
+
+    # The restore to T: the clinic made after T is not there, nor the entries written after T; one entry of
+    # just before T committed after it (an entry is stamped as it is written), so the copy lacks it too.
+    made_after_t = _sql(world, "SELECT id FROM control.clinics WHERE name = 'Made after T'").scalar()
+    _sql(world, f'DROP SCHEMA "{_schema(made_after_t)}" CASCADE')
+    _sql(world, "DELETE FROM control.clinics WHERE id = :id", id=made_after_t)
+    late_commit = max((at, id) for id, at in old[clinic].items() if at <= restored_to)[1]
+    for clinic_id in (clinic, other):
+        _undo_after(world, clinic_id, restored_to, also=[late_commit])
+    # A clinic the old primary closed after T (its schema gone there): still here.
+    closed_there = world.clinic("Closed on the old primary")
+
+    def restored(*more):
+        return ok("database", "restored", "--to", restored_to.isoformat(), "--security-events", events_file,
+                  "--audit-from", old_url, *more, ini=ini)
+
+    done = restored()
+    copied = len(after_t[clinic]) + len(after_t[other]) + 1
+    assert (done["audit_entries_copied"], done["audit_clinics_skipped"]) == (
+        copied, {"only_in_old": 1, "only_in_restored": 1})
+    assert {clinic_id: _audit(world, clinic_id) for clinic_id in (clinic, other)} == old
+    assert _audit(world, closed_there) == {}
+
+    # Run again: nothing is copied twice, nothing written since in the restored database is touched.
+    _write(app, clinic, key, "After the restore")
+    now = _audit(world, clinic)
+    again = restored()
+    assert again["audit_entries_copied"] == 0
+    assert _audit(world, clinic) == now and len(now) == len(old[clinic]) + 1
+    assert _audit(world, other) == old[other]
+
+
+def test_audit_from_refusals_exit_2_and_change_nothing(own_database, copy_at):
+    ini, world, events_file, wsgi_app = own_database
+    events_file.touch()
+    app = TestApp(wsgi_app)
+    clinic = world.clinic()
+    world.webhook(clinic_id=clinic)
+    emit_events(world, clinic, 2)
+    key = world.key(clinic_id=clinic)
+    restored_to = datetime.datetime.now(datetime.UTC)
+    _write(app, clinic, key, "After T")
+    stale_url = copy_at()
+    stale = stale_url.rpartition("/")[2].partition("?")[0]
+    with psycopg.connect(embedded.superuser_url(var_dir(app_settings(wsgi_app.registry)), stale)) as db:
+        db.execute("UPDATE control.alembic_version SET version_num = 'older'")
+    _undo_after(world, clinic, restored_to)
+    itself = wsgi_app.registry["db.engine"].url.render_as_string(hide_password=False)
+    for url, says in (
+            (itself, "--audit-from names the restored database itself"),
+            (itself.replace("postgresql+psycopg://", "postgresql://"), "--audit-from names the restored database"),
+            (stale_url, "--audit-from: the copy's control schema is at migration older"),
+            (wsgi_app.registry["db.engine"].url.set(database="postgres").render_as_string(hide_password=False),
+             "--audit-from names a database without clinics"),
+            ("postgresql://nobody@127.0.0.1:1/none", "cannot connect to the old primary --audit-from names"),
+            ("not a url", "cannot connect to the old primary --audit-from names")):
+        err = refused("database", "restored", "--to", restored_to.isoformat(), "--security-events", events_file,
+                      "--audit-from", url, ini=ini)
+        assert says in err and len(err.strip().splitlines()) == 1, err
+    assert _sql(world, f'SELECT value FROM "{_schema(clinic)}".event_counter').scalar() == 2
+    assert not [at for at in _audit(world, clinic).values() if at > restored_to]
