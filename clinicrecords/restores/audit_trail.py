@@ -14,10 +14,11 @@ from psycopg import sql
 from clinicrecords.clinics.services import list_clinics
 from clinicrecords.db.tenancy import schema_name
 from clinicrecords.restores.clinic_restore import (
-    _connect,
-    _refuse_copy_without,
-    _refuse_other_revision,
-    _refuse_production_itself,
+    connect_copy,
+    refuse_copy_without,
+    refuse_other_revision,
+    refuse_production_itself,
+    refuse_without_clinics,
 )
 from clinicrecords.restores.services import RestoreError
 
@@ -36,19 +37,18 @@ def old_primary(db, url):
     control schema is at another migration revision, one holding no clinics at all."""
     restored = db.connection().connection.driver_connection
     try:
-        source = _connect(url)
+        source = connect_copy(url)
     except RestoreError as error:
         reason = str(error).partition(" names: ")[2] or str(error)
         raise RestoreError(f"cannot connect to the old primary --audit-from names: {reason}") from None
     with source:
         try:
-            _refuse_production_itself(restored, source)
+            refuse_production_itself(restored, source)
         except RestoreError:
             raise RestoreError("--audit-from names the restored database itself; give the old primary's, started "
                                "read-only on another port (docs/operations.md)") from None
-        if source.execute("SELECT to_regclass('control.clinics')").fetchone()[0] is None:
-            raise RestoreError("--audit-from names a database without clinics: give the old primary's")
-        _checked(_refuse_other_revision, restored, source, "control")
+        refuse_without_clinics(source, "--audit-from")
+        _checked(refuse_other_revision, restored, source, "control")
         yield source
 
 
@@ -66,11 +66,11 @@ def copy_audit_trail(db, source, restored_to, progress=None):
     for done, clinic in enumerate(clinics, 1):
         schema = schema_name(clinic.id)
         try:
-            _refuse_copy_without(source, clinic.id, schema)
+            refuse_copy_without(source, clinic.id, schema)
         except RestoreError:
             only_in_restored += 1
         else:
-            _checked(_refuse_other_revision, restored, source, schema)
+            _checked(refuse_other_revision, restored, source, schema)
             copied += _copy_entries(source, restored, schema, since, incoming)
         if progress:
             progress(done, len(clinics))

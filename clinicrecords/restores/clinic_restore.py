@@ -42,10 +42,11 @@ def restore_clinic(db, clinic_id, source_url, progress=None):
         raise RestoreError(f"no clinic {clinic_id}")
     schema = schema_name(clinic_id)
     production = db.connection().connection.driver_connection
-    with _connect(source_url) as source:
-        _refuse_production_itself(production, source)
-        _refuse_other_revision(production, source, schema)
-        _refuse_copy_without(source, clinic_id, schema)
+    with connect_copy(source_url) as source:
+        refuse_without_clinics(source)
+        refuse_production_itself(production, source)
+        refuse_other_revision(production, source, schema)
+        refuse_copy_without(source, clinic_id, schema)
         restored_to = _copy_point_in_time(source, schema)
         tables = _tables_in_order(production, schema)
         # The service's statement timeout bounds a request, not the copy of a clinic's table.
@@ -78,7 +79,7 @@ def restore_clinic(db, clinic_id, source_url, progress=None):
             "listed_items": listed["items"], "seconds": round(time.monotonic() - started, 3)}
 
 
-def _connect(url):
+def connect_copy(url):
     url = url.replace("postgresql+psycopg://", "postgresql://", 1)
     try:
         source = psycopg.connect(url, connect_timeout=CONNECT_TIMEOUT_SECONDS, autocommit=False)
@@ -94,11 +95,18 @@ def _connect(url):
     return source
 
 
+def refuse_without_clinics(source, option="--from"):
+    """A database the service never made (the server's `postgres`, another application's): no control schema."""
+    if source.execute("SELECT to_regclass('control.clinics')").fetchone()[0] is None:
+        raise RestoreError(f"{option} names a database without clinics (no control schema): give the copy "
+                           "recovered to T (docs/operations.md)")
+
+
 _SERVER = ("SELECT inet_server_addr()::text, inet_server_port(), pg_postmaster_start_time(), "
            "(SELECT system_identifier FROM pg_control_system()), current_database()")
 
 
-def _refuse_production_itself(production, source):
+def refuse_production_itself(production, source):
     """The same server (by address and port, or by its start time and system identifier: a restored copy keeps
     the identifier, not the start time) and the same database: production itself."""
     here = production.execute(_SERVER).fetchone()
@@ -120,7 +128,7 @@ def _revision(connection, schema):
     return tuple(row[0] for row in rows)
 
 
-def _refuse_other_revision(production, source, schema):
+def refuse_other_revision(production, source, schema):
     for where in ("control", schema):
         ours, theirs = _revision(production, where), _revision(source, where)
         if theirs is not None and ours != theirs:
@@ -129,7 +137,7 @@ def _refuse_other_revision(production, source, schema):
                                "bring the copy to the same revision first")
 
 
-def _refuse_copy_without(source, clinic_id, schema):
+def refuse_copy_without(source, clinic_id, schema):
     row = source.execute("SELECT schema_dropped_at IS NULL, to_regnamespace(%s) IS NOT NULL "
                          "FROM control.clinics WHERE id = %s", (schema, clinic_id)).fetchone()
     if row is None or not all(row):

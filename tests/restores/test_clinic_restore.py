@@ -218,6 +218,8 @@ def test_refusals_exit_2_and_change_nothing(own_database, copy_at):
              "names the production database itself"),
             (made_after_t, copy_url, "the copy has no clinic"),
             (clinic, stale_url, "the copy's control schema is at migration older"),
+            (clinic, wsgi_app.registry["db.engine"].url.set(database="postgres").render_as_string(hide_password=False),
+             "--from names a database without clinics"),
             (clinic, "postgresql://nobody@127.0.0.1:1/none", "cannot connect to the copy")):
         err = refused("clinic", "restore", "--clinic", clinic_id, "--from", url, ini=ini)
         assert says in err and len(err.strip().splitlines()) == 1, err
