@@ -16,8 +16,11 @@ FAKE_APT_GET = """#!/bin/sh
 echo "$@" >> "$CALLS"
 case " $* " in
 *" install "*)
-    if [ -x "$CLINICRECORDS_POLICY_RC_D" ]; then "$CLINICRECORDS_POLICY_RC_D" prometheus start; echo "policy $?" >> "$CALLS"
-    else echo "policy none" >> "$CALLS"; fi ;;
+    if [ -x "$CLINICRECORDS_POLICY_RC_D" ]; then
+        "$CLINICRECORDS_POLICY_RC_D" prometheus start; echo "policy $?" >> "$CALLS"
+    else
+        echo "policy none" >> "$CALLS"
+    fi ;;
 esac
 case " $* " in
 *" update "*)
