@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 from clinicrecords.identity.models import Invitation, MailRequest
 from tests.common.cli import ok
 from tests.portal.console_helpers import staff_browser
-from tests.portal.helpers import error_summary, submit, unique_email, with_workspace
+from tests.portal.helpers import PASSWORD, browser, error_summary, submit, unique_email, with_workspace
 
 TOO_MANY_MAILS = "Too many requests for email. Try again in "
 INVITED = "You are invited to join the workspace Acme Health on Clinic Records"
@@ -91,6 +91,10 @@ def test_an_owner_invites_twenty_five_people_from_one_address(app, engine, mail)
         _invite(owner, _members(workspace_id), email, "developer")
     mail.wait_for(1 + 25)
     assert all(len(_invitations_mailed(mail, email)) == 1 for email in emails)
+    # Nor do they count against the office's address for the forms anyone may fill in.
+    office = browser(app, owner.extra_environ["REMOTE_ADDR"])
+    submit(office.get("/portal/signup"), "signup", email=unique_email("colleague"), password=PASSWORD, status=303)
+    submit(office.get("/portal/forgot-password"), "forgot-password", email=unique_email("colleague"), status=303)
 
 
 def test_the_clinic_staff_form_counts_and_the_operators_invitations_do_not(app, world, engine, mail):
