@@ -98,7 +98,8 @@ class InvitationService:
         email = normal_email(email)
         if address is not None:
             # A portal form's, counted before it is judged as a stranger's request for mail to that email, without
-            # the address's own limit (one admin invites a whole team). The operator's (no address) is not counted.
+            # meeting or counting toward the address's own limit (one admin invites a whole team). The operator's (no
+            # address) is not counted.
             self.mail_throttle.count(email, address, by_inviter=True)
         problem = email_problem(email)
         if problem:
