@@ -322,8 +322,11 @@ class IInvitationService(Interface):
     only; its hash is stored. An invitation works once, for 7 days, for that email; a developer portal account
     never joins a clinic's staff."""
 
-    def invite(place, email, roles, invited_by):
+    def invite(place, email, roles, invited_by, address=None):
         """(invitation, token), the link mailed to the email (naming the `Place`: its kind is the invitation's).
+        From a portal form (the client's `address` given) it counts in the mail throttle as a stranger's request
+        for the email, without the per-address limit (FieldErrors "email" when asked too often); the operator's
+        (`address` None) is not counted.
         `roles`: a role name or a list of them (normalized; FieldErrors "role" when not the kind's).
         FieldErrors "email" for a bad address, a person already there, or (kind "clinic", invited by an
         operator: `invited_by` None) a developer portal account; "clinic" for a workspace's sandbox clinic. A

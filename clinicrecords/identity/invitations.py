@@ -1,6 +1,7 @@
 """Invitations, one service for both faces: to a workspace (kind "workspace", one role: owner or developer) and
 to a clinic's staff (kind "clinic", admin and/or clinician). An owner, a clinic's admin or an operator
-(`portal invite-link`, `clinic staff add`) invites; the link works once, for 7 days, for that email.
+(`portal invite-link`, `clinic staff add`) invites; the link works once, for 7 days, for that email. An invitation
+from a portal form counts in the mail throttle as a stranger's request for that email (`mail_throttle`).
 
 Following a workspace link, the signed-in account of that email joins. Following a clinic link, a person
 without an account sets a password (the account is created), a person with a staff account signs in and joins.
@@ -20,6 +21,7 @@ from clinicrecords.clock import now
 from clinicrecords.errors import FieldErrors
 from clinicrecords.identity.accounts import email_problem, normal_email
 from clinicrecords.identity.interfaces import IAccountService, IAuditTrail, IInvitationService, IMembershipService
+from clinicrecords.identity.mail_throttle import MailThrottle
 from clinicrecords.identity.memberships import staff_roles_stored
 from clinicrecords.identity.models import STAFF_ROLES, WORKSPACE_ROLES, Invitation
 from clinicrecords.identity.tokens import new_token, token_hash
@@ -88,11 +90,17 @@ class InvitationService:
         self.memberships = memberships
         self.mail = mail
         self.clock = clock
+        self.mail_throttle = MailThrottle(db, clock=clock)
 
-    def invite(self, place, email, roles, invited_by):
+    def invite(self, place, email, roles, invited_by, address=None):
         kind, target_id = place.kind, place.id
         how = KINDS[kind]
         email = normal_email(email)
+        if address is not None:
+            # A portal form's, counted before it is judged as a stranger's request for mail to that email, without
+            # meeting or counting toward the address's own limit (one admin invites a whole team). The operator's (no
+            # address) is not counted.
+            self.mail_throttle.count(email, address, by_inviter=True)
         problem = email_problem(email)
         if problem:
             raise FieldErrors("email", problem.replace("your email", "the email"))

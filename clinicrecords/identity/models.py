@@ -85,9 +85,10 @@ class AccountLink(ControlBase):
 
 class MailRequest(ControlBase):
     """A form that asked for a message to `email` (sign-up, forgotten password, email change, sending the link
-    again), known address or not: counted per email and client address, per email and per client address so
-    these forms cannot be used to flood someone's inbox. `by_owner`: asked by the signed-in owner of `email`,
-    counted apart, so what strangers ask never refuses the owner."""
+    again, an invitation), known address or not: counted per email and client address, per email and per client
+    address so these forms cannot be used to flood someone's inbox. `by_owner`: asked by the signed-in owner of
+    `email`, counted apart, so what strangers ask never refuses the owner. `by_inviter`: an invitation form's,
+    never counted against the client address's own limit (an admin may invite a whole team)."""
 
     __tablename__ = "account_mail_requests"
 
@@ -96,6 +97,7 @@ class MailRequest(ControlBase):
     address: Mapped[str] = mapped_column(String(64), index=True)
     at: Mapped[datetime.datetime] = mapped_column(server_default=func.now(), index=True)
     by_owner: Mapped[bool] = mapped_column(default=False, server_default=false())
+    by_inviter: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class Session(ControlBase):

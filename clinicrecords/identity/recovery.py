@@ -6,7 +6,7 @@ same work either way (sign-up: a password hash, one outbox row; forgotten passwo
 finding the account or not by itself): the mail says what the form cannot. Each link's token is random and only
 its hash is stored (`AccountLink`); it works once, consumed in the transaction that makes its change, until it
 expires; a reset link also stops working when a newer one is sent, the password changes or the address does.
-Every form that sends mail counts in one throttle (`MailRequestRules`); every form that asks for the password
+Every form that sends mail counts in one throttle (`mail_throttle.MailThrottle`); every form that asks for the password
 again counts in the log-in throttle, as the "Confirm it's you" page does.
 """
 
@@ -20,14 +20,15 @@ from zope.interface import implementer
 
 from clinicrecords.clock import now
 from clinicrecords.errors import FieldErrors
-from clinicrecords.identity.accounts import MAX_EMAIL, email_problem, normal_email
+from clinicrecords.identity.accounts import email_problem, normal_email
 from clinicrecords.identity.interfaces import IAuditTrail, IRecoveryService
 from clinicrecords.identity.links import password_changed, void_reset_links
+from clinicrecords.identity.mail_throttle import MailRequestRules, MailThrottle
 from clinicrecords.identity.models import Account, AccountLink, MailRequest, Session
 from clinicrecords.identity.notices import (FORGOT_PATH, LOG_IN_PATH, REGARDING, RESET_PATH, SIGN_UP_PATH,
                                             VERIFY_PATH, send_password_changed)
 from clinicrecords.identity.passwords import Passwords, password_problem
-from clinicrecords.identity.throttle import LoginThrottle, ThrottleRules, throttled_proof, whole_minutes
+from clinicrecords.identity.throttle import LoginThrottle, ThrottleRules, throttled_proof
 from clinicrecords.identity.tokens import new_token, token_hash
 from clinicrecords.mail.interfaces import IMail
 
@@ -35,29 +36,10 @@ VERIFY_FOR = datetime.timedelta(hours=24)
 RESET_FOR = datetime.timedelta(hours=1)
 
 
-@dataclass(frozen=True)
-class MailRequestRules:
-    """How many messages the forms that send mail (sign-up, forgotten password, email change, sending the link
-    again) may ask for in `window`: per email and client address; per email from all addresses together (nobody's
-    inbox is flooded); per client address (one client cannot mail many people). What the signed-in owner of an
-    address asks for it is counted apart, `per_owner`, and never refused by what strangers asked."""
-
-    per_email_and_address: int = 3
-    per_email: int = 10
-    per_address: int = 20
-    per_owner: int = 3
-    window: datetime.timedelta = datetime.timedelta(hours=1)
-
-
 def masked_email(email):
     """j***@example.org: enough for its owner to recognise, not enough for anyone else to learn it."""
     local, _, domain = email.partition("@")
     return f"{local[:1]}***@{domain}"
-
-
-def too_many(wait):
-    minutes = whole_minutes(wait)
-    return f"Too many requests for email. Try again in {minutes} minute{'s' if minutes != 1 else ''}"
 
 
 @dataclass(frozen=True)
@@ -84,37 +66,9 @@ class RecoveryService:
         self.passwords = passwords
         self.mail = mail
         self.audit = audit
-        self.rules = rules
+        self.mail_throttle = MailThrottle(db, rules, clock)
         self.clock = clock
         self.throttle = LoginThrottle(db, throttle_rules, clock)
-
-    # The throttle of the forms that send mail.
-
-    def _count_request(self, email, address, by_owner=False):
-        """Counts this form's request, or FieldErrors "email" when it was asked too often: a stranger's (anyone
-        but the signed-in owner of `email`) against the strangers' requests for that email and from that address,
-        the owner's against the owner's own. Every request is counted, the ones refused for what was typed too."""
-        email = email[:MAX_EMAIL]  # an over-long one, refused, is counted by what the column holds of it
-        now = self.clock()
-        rules = self.rules
-        since = now - rules.window
-
-        def kept_by(limit, *conditions):
-            return (select(MailRequest.at).where(MailRequest.at > since, *conditions)
-                    .order_by(MailRequest.at.desc()).offset(limit - 1).limit(1).scalar_subquery())
-
-        if by_owner:
-            limits = (kept_by(rules.per_owner, MailRequest.email == email, MailRequest.by_owner.is_(True)),)
-        else:
-            strangers = MailRequest.by_owner.is_(False)
-            limits = (kept_by(rules.per_email_and_address, MailRequest.email == email, MailRequest.address == address,
-                              strangers),
-                      kept_by(rules.per_email, MailRequest.email == email, strangers),
-                      kept_by(rules.per_address, MailRequest.address == address, strangers))
-        kept_until = [at + rules.window for at in self.db.execute(select(*limits)).one() if at is not None]
-        if kept_until:
-            raise FieldErrors("email", too_many(max(kept_until) - now))
-        self.db.add(MailRequest(email=email, address=address, at=now, by_owner=by_owner))
 
     # Links.
 
@@ -146,7 +100,7 @@ class RecoveryService:
         problems = {field: message for field, message in (
             ("email", email_problem(email)), ("password", password_problem(password, email))) if message}
         # Counted before it is judged: a refused request counts as one asked for (and the view's answer commits).
-        self._count_request(email, address)
+        self.mail_throttle.count(email, address)
         if problems:
             raise FieldErrors(errors=problems)
         # Hashed for a known address too: both answers take the same time.
@@ -186,7 +140,7 @@ class RecoveryService:
         if account.email_verified_at is not None:
             raise FieldErrors("resend", "Your email address is already verified")
         try:
-            self._count_request(account.email, address, by_owner=True)
+            self.mail_throttle.count(account.email, address, by_owner=True)
         except FieldErrors as exc:
             raise FieldErrors("resend", exc.errors["email"]) from None
         self._send_verification(account, account.email)
@@ -233,7 +187,7 @@ class RecoveryService:
             problem = "This is already your email address"
         # Mail to an address its sender does not own yet: counted as a stranger's request for it, before it is
         # judged (a refused request counts as one asked for).
-        self._count_request(new_email, address)
+        self.mail_throttle.count(new_email, address)
         if problem:
             raise FieldErrors("email", problem)
         # The same answer whether or not another account has the address: its owner is told instead.
@@ -249,7 +203,7 @@ class RecoveryService:
     def request_reset(self, email, address):
         email = normal_email(email)
         problem = email_problem(email)
-        self._count_request(email, address)
+        self.mail_throttle.count(email, address)
         if problem:
             raise FieldErrors("email", problem)
         # The same statements whether or not the address has an account, so the answer's time says nothing:

@@ -15,6 +15,7 @@ from clinicrecords.access.models import ApiKey, Workspace
 from clinicrecords.clinics.models import Clinic
 from clinicrecords.db import migrations
 from clinicrecords.identity.models import Invitation, Passkey
+from clinicrecords.onboarding.models import BusinessProfile
 from tests.common.cli import ok, refused
 from tests.common.mail import outbox_rows
 from tests.identity.software_authenticator import SoftwareAuthenticator
@@ -61,6 +62,21 @@ def test_a_passkey_name_holding_a_link_is_refused_when_added_and_when_renamed(ap
     item = client.get(f"/portal/account/two-factor/passkeys/{passkey_id}")
     page = submit(item, "rename-passkey", name="Laptop ehr_live_", status=400)
     assert error_summary(page) == [f"A passkey's name {REFUSED}"]
+
+
+@pytest.mark.parametrize("name", NAMES[:1] + NAMES[3:4], ids=IDS[:1] + IDS[3:4])
+def test_an_organization_s_legal_name_holding_a_link_or_a_key_shape_is_refused(app, world, engine, name):
+    """The business profile's legal name is the organization's name a clinic's admins are mailed."""
+    client, workspace_id = with_workspace(app)
+    world.set_workspace(uuid.UUID(workspace_id), verified=True)
+    page = submit(client.get(f"/portal/workspaces/{workspace_id}/profile"), "profile", status=400,
+                  legal_name=name, website="https://acme.example", country="gb", contact_email="dev@acme.example",
+                  intended_use="Appointment reminders for our clinics.")
+    assert error_summary(page) == [f"Legal name {REFUSED.replace('cannot contain', 'must not contain')}"]
+    assert page.html.find(id="legal_name")["value"] == name
+    with engine.connect() as connection:
+        assert connection.scalar(select(BusinessProfile.workspace_id).where(
+            BusinessProfile.workspace_id == uuid.UUID(workspace_id))) is None
 
 
 def _cleaning_migration():

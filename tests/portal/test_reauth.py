@@ -19,7 +19,7 @@ from clinicrecords.portal.web.models import PortalAuditEntry
 from tests.portal.console_helpers import staff_browser
 from tests.identity.software_authenticator import SoftwareAuthenticator
 from tests.portal.helpers import (PASSKEY_ORIGIN, PASSWORD, add_passkey, confirm_its_you, create_key, enrol_app,
-                                  error_summary, secret_of, submit, totp_code, with_workspace)
+                                  error_summary, secret_of, submit, totp_code, unique_email, with_workspace)
 from tests.portal.test_keys import _make_ready
 from tests.portal.test_webhooks import with_endpoint
 
@@ -151,7 +151,7 @@ def test_inviting_an_owner_asks_inviting_a_developer_does_not(app, engine, sessi
     client, workspace_id = with_workspace(app)
     members = f"/portal/workspaces/{workspace_id}/members"
     session_clock.move(minutes=PAST_THE_WINDOW)
-    answer = submit(client.get(members), "invite", email="new-member@example.org", role=role, status=303)
+    answer = submit(client.get(members), "invite", email=unique_email("new-member"), role=role, status=303)
     assert ("/portal/confirm?next=" in answer.location) is asks
     if asks:
         assert _invitations(engine, workspace_id=uuid.UUID(workspace_id)) == 0
@@ -172,7 +172,7 @@ def test_inviting_a_clinic_admin_asks(app, world, engine, session_clock, role, a
     staff = f"/portal/clinics/{clinic_id}/staff"
     before = _invitations(engine, clinic_id=clinic_id)  # the operator's, which brought the admin in
     session_clock.move(minutes=PAST_THE_WINDOW)
-    answer = submit(admin.get(staff), "invite", email="new-staff@example.org", role=role, status=303)
+    answer = submit(admin.get(staff), "invite", email=unique_email("new-staff"), role=role, status=303)
     assert ("/portal/confirm?next=" in answer.location) is asks
     if asks:
         assert _invitations(engine, clinic_id=clinic_id) == before

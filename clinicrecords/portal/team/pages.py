@@ -51,7 +51,7 @@ def invite(context, request):
     form = InviteForm(request.POST)
     try:
         invitation, token = request.find_service(IInvitationService).invite(
-            context.place, form["email"], form["role"], request.identity.account_id)
+            context.place, form["email"], form["role"], request.identity.account_id, request.remote_addr or "")
     except FormError as exc:
         form.refused(exc)
         return rerender(request, **_page(context, request, form))
