@@ -1,7 +1,7 @@
 """account_mail_requests.by_inviter: an invitation form's request for mail
 
 Revision ID: c_mail_requests_by_inviter
-Revises: c_names_without_links
+Revises: c_idempotency_clinic
 
 The invitation forms (a workspace's members, a clinic's staff) count in the mail throttle as a stranger's request
 for the invited email; `by_inviter` marks their rows, which never count against the client address's own limit
@@ -13,7 +13,7 @@ from alembic import op
 import sqlalchemy as sa
 
 revision = 'c_mail_requests_by_inviter'
-down_revision = 'c_names_without_links'
+down_revision = 'c_idempotency_clinic'
 branch_labels = None
 depends_on = None
 
