@@ -2,31 +2,22 @@
 opentelemetry-proto, as a collector would. `OTEL_EXPORTER_OTLP_ENDPOINT=<url>` points a process at it."""
 
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
+from tests.common.loopback import LoopbackServer
 
-class OtlpReceiver:
+
+class OtlpReceiver(LoopbackServer):
     def __init__(self):
         self.lock = threading.Lock()
         self.bodies = []
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(self._handler())
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def stop(self):
-        if self.thread.is_alive():  # shutdown() waits for serve_forever, forever if it never ran
-            self.server.shutdown()
-        self.server.server_close()
+        return self.origin
 
     def raw(self):
         """Every body received, concatenated: what a search for a value sent must not find."""

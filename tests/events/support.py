@@ -4,7 +4,7 @@ operator CLI run in-process."""
 import datetime
 import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 from sqlalchemy import update
@@ -14,6 +14,7 @@ from clinicrecords.db.tenancy import bind_to_clinic
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
 from clinicrecords.events.outbox import emit
 from tests.common.cli import admin  # noqa: F401  (re-exported: this context's tests import them from here)
+from tests.common.loopback import LoopbackServer
 
 
 def emit_events(world, clinic_id, count=1, type_="inventory.item.created", data=None, **kwargs):
@@ -59,7 +60,7 @@ def signed_by(request, secrets, not_by=()):
     return payloads[0]
 
 
-class Receiver:
+class Receiver(LoopbackServer):
     """A webhook receiver on 127.0.0.1. `answers` is consumed one status per request (then `default`).
     A status of None makes the handler wait for `release` before answering 200 (a slow receiver). Every
     answer carries `body` (bytes; none by default)."""
@@ -101,19 +102,15 @@ class Receiver:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(Handler)
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hooks/clinic-records"
+        return f"{self.origin}/hooks/clinic-records"
 
     def __enter__(self):
-        self.thread.start()
-        return self
+        return self.start()
 
     def __exit__(self, *exc):
         self.release.set()
-        self.server.shutdown()
-        self.server.server_close()
+        self.stop()

@@ -4,12 +4,14 @@ what arrived, by webhook-id. It can hold its answers (so a worker can be killed 
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
+from tests.common.loopback import LoopbackServer
 
-class Receiver:
+
+class Receiver(LoopbackServer):
     def __init__(self, secret=None):
         self.secret = secret
         self.hold_seconds = 0.0
@@ -17,22 +19,11 @@ class Receiver:
         self.received = []      # (webhook_id, event) of every verified request, duplicates included
         self.rejected = 0       # requests whose signature did not verify
         self.in_flight = 0
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(self._handler())
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
-
-    def start(self):
-        self.thread.start()
-        return self
-
-    def stop(self):
-        if self.thread.is_alive():  # shutdown() waits for serve_forever, forever if it never ran
-            self.server.shutdown()
-        self.server.server_close()
+        return f"{self.origin}/hooks"
 
     def events(self):
         """webhook-id -> event, each id once (the receiver's deduplication)."""
