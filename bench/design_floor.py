@@ -171,7 +171,7 @@ def design_app(settings, key, writes=True):
         if writes:
             request_transaction.send_with_commit(request.db, _UPSERT_TEXT, {
                 "owner_id": identity.workspace_id, "key": key, "fingerprint": digest, "status": 202,
-                "headers": Jsonb({}), "body": response.body})
+                "headers": Jsonb({}), "body": response.body, "clinic_id": context.__parent__.clinic_id})
             audited(request, context.__parent__, "/v1/clinics/{clinic}/allergies", 202,
                     [str(values["patient_id"]), str(values["id"])])
         return response
