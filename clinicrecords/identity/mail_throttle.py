@@ -18,7 +18,7 @@ from clinicrecords.clock import now
 from clinicrecords.errors import FieldErrors
 from clinicrecords.identity.accounts import MAX_EMAIL
 from clinicrecords.identity.models import MailRequest
-from clinicrecords.identity.throttle import whole_minutes
+from clinicrecords.identity.throttle import limit_reached_at, whole_minutes
 
 
 @dataclass(frozen=True)
@@ -57,9 +57,7 @@ class MailThrottle:
         since = now_ - rules.window
 
         def kept_by(limit, *conditions):
-            # When the request that keeps `limit` of them in the window was made, or None while fewer are.
-            return (select(MailRequest.at).where(MailRequest.at > since, *conditions)
-                    .order_by(MailRequest.at.desc()).offset(limit - 1).limit(1).scalar_subquery())
+            return limit_reached_at(MailRequest.at, limit, since, *conditions)
 
         if by_owner:
             limits = [kept_by(rules.per_owner, MailRequest.email == email, MailRequest.by_owner.is_(True))]

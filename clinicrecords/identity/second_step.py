@@ -28,7 +28,7 @@ from clinicrecords.identity.factors import NO_SUCH_CODE
 from clinicrecords.identity.interfaces import IFactorService, ISignInSteps
 from clinicrecords.identity.models import Account, PendingSignIn
 from clinicrecords.identity.notices import send_codes_guessed
-from clinicrecords.identity.throttle import CodeRules, CodeThrottle, LoginThrottle, ThrottleRules
+from clinicrecords.identity.throttle import CodeRules, CodeThrottle, LoginThrottle, ThrottleRules, limit_reached_at
 from clinicrecords.identity.totp import normal_code
 from clinicrecords.identity.tokens import new_token, token_hash
 from clinicrecords.mail.interfaces import IMail
@@ -115,11 +115,9 @@ class SignInSteps:
         # Challenges nobody answered in time go as new ones are asked for: the table holds the live ones only.
         self.db.execute(delete(PendingSignIn).where(PendingSignIn.account_id.is_(None),
                                                     PendingSignIn.expires_at <= now_))
-        oldest = (select(PendingSignIn.expires_at).where(
-            PendingSignIn.account_id.is_(None), PendingSignIn.address == address[:64],
-            PendingSignIn.expires_at > now_).order_by(PendingSignIn.expires_at.desc())
-            .offset(PASSWORD_FREE_PER_ADDRESS - 1).limit(1))
-        kept_until = self.db.scalar(oldest)
+        kept_until = self.db.scalar(select(limit_reached_at(
+            PendingSignIn.expires_at, PASSWORD_FREE_PER_ADDRESS, now_,
+            PendingSignIn.account_id.is_(None), PendingSignIn.address == address[:64])))
         if kept_until is not None:
             raise FieldErrors("credential", throttled(kept_until - now_))
         token = new_token()

@@ -40,11 +40,12 @@ def whole_minutes(wait):
     return max(1, math.ceil(wait / datetime.timedelta(minutes=1)))
 
 
-def _kept_by(limit, *conditions, since):
-    """When the failure that keeps `limit` of them in the window was made (the limit-th newest), or None while
-    fewer than `limit` are in the window."""
-    return (select(LoginFailure.at).where(LoginFailure.at > since, *conditions)
-            .order_by(LoginFailure.at.desc()).offset(limit - 1).limit(1).scalar_subquery())
+def limit_reached_at(stamp, limit, since, *conditions):
+    """When the row that keeps `limit` of them after `since` was stamped (`stamp`: the rows' time column; the
+    limit-th newest), or None while fewer than `limit` are there. A scalar subquery: every limit a throttle has is
+    read in one statement."""
+    return (select(stamp).where(stamp > since, *conditions)
+            .order_by(stamp.desc()).offset(limit - 1).limit(1).scalar_subquery())
 
 
 class LoginThrottle:
@@ -58,9 +59,9 @@ class LoginThrottle:
         now = self.clock()
         since = now - self.rules.window
         pair, by_address = self.db.execute(select(
-            _kept_by(self.rules.per_account_and_address, LoginFailure.email == email,
-                          LoginFailure.address == address, since=since),
-            _kept_by(self.rules.per_address, LoginFailure.address == address, since=since),
+            limit_reached_at(LoginFailure.at, self.rules.per_account_and_address, since,
+                             LoginFailure.email == email, LoginFailure.address == address),
+            limit_reached_at(LoginFailure.at, self.rules.per_address, since, LoginFailure.address == address),
         )).one()
         kept_until = [at + self.rules.window for at in (pair, by_address) if at is not None]
         return max(kept_until) - now if kept_until else None
@@ -118,9 +119,8 @@ class CodeThrottle:
         rules = self.rules
 
         def kept_by(limit, window, *conditions):
-            return (select(SecondStepFailure.at).where(SecondStepFailure.account_id == account_id,
-                                                       SecondStepFailure.at > now - window, *conditions)
-                    .order_by(SecondStepFailure.at.desc()).offset(limit - 1).limit(1).scalar_subquery())
+            return limit_reached_at(SecondStepFailure.at, limit, now - window,
+                                    SecondStepFailure.account_id == account_id, *conditions)
 
         pair, account = self.db.execute(select(
             kept_by(rules.per_account_and_address, rules.pair_window, SecondStepFailure.address == address),
