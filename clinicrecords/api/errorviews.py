@@ -3,10 +3,9 @@
 Unknown paths are 404 not_found, a documented route asked with a method it does not answer is 405 with
 `Allow` (decided by the URL's shape, whether or not the record it names exists or is within the key's reach:
 docs/decisions/0070-document-and-server-agree.md), a missing or bad key is 401 invalid_key, a missing permission
-403 scope_missing naming it
-(also instead of 404 and 405 where the look guard refuses: a key that may not look there learns nothing), a
-database or a Redis (rate limits, queue) that does not answer or cannot take writes 503, and anything unexpected
-500 internal_error with no internals in the body.
+403 scope_missing naming it (also instead of 404 and 405 where the look guard refuses: a key that may not look
+there learns nothing), a database or a Redis (rate limits, queue) that does not answer or cannot take writes 503,
+and anything unexpected 500 internal_error with no internals in the body.
 """
 
 import logging

@@ -1,6 +1,6 @@
 """`database restored --to T --security-events FILE [--audit-from URL]`: the procedure after the whole database
-was restored to T;
-`clinic restore --clinic ID --from URL`: one clinic's records brought back from such a copy (docs/operations.md)."""
+was restored to T; `clinic restore --clinic ID --from URL`: one clinic's records brought back from such a copy
+(docs/operations.md)."""
 
 import contextlib
 
