@@ -450,23 +450,25 @@ class Rehearsal:
         route = "POST /v1/clinics/{clinic_id}/patient-imports"
 
         def linked():
-            spans = [span for _, span in self.traces.spans()]
+            received = self.traces.spans()
+            spans = [span for _, span in received]
             requests = {span.trace_id: span for span in spans if span.name == route}
             tasks = [span for span in spans if span.trace_id in requests and span.name.startswith("task ")
                      and span.name.endswith(".write_patient_import")]
-            return (spans, requests, tasks) if tasks else None
+            return (received, spans, requests, tasks) if tasks else None
 
         found = wait_until(linked, 30)
-        names = sorted({span.name for _, span in self.traces.spans()})
-        expect(found, f"no trace holds both {route!r} and the import's task: spans received {names[:40]}")
-        spans, requests, tasks = found
+        if not found:
+            names = sorted({span.name for _, span in self.traces.spans()})
+            expect(found, f"no trace holds both {route!r} and the import's task: spans received {names[:40]}")
+        received, spans, requests, tasks = found
         task = tasks[0]
         request = requests[task.trace_id]
         expect(task.parent_span_id == request.span_id, "the import's task is not a child of the request's span")
         below = [span for span in spans if span.parent_span_id == request.span_id and span.name != task.name]
         expect(any(span.name.split()[0] in ("SELECT", "INSERT", "BEGIN") for span in below),
                f"no statement below the request's span: {[span.name for span in below]}")
-        services = {service for service, _ in self.traces.spans()}
+        services = {service for service, _ in received}
         expect(services == {"clinicrecords"}, f"service.name {services}")
         raw = self.traces.raw()
         leaked = [value[:12] + "…" for value in self.sent_values() if value and value.encode() in raw]
