@@ -1,10 +1,20 @@
-"""`python -m bench.tenants [--clinics 2000] [--smoke]`: the service with many clinic schemas on one PostgreSQL.
+"""`python -m bench.tenants [--clinics 2000] [--fresh] [--smoke]`: the service with many clinic schemas on one
+PostgreSQL.
 
-In a database of its own on the embedded PostgreSQL (or DATABASE_URL), under bench's var dir:
+In a database of its own on the embedded PostgreSQL (or DATABASE_URL), under bench's var dir, **kept between
+runs** (bench/tenant_cluster.py), so a 10,000-clinic cluster is built once and measured many times:
 
-1. creates N clinics through the operator path (`create_clinic` in its own transaction, as `clinic create`
-   does) and quotes the median/p99 milliseconds of one creation; each clinic is then connected to one live
-   workspace key and given a patient and an allergy;
+1. brings the kept database to N clinics: when `var/bench/tenants-manifest.json` still describes it (the same
+   database, the clinics it lists and no others), its clinics are reused and only the missing ones created, and
+   the run measures the first N; the real `migrate_all` runs first (timed as `upgrade`: it moves every schema
+   when the migrations moved since the build). Each clinic is created through the operator path (`create_clinic`
+   in its own transaction, as `clinic create` does), timed, then connected to one live workspace key and given a
+   patient and an allergy. `built` says how many were reused and created; `creation` quotes the median/p99
+   milliseconds of the clinics created in this run, or the manifest's stored figures when none were
+   (`measured_this_run`). The manifest holds the key's secret (the database keeps only its hash), the
+   workspace, the clinics and their allergy paths in creation order, the creation timings and the Alembic heads.
+   `--fresh` drops the database and the manifest and builds from nothing; `--smoke` (20 clinics) uses a
+   database of its own (`..._smoke`) and always builds fresh, so it never touches the kept cluster;
 2. the catalog's size: rows and on-disk size of the catalog tables that grow per schema, of pg_catalog, of the
    database, and one clinic's share;
 3. GET one allergy with requests spread at random over the first 10 clinics (one server process) and over
@@ -16,12 +26,14 @@ In a database of its own on the embedded PostgreSQL (or DATABASE_URL), under ben
    `clinicrecords-admin INI migrate` command;
 5. `pg_dump -n` of one clinic's schema (seconds, bytes, pg_dump's peak memory), restored into a throwaway
    cluster initdb'd under the var dir (bench/tenant_dump.py), its rows counted against the source's;
-6. migrates all N schemas for a one-column revision: a throwaway revision written into a copy of
+6. migrates every schema of the database for a one-column revision: a throwaway revision written into a copy of
    alembic/tenant in a temporary directory, applied by the real `migrate_all` (target: 10,000 schemas in
-   under 10 minutes on 2 cores).
+   under 10 minutes on 2 cores), then downgraded again (`migrate_all.downgrade_seconds`) so the kept schemas
+   are at the real head for the next run.
 
 Prints one JSON object on stdout (progress on stderr); exit 1 on request errors, a no-op migrate that moved or
-failed, a restored clinic whose rows differ, or a failed migration. Missed targets are reported in `met`.
+failed, a restored clinic whose rows differ, a failed migration, or schemas not back at the real head after it.
+Missed targets are reported in `met`.
 """
 
 import argparse
@@ -29,42 +41,23 @@ import concurrent.futures
 import http.client
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE = "clinicrecords_bench_tenants"
+SMOKE_DATABASE = DATABASE + "_smoke"  # a smoke run never touches the kept cluster
+MANIFEST = "tenants-manifest.json"
 SMALL = 10
 # The latency bound, the one-column migrate's (10,000 schemas in under 10 minutes on 2 cores, decision 0090) and
 # CPU per request as bounded as latency, and no backend holding more private memory than the
 # catalog cache `database.pool_max_uses` bounds it to (~65 KB for each of 500 schemas, docs/performance.md).
 TARGETS = {"latency_ratio": 1.2, "cpu_ratio": 1.2, "memory_ratio": 1.5, "backend_private_mb_max": 40,
            "create_median_ms": 500, "migrate_all_seconds": 600}
-
-REVISION = '''"""bench: one nullable column (throwaway, written by bench.tenants)"""
-import sqlalchemy as sa
-from alembic import op
-
-revision = "bench_one_column"
-down_revision = {head!r}
-branch_labels = None
-depends_on = None
-
-
-def upgrade():
-    op.add_column("patients", sa.Column("bench_note", sa.Text(), nullable=True))
-
-
-def downgrade():
-    op.drop_column("patients", "bench_note")
-'''
-
 
 def log(message):
     print(message, file=sys.stderr, flush=True)
@@ -73,43 +66,6 @@ def log(message):
 def _percentile(values, fraction):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
-
-
-def create_clinics(registry, count):
-    """N clinics, each created in its own transaction (timed), then connected and seeded (not timed)."""
-    from bench.harness import request_in_transaction
-    from clinicrecords.access import services
-    from clinicrecords.access.interfaces import ALL_PERMISSIONS
-    from clinicrecords.clinical.models import Allergy
-    from clinicrecords.clinics.services import create_clinic, open_clinic
-    from clinicrecords.patients.services import PatientService
-
-    with request_in_transaction(registry) as request:
-        workspace = services.create_workspace(request.db, "Bench tenants", verified=True, paid=True,
-                                              terms_accepted=True)
-        key = services.create_key(request.db, registry.settings["secrets.key_pepper"], workspace_id=workspace.id,
-                                  mode="live")[1]
-    timings, targets = [], []
-    clinic_ids = []
-    for n in range(count):
-        started = time.perf_counter()
-        with request_in_transaction(registry) as request:
-            clinic_id = create_clinic(request.db, f"Bench clinic {n}").id
-        timings.append((time.perf_counter() - started) * 1000)
-        clinic_ids.append(clinic_id)
-        with request_in_transaction(registry) as request:
-            services.grant_connection(request.db, workspace.id, clinic_id, ALL_PERMISSIONS)
-            open_clinic(request.db, clinic_id)
-            patient = PatientService(request.db).create({"given_name": "Ada", "family_name": f"Tenant {n}"})
-            allergy = Allergy(id=uuid.uuid4(), patient_id=patient.id, substance_text="Peanut", criticality="high",
-                              accepted_by="clinic")
-            request.db.add(allergy)
-            request.db.flush()
-            targets.append(f"/v1/clinics/{clinic_id}/allergies/{allergy.id}")
-        if (n + 1) % 100 == 0:
-            log(f"  {n + 1}/{count} clinics, median creation {statistics.median(timings):.0f} ms")
-    return key, targets, clinic_ids, {"count": count, "median_ms": round(statistics.median(timings), 1),
-                                      "p99_ms": round(_percentile(timings, 0.99), 1), "max_ms": round(max(timings), 1)}
 
 
 def backend_memory(settings, application_name):
@@ -272,26 +228,30 @@ def migrate_noop(engine, ini, workers):
 
 
 def migrate_one_column(engine, workers):
-    """Every clinic schema through a throwaway one-column revision, by the real migrate_all."""
+    """Every clinic schema through a throwaway one-column revision, by the real migrate_all, then downgraded
+    again (timed apart) so the kept cluster is at the real head for the next run."""
+    from bench.tenant_cluster import left_off_head, one_column_scripts, restore_real_head
     from clinicrecords.clinics.services import CLINIC_SCHEMAS
     from clinicrecords.db import migrations
 
-    with tempfile.TemporaryDirectory(prefix="bench-tenant-scripts-") as scripts:
-        location = Path(scripts) / "tenant"
-        shutil.copytree(migrations.ALEMBIC_DIR / "tenant", location, ignore=shutil.ignore_patterns("__pycache__"))
-        (location / "versions" / "bench_one_column.py").write_text(REVISION.format(head=migrations.head("tenant")))
+    with one_column_scripts() as location:
         started = time.perf_counter()
-        moved = migrations.migrate_all(engine, CLINIC_SCHEMAS, workers=workers, script_location=str(location))
+        moved = migrations.migrate_all(engine, CLINIC_SCHEMAS, workers=workers, script_location=location)
         seconds = time.perf_counter() - started
-        behind = len(migrations.clinics_behind(engine, CLINIC_SCHEMAS, script_location=str(location)))
+        behind = len(migrations.clinics_behind(engine, CLINIC_SCHEMAS, script_location=location))
+    back = restore_real_head(engine, workers)
     return {"schemas_migrated": moved, "seconds": round(seconds, 1), "workers": workers, "behind_after": behind,
-            "ms_per_schema": round(seconds * 1000 / max(moved, 1), 1)}
+            "ms_per_schema": round(seconds * 1000 / max(moved, 1), 1),
+            "schemas_downgraded": back["schemas_downgraded"], "downgrade_seconds": back["seconds"],
+            "after_downgrade": left_off_head(engine)}
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.tenants", description=__doc__.splitlines()[0])
     parser.add_argument("--clinics", type=int, default=2000)
-    parser.add_argument("--smoke", action="store_true", help="20 clinics, short runs; fails on errors only")
+    parser.add_argument("--smoke", action="store_true",
+                        help="20 clinics in a database of its own, always built anew, short runs; fails on errors only")
+    parser.add_argument("--fresh", action="store_true", help="drop the kept clinics and their manifest, build anew")
     parser.add_argument("--pairs", type=int, help="alternating (10 clinics, N clinics) pairs (default 3)")
     parser.add_argument("--seconds", type=int, help="seconds of load per run (default 10)")
     parser.add_argument("--workers", type=int, default=2, help="migrate-all worker processes (default 2)")
@@ -303,26 +263,23 @@ def main(argv=None):
     from pyramid.paster import get_appsettings
 
     from bench.harness import bench_var
+    from bench.tenant_cluster import prepare
     from bench.tenant_dump import dump_and_restore
-    from clinicrecords import make_config
-    from clinicrecords.clinics.services import CLINIC_SCHEMAS
-    from clinicrecords.db import embedded, migrations
     from clinicrecords.db.tenancy import schema_name
-    from clinicrecords.settings import read, var_dir
 
     var = bench_var()
-    overrides = {"database.name": DATABASE, "huey.backend": "memory", "huey.consumer_in_process": "false",
+    database, manifest_path = (SMOKE_DATABASE, var / "tenants-smoke-manifest.json") if args.smoke else (
+        DATABASE, var / MANIFEST)
+    overrides = {"database.name": database, "huey.backend": "memory", "huey.consumer_in_process": "false",
                  "ratelimit.live_per_minute": "100000000", "clinicrecords.var": str(var)}
     settings = {**get_appsettings(str(ROOT / "development.ini"), "main"), **overrides}
     started = time.perf_counter()
-    if not os.environ.get("DATABASE_URL"):
-        embedded.drop_database(var_dir(read(settings)), DATABASE)
-    app = make_config(settings).make_wsgi_app()
+    app, manifest, built = prepare(settings, manifest_path, count, fresh=args.fresh or args.smoke,
+                                   workers=args.workers)
     engine = app.registry["db.engine"]
-    migrations.migrate_all(engine, CLINIC_SCHEMAS)
-    log(f"creating {count} clinics in {DATABASE} ...")
-    key, targets, clinic_ids, creation = create_clinics(app.registry, count)
-    catalog = catalog_size(engine, clinic_ids[-1])
+    used = manifest["clinics"][:count]
+    key, targets, last = manifest["key"], [clinic["target"] for clinic in used], uuid.UUID(used[-1]["id"])
+    catalog = catalog_size(engine, last)
     engine.dispose()
     log(f"GET one allergy over {SMALL} and over {count} clinics: {pairs} pair(s) of {seconds} s")
     spread = spread_load(settings, var, key, targets, pairs, seconds)
@@ -330,16 +287,17 @@ def main(argv=None):
     noop = migrate_noop(engine, admin_ini(var / "bench-tenants.ini", ROOT / "development.ini", overrides),
                         args.workers)
     log("pg_dump of one clinic, restored into a throwaway cluster ...")
-    copy = dump_and_restore(engine, schema_name(clinic_ids[-1]), var / "tenant-restore")
-    log(f"migrating {count} schemas for a one-column revision ...")
+    copy = dump_and_restore(engine, schema_name(last), var / "tenant-restore")
+    log(f"migrating every schema ({built['clinics_in_database']} clinics) for a one-column revision, then back ...")
     migration = migrate_one_column(engine, args.workers)
     engine.dispose()
-    result = {"clinics": count, "creation": creation, "catalog": catalog, "spread": spread,
+    creation = built["creation"]
+    result = {"clinics": count, "database": database, **built, "catalog": catalog, "spread": spread,
               "migrate_noop": noop, "clinic_copy": copy, "migrate_all": migration,
               "targets": TARGETS, "met": met(creation, spread, migration), "load_average": os.getloadavg(),
               "total_seconds": round(time.perf_counter() - started, 1)}
     print(json.dumps(result))
-    failures = failed(count, spread, noop, copy, migration)
+    failures = failed(built["clinics_in_database"], spread, noop, copy, migration)
     if failures:
         log("FAILED: " + "; ".join(failures))
         return 1
@@ -371,6 +329,8 @@ def failed(count, spread, noop, copy, migration):
         failures.append(f"the restored clinic's rows differ ({copy['rows_restored']} of {copy['rows_source']})")
     if migration["behind_after"] or migration["schemas_migrated"] < count:
         failures.append(f"{migration['behind_after']} schemas behind after migrate")
+    if any(migration["after_downgrade"].values()):
+        failures.append(f"the kept schemas are not back at the real head: {migration['after_downgrade']}")
     return failures
 
 if __name__ == "__main__":

@@ -1,0 +1,317 @@
+"""The clinics `python -m bench.tenants` builds, kept between runs: a 10,000-clinic cluster takes about 45 minutes
+to build and is then measured many times.
+
+The manifest (var/bench/tenants-manifest.json) holds what only the build knew: the workspace key's secret (the
+database keeps its hash), the clinics in creation order with one allergy path each, the creation timings and the
+Alembic heads the cluster was built at. A run reuses the database when the manifest still describes it (the same
+database, the clinics it lists and no others but the workspace's sandbox) and builds only the clinics missing to
+reach its count.
+
+The one-column step's throwaway revision is downgraded again here, so every schema is back at the real head for
+the next run; a run that was cut short between the two is mended before the next run's migrate.
+"""
+
+import contextlib
+import datetime
+import functools
+import json
+import multiprocessing
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ONE_COLUMN = "bench_one_column"
+REVISION = '''"""bench: one nullable column (throwaway, written by bench.tenants)"""
+import sqlalchemy as sa
+from alembic import op
+
+revision = "bench_one_column"
+down_revision = {head!r}
+branch_labels = None
+depends_on = None
+
+
+def upgrade():
+    op.add_column("patients", sa.Column("bench_note", sa.Text(), nullable=True))
+
+
+def downgrade():
+    op.drop_column("patients", "bench_note")
+'''
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def percentile(values, fraction):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+def creation_summary(timings):
+    return {"count": len(timings), "median_ms": round(statistics.median(timings), 1),
+            "p99_ms": round(percentile(timings, 0.99), 1), "max_ms": round(max(timings), 1)}
+
+
+def heads():
+    from clinicrecords.db import migrations
+
+    return {"tenant": migrations.head("tenant"), "control": migrations.head("control")}
+
+
+def read_manifest(path):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def write_manifest(path, manifest):
+    """Written whole and then renamed: a run cut short never leaves half a manifest."""
+    manifest["written_at"] = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(manifest))
+    partial.replace(path)
+
+
+def mismatch(engine, manifest, database):
+    """Why the database does not hold what `manifest` lists (None when it does): counts only, cheap at 10,000."""
+    from sqlalchemy import func, select
+
+    from clinicrecords.access.models import Workspace
+    from clinicrecords.clinics.models import Clinic
+
+    if manifest.get("database") != database:
+        return f"the manifest is of {manifest.get('database')!r}"
+    listed = [uuid.UUID(clinic["id"]) for clinic in manifest["clinics"]]
+    # The workspace's sandbox clinic is the one not listed.
+    live = Clinic.schema_dropped_at.is_(None), Clinic.sandbox_of_workspace_id.is_(None)
+    with engine.connect() as connection:
+        if not connection.scalar(select(func.count()).select_from(Workspace).where(
+                Workspace.id == uuid.UUID(manifest["workspace_id"]))):
+            return "its workspace is gone"
+        present = connection.scalar(select(func.count()).select_from(Clinic).where(*live, Clinic.id.in_(listed)))
+        every = connection.scalar(select(func.count()).select_from(Clinic).where(*live))
+    if present != len(listed) or every != len(listed):
+        return f"it lists {len(listed)} clinics, {present} of them present among {every}"
+    return None
+
+
+def create_workspace_key(registry):
+    """The verified paid workspace the clinics are connected to, and a live key's secret."""
+    from bench.harness import request_in_transaction
+    from clinicrecords.access import services
+
+    with request_in_transaction(registry) as request:
+        workspace = services.create_workspace(request.db, "Bench tenants", verified=True, paid=True,
+                                              terms_accepted=True)
+        key = services.create_key(request.db, registry.settings["secrets.key_pepper"], workspace_id=workspace.id,
+                                  mode="live")[1]
+    return str(workspace.id), key
+
+
+def create_clinics(registry, workspace_id, first, count):
+    """Clinics `first` to `first + count - 1`, each created in its own transaction (timed, as `clinic create`
+    does), then connected to the workspace and given a patient and an allergy (not timed). Yields
+    ({"id", "target"}, milliseconds) per clinic."""
+    from bench.harness import request_in_transaction
+    from clinicrecords.access import services
+    from clinicrecords.access.interfaces import ALL_PERMISSIONS
+    from clinicrecords.clinical.models import Allergy
+    from clinicrecords.clinics.services import create_clinic, open_clinic
+    from clinicrecords.patients.services import PatientService
+
+    for n in range(first, first + count):
+        started = time.perf_counter()
+        with request_in_transaction(registry) as request:
+            clinic_id = create_clinic(request.db, f"Bench clinic {n}").id
+        milliseconds = (time.perf_counter() - started) * 1000
+        with request_in_transaction(registry) as request:
+            services.grant_connection(request.db, uuid.UUID(workspace_id), clinic_id, ALL_PERMISSIONS)
+            open_clinic(request.db, clinic_id)
+            patient = PatientService(request.db).create({"given_name": "Ada", "family_name": f"Tenant {n}"})
+            allergy = Allergy(id=uuid.uuid4(), patient_id=patient.id, substance_text="Peanut", criticality="high",
+                              accepted_by="clinic")
+            request.db.add(allergy)
+            request.db.flush()
+        yield {"id": str(clinic_id), "target": f"/v1/clinics/{clinic_id}/allergies/{allergy.id}"}, milliseconds
+
+
+# A long build is written down every so many clinics, so what is kept matches the manifest more often.
+CHECKPOINT = 500
+
+
+def build(registry, database, path, count, manifest=None):
+    """Up to `count` clinics: those of `manifest` kept, the missing ones created and appended, the manifest
+    written. Returns the manifest and the milliseconds of each clinic created now."""
+    if manifest is None:
+        workspace_id, key = create_workspace_key(registry)
+        manifest = {"database": database, "workspace_id": workspace_id, "key": key, "clinics": [],
+                    "creation_ms": [], "heads": heads()}
+    first = len(manifest["clinics"])
+    created = []
+    for clinic, milliseconds in create_clinics(registry, manifest["workspace_id"], first, max(count - first, 0)):
+        manifest["clinics"].append(clinic)
+        manifest["creation_ms"].append(round(milliseconds, 1))
+        created.append(milliseconds)
+        if len(created) % 100 == 0:
+            log(f"  {first + len(created)}/{count} clinics, median creation {statistics.median(created):.0f} ms")
+        if len(created) % CHECKPOINT == 0:
+            write_manifest(path, _summarised(manifest))
+    write_manifest(path, _summarised(manifest))
+    return manifest, created
+
+
+def _summarised(manifest):
+    manifest["creation"] = creation_summary(manifest["creation_ms"]) if manifest["creation_ms"] else None
+    return manifest
+
+
+def forget(settings, database, path):
+    """The database and its manifest gone (the database only on the embedded PostgreSQL: with DATABASE_URL
+    emptying it is the operator's)."""
+    from clinicrecords.db import embedded
+    from clinicrecords.settings import read, var_dir
+
+    path.unlink(missing_ok=True)
+    if not os.environ.get("DATABASE_URL"):
+        embedded.drop_database(var_dir(read(settings)), database)
+
+
+def prepare(settings, path, count, fresh=False, workers=2):
+    """The app on the kept cluster, brought to `count` clinics: reused when the manifest matches the database,
+    else (or with `fresh`) built from nothing. Returns (app, manifest, report), where report has `built`,
+    `creation` and `upgrade` (the real migrate_all before anything else, timed: it moves schemas when the
+    migrations moved since the build)."""
+    from clinicrecords import make_config
+    from clinicrecords.clinics.services import CLINIC_SCHEMAS
+    from clinicrecords.db import migrations
+    from clinicrecords.settings import read
+
+    database = settings["database.name"]
+    if fresh:
+        forget(settings, database, path)
+    app = make_config(settings).make_wsgi_app()
+    manifest = None if fresh else read_manifest(path)
+    if manifest is not None:
+        reason = mismatch(app.registry["db.engine"], manifest, database)
+        if reason:
+            log(f"the kept {database} does not match its manifest ({reason}): building it from nothing")
+            app.registry["db.engine"].dispose()
+            forget(settings, database, path)
+            app = make_config(settings).make_wsgi_app()
+            manifest = None
+    engine = app.registry["db.engine"]
+    mended = restore_real_head(engine, workers, manifest["heads"]["tenant"]) if manifest is not None else None
+    started = time.perf_counter()
+    moved = migrations.migrate_all(engine, CLINIC_SCHEMAS, workers=workers, settings=read(settings))
+    upgrade = {"built_at": manifest["heads"] if manifest else None, "now": heads(), "schemas_migrated": moved,
+               "seconds": round(time.perf_counter() - started, 2),
+               **({"one_column_mended": mended["schemas_downgraded"]} if mended and mended["schemas_downgraded"]
+                  else {})}
+    reused = min(count, len(manifest["clinics"])) if manifest else 0
+    log(f"{database}: {reused} clinics kept, {max(count - reused, 0)} to create ...")
+    manifest, created = build(app.registry, database, path, count, manifest)
+    if manifest["heads"] != upgrade["now"]:
+        manifest["heads"] = upgrade["now"]
+        write_manifest(path, manifest)
+    if created:
+        creation = {**creation_summary(created), "measured_this_run": True}
+    else:
+        creation = {**manifest["creation"], "measured_this_run": False}
+    report = {"built": {"reused": reused, "created": len(created)}, "creation": creation, "upgrade": upgrade,
+              "clinics_in_database": len(manifest["clinics"])}
+    return app, manifest, report
+
+
+@contextlib.contextmanager
+def one_column_scripts(head=None):
+    """A copy of alembic/tenant in a temporary directory with the throwaway one-column revision on top of `head`
+    (the real head unless said)."""
+    from clinicrecords.db import migrations
+
+    head = head or migrations.head("tenant")
+    with tempfile.TemporaryDirectory(prefix="bench-tenant-scripts-") as scripts:
+        location = Path(scripts) / "tenant"
+        shutil.copytree(migrations.ALEMBIC_DIR / "tenant", location, ignore=shutil.ignore_patterns("__pycache__"))
+        (location / "versions" / f"{ONE_COLUMN}.py").write_text(REVISION.format(head=head))
+        yield str(location)
+
+
+def restore_real_head(engine, workers, head=None):
+    """Every schema the one-column revision reached, downgraded to the real head again (or to `head`, where a
+    cut-short run had put it on top of), by as many worker processes as migrate_all uses (timed). Returns
+    {"schemas_downgraded", "seconds"}."""
+    from sqlalchemy import select
+
+    from clinicrecords.clinics.models import Clinic
+    from clinicrecords.db import migrations
+
+    with engine.connect() as connection:
+        pending = connection.scalars(select(Clinic.id).where(Clinic.schema_revision == ONE_COLUMN,
+                                                             Clinic.schema_dropped_at.is_(None))).all()
+    started = time.perf_counter()
+    if pending:
+        url = engine.url.render_as_string(hide_password=False)
+        with one_column_scripts(head) as location:
+            downgrade = functools.partial(_downgrade_one, url, location, head or migrations.head("tenant"))
+            context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
+            with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
+                list(pool.map(downgrade, pending))
+    return {"schemas_downgraded": len(pending), "seconds": round(time.perf_counter() - started, 2)}
+
+
+_engines, _scripts = {}, {}
+
+
+def _downgrade_one(url, location, destination, clinic_id):
+    """One clinic's schema from the one-column revision back to the real head, with its recorded revision, in
+    one transaction. Runs in a worker process, which keeps one connection."""
+    from alembic.runtime.environment import EnvironmentContext
+    from alembic.script import ScriptDirectory
+    from sqlalchemy import create_engine
+
+    from clinicrecords.clinics.services import CLINIC_SCHEMAS
+    from clinicrecords.db import migrations
+    from clinicrecords.db.tenancy import schema_name
+
+    if url not in _engines:
+        _engines[url] = create_engine(url, pool_size=1, max_overflow=0, hide_parameters=True)
+    schema = schema_name(clinic_id)
+    with _engines[url].begin() as connection:
+        migrations.prepare_migration_transaction(connection, schema)
+        config = migrations.alembic_config("tenant", connection, schema, script_location=location)
+        if location not in _scripts:  # read once per worker: reading them costs more than the revision
+            _scripts[location] = ScriptDirectory.from_config(config)
+        script = _scripts[location]
+        with EnvironmentContext(config, script, destination_rev=destination,
+                                fn=lambda revision, context: script._downgrade_revs(destination, revision)) as env:
+            env.configure(connection=connection, version_table_schema=schema)
+            with env.begin_transaction():  # inside the caller's transaction: no commit of its own
+                env.run_migrations()
+            reached = env.get_context().get_current_revision()
+        if reached != destination:
+            raise RuntimeError(f"{schema} stopped at {reached}, not {destination}")
+        CLINIC_SCHEMAS.record(connection, clinic_id, destination)
+    return clinic_id
+
+
+def left_off_head(engine):
+    """What says the schemas are not at the real head: clinics recorded at another revision, and the throwaway
+    column still present in some schema's table."""
+    from sqlalchemy import text
+
+    from clinicrecords.clinics.services import CLINIC_SCHEMAS
+    from clinicrecords.db import migrations
+
+    with engine.connect() as connection:
+        columns = connection.scalar(text("SELECT count(*) FROM pg_catalog.pg_attribute WHERE attname = 'bench_note' "
+                                         "AND NOT attisdropped"))
+    return {"behind_head": len(migrations.clinics_behind(engine, CLINIC_SCHEMAS)), "one_column_left": columns}
