@@ -81,6 +81,12 @@ def write_manifest(path, manifest):
     partial.replace(path)
 
 
+def _has_control_schema(connection):
+    from sqlalchemy import text
+
+    return connection.scalar(text("SELECT to_regclass('control.clinics') IS NOT NULL"))
+
+
 def mismatch(engine, manifest, database):
     """Why the database does not hold what `manifest` lists (None when it does): counts only, cheap at 10,000."""
     from sqlalchemy import func, select
@@ -90,6 +96,9 @@ def mismatch(engine, manifest, database):
 
     if manifest.get("database") != database:
         return f"the manifest is of {manifest.get('database')!r}"
+    with engine.connect() as connection:
+        if not _has_control_schema(connection):
+            return "the database is empty"
     listed = [uuid.UUID(clinic["id"]) for clinic in manifest["clinics"]]
     # The workspace's sandbox clinic is the one not listed.
     live = Clinic.schema_dropped_at.is_(None), Clinic.sandbox_of_workspace_id.is_(None)
@@ -104,13 +113,51 @@ def mismatch(engine, manifest, database):
     return None
 
 
+WORKSPACE = "Bench tenants"
+
+
+def adopt(registry, database):
+    """The manifest of a cluster built before manifests were written, or None when the database holds none (or
+    holds two): the workspace's clinics in creation order with one allergy each, and a new live key (the first
+    key's secret was never kept). Its creation was not timed: the manifest has no creation figures."""
+    from sqlalchemy import select, text
+
+    from bench.harness import request_in_transaction
+    from clinicrecords.access import services
+    from clinicrecords.clinical.models import Allergy
+    from clinicrecords.db.tenancy import bind_to_clinic
+
+    with request_in_transaction(registry) as request:
+        db = request.db
+        if not _has_control_schema(db):
+            return None
+        workspaces = db.scalars(text("SELECT id FROM control.workspaces WHERE name = :name"),
+                                {"name": WORKSPACE}).all()
+        if len(workspaces) != 1:
+            return None
+        key = services.create_key(db, registry.settings["secrets.key_pepper"], workspace_id=workspaces[0],
+                                  mode="live")[1]
+        clinic_ids = db.scalars(text("SELECT c.clinic_id FROM control.connections c JOIN control.clinics k "
+                                     "ON k.id = c.clinic_id WHERE c.workspace_id = :w ORDER BY k.created_at"),
+                                {"w": workspaces[0]}).all()
+    clinics = []
+    for clinic_id in clinic_ids:
+        with request_in_transaction(registry) as request:
+            bind_to_clinic(request.db, clinic_id)
+            allergy_id = request.db.scalar(select(Allergy.id).limit(1))
+        clinics.append({"id": str(clinic_id), "target": f"/v1/clinics/{clinic_id}/allergies/{allergy_id}"})
+    log(f"{database}: adopted {len(clinics)} clinics built before the manifest (with a new key)")
+    return {"database": database, "workspace_id": str(workspaces[0]), "key": key, "clinics": clinics,
+            "creation_ms": [], "creation": None, "heads": heads(), "adopted": True}
+
+
 def create_workspace_key(registry):
     """The verified paid workspace the clinics are connected to, and a live key's secret."""
     from bench.harness import request_in_transaction
     from clinicrecords.access import services
 
     with request_in_transaction(registry) as request:
-        workspace = services.create_workspace(request.db, "Bench tenants", verified=True, paid=True,
+        workspace = services.create_workspace(request.db, WORKSPACE, verified=True, paid=True,
                                               terms_accepted=True)
         key = services.create_key(request.db, registry.settings["secrets.key_pepper"], workspace_id=workspace.id,
                                   mode="live")[1]
@@ -199,11 +246,12 @@ def prepare(settings, path, count, fresh=False, workers=2):
     if fresh:
         forget(settings, database, path)
     app = make_config(settings).make_wsgi_app()
-    manifest = None if fresh else read_manifest(path)
-    if manifest is not None:
-        reason = mismatch(app.registry["db.engine"], manifest, database)
+    manifest = None
+    if not fresh:
+        manifest = read_manifest(path) or adopt(app.registry, database)
+        reason = mismatch(app.registry["db.engine"], manifest, database) if manifest else "no manifest"
         if reason:
-            log(f"the kept {database} does not match its manifest ({reason}): building it from nothing")
+            log(f"the kept {database} does not match a manifest ({reason}): building it from nothing")
             app.registry["db.engine"].dispose()
             forget(settings, database, path)
             app = make_config(settings).make_wsgi_app()
@@ -225,7 +273,7 @@ def prepare(settings, path, count, fresh=False, workers=2):
     if created:
         creation = {**creation_summary(created), "measured_this_run": True}
     else:
-        creation = {**manifest["creation"], "measured_this_run": False}
+        creation = {**(manifest["creation"] or {"count": 0}), "measured_this_run": False}  # none if adopted
     report = {"built": {"reused": reused, "created": len(created)}, "creation": creation, "upgrade": upgrade,
               "clinics_in_database": len(manifest["clinics"])}
     return app, manifest, report

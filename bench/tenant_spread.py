@@ -11,8 +11,9 @@ one. Alternate runs of each to compare, as bench.profile's figures are compared 
 bench.tenants measures with the load generator and PostgreSQL on the same cores. `--profile` prints the
 functions that took the most CPU (cProfile), to see where a spread over many clinics spends what few do not.
 
-The first run writes the key and the request paths to `var/bench/tenant-spread.json` (a new live key for the
-workspace bench.tenants connected to every clinic, and one allergy of each clinic).
+The key and the request paths are those bench.tenants kept in its manifest (`var/bench/tenants-manifest.json`: the
+live key of the workspace connected to every clinic, and one allergy of each clinic): `many` is every clinic it
+lists, of which a `bench.tenants --clinics N` run measured the first N.
 """
 
 import argparse
@@ -24,41 +25,18 @@ import sys
 import time
 import uuid
 
-from bench.harness import bench_var, request_in_transaction
-from bench.tenants import DATABASE, ROOT, SMALL
-
-WORKSPACE = "Bench tenants"
+from bench.harness import bench_var
+from bench.tenants import DATABASE, MANIFEST, ROOT, SMALL
 
 
-def _seeded(registry, path):
-    """The key and one allergy path per clinic, in the order the clinics were created."""
-    if path.exists():
-        return json.loads(path.read_text())
-    from sqlalchemy import select, text
+def _seeded(path):
+    """The key and one allergy path per clinic, in the order the clinics were created: bench.tenants' manifest."""
+    from bench.tenant_cluster import read_manifest
 
-    from clinicrecords.access import services
-    from clinicrecords.clinical.models import Allergy
-    from clinicrecords.db.tenancy import bind_to_clinic
-
-    with request_in_transaction(registry) as request:
-        db = request.db
-        workspace_id = db.scalar(text("SELECT id FROM control.workspaces WHERE name = :name"), {"name": WORKSPACE})
-        if workspace_id is None:
-            sys.exit(f"no bench.tenants clinics in {DATABASE}: run python -m bench.tenants first")
-        key = services.create_key(db, registry.settings["secrets.key_pepper"], workspace_id=workspace_id,
-                                  mode="live")[1]
-        clinics = db.scalars(text("SELECT c.clinic_id FROM control.connections c JOIN control.clinics k "
-                                  "ON k.id = c.clinic_id WHERE c.workspace_id = :w ORDER BY k.created_at"),
-                             {"w": workspace_id}).all()
-    paths = []
-    for clinic_id in clinics:
-        with request_in_transaction(registry) as request:
-            bind_to_clinic(request.db, clinic_id)
-            allergy_id = request.db.scalar(select(Allergy.id).limit(1))
-        paths.append(f"/v1/clinics/{clinic_id}/allergies/{allergy_id}")
-    seeded = {"key": key, "paths": paths}
-    path.write_text(json.dumps(seeded))
-    return seeded
+    manifest = read_manifest(path)
+    if manifest is None:
+        sys.exit(f"no {path}: run python -m bench.tenants first")
+    return {"key": manifest["key"], "paths": [clinic["target"] for clinic in manifest["clinics"]]}
 
 
 def main(argv=None):
@@ -82,7 +60,7 @@ def main(argv=None):
                 "huey.backend": "memory", "huey.consumer_in_process": "false",
                 "ratelimit.live_per_minute": "100000000", "clinicrecords.var": str(var)}
     app = make_config(settings).make_wsgi_app()
-    seeded = _seeded(app.registry, var / "tenant-spread.json")
+    seeded = _seeded(var / MANIFEST)
     if args.http:
         from bench.tenants import spread_load
 

@@ -306,13 +306,15 @@ def main(argv=None):
 
 def met(creation, spread, migration):
     """Each target of TARGETS, met or not (migrate_all_seconds is the bound for 10,000 schemas; the
-    backends' memory None when PostgreSQL runs on another host)."""
+    backends' memory None when PostgreSQL runs on another host, the creation None when no run timed it: clinics
+    adopted from before the manifest)."""
     backend_mb = spread["memory"]["many_backends"].get("private_mb_max")
+    create_ms = creation.get("median_ms")
     return {"latency_ratio": spread["latency_ratio"] <= TARGETS["latency_ratio"],
             "cpu_ratio": spread["cpu_ratio"] <= TARGETS["cpu_ratio"],
             "memory_ratio": spread["memory_ratio"] <= TARGETS["memory_ratio"],
             "backend_private_mb_max": None if backend_mb is None else backend_mb <= TARGETS["backend_private_mb_max"],
-            "create_median_ms": creation["median_ms"] <= TARGETS["create_median_ms"],
+            "create_median_ms": None if create_ms is None else create_ms <= TARGETS["create_median_ms"],
             "migrate_all_seconds": migration["seconds"] <= TARGETS["migrate_all_seconds"]}
 
 

@@ -141,3 +141,18 @@ def test_the_manifest_is_json_with_what_only_the_build_knew(run):
     assert {"database", "workspace_id", "key", "clinics", "creation", "creation_ms", "heads"} <= set(manifest)
     assert all(clinic["target"].startswith(f"/v1/clinics/{clinic['id']}/allergies/") for clinic in manifest["clinics"])
     assert set(manifest["heads"]) == {"tenant", "control"}
+
+
+def test_clinics_built_before_the_manifest_are_adopted_with_a_new_key(run):
+    _, built, _ = run(2, fresh=True)
+    run.manifest_path.unlink()  # as a cluster built before manifests were written is found
+
+    app, adopted, report = run(2)
+
+    assert report["built"] == {"reused": 2, "created": 0}
+    assert report["creation"] == {"count": 0, "measured_this_run": False}  # its creation was never timed
+    assert clinic_ids(adopted) == clinic_ids(built) and adopted["key"] != built["key"]
+    assert [clinic["target"] for clinic in adopted["clinics"]] == [clinic["target"] for clinic in built["clinics"]]
+    client = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+    client.get(adopted["clinics"][1]["target"], headers={"Authorization": f"Bearer {adopted['key']}"}, status=200)
+    assert read_manifest(run.manifest_path)["adopted"] is True
