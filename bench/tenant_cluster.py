@@ -46,6 +46,10 @@ def downgrade():
 '''
 
 
+# A long build writes its manifest every so many clinics: a build cut short is resumed from there.
+CHECKPOINT = 500
+
+
 def log(message):
     print(message, file=sys.stderr, flush=True)
 
@@ -87,8 +91,11 @@ def _has_control_schema(connection):
     return connection.scalar(text("SELECT to_regclass('control.clinics') IS NOT NULL"))
 
 
-def mismatch(engine, manifest, database):
-    """Why the database does not hold what `manifest` lists (None when it does): counts only, cheap at 10,000."""
+def unlisted_clinics(engine, manifest, database):
+    """How many clinics the database holds beyond those `manifest` lists, or why it does not match (a string):
+    counts only, cheap at 10,000. A build cut short leaves up to CHECKPOINT clinics created since its manifest
+    was last written: they are kept beside the listed ones (they add schemas, never measured paths); more than
+    that, or a listed clinic missing, is another database."""
     from sqlalchemy import func, select
 
     from clinicrecords.access.models import Workspace
@@ -96,21 +103,20 @@ def mismatch(engine, manifest, database):
 
     if manifest.get("database") != database:
         return f"the manifest is of {manifest.get('database')!r}"
+    listed = [uuid.UUID(clinic["id"]) for clinic in manifest["clinics"]]
+    # The workspace's sandbox clinic is the one never listed.
+    live = Clinic.schema_dropped_at.is_(None), Clinic.sandbox_of_workspace_id.is_(None)
     with engine.connect() as connection:
         if not _has_control_schema(connection):
             return "the database is empty"
-    listed = [uuid.UUID(clinic["id"]) for clinic in manifest["clinics"]]
-    # The workspace's sandbox clinic is the one not listed.
-    live = Clinic.schema_dropped_at.is_(None), Clinic.sandbox_of_workspace_id.is_(None)
-    with engine.connect() as connection:
         if not connection.scalar(select(func.count()).select_from(Workspace).where(
                 Workspace.id == uuid.UUID(manifest["workspace_id"]))):
             return "its workspace is gone"
         present = connection.scalar(select(func.count()).select_from(Clinic).where(*live, Clinic.id.in_(listed)))
         every = connection.scalar(select(func.count()).select_from(Clinic).where(*live))
-    if present != len(listed) or every != len(listed):
+    if present != len(listed) or not 0 <= every - len(listed) <= CHECKPOINT:
         return f"it lists {len(listed)} clinics, {present} of them present among {every}"
-    return None
+    return every - len(listed)
 
 
 WORKSPACE = "Bench tenants"
@@ -191,10 +197,6 @@ def create_clinics(registry, workspace_id, first, count):
         yield {"id": str(clinic_id), "target": f"/v1/clinics/{clinic_id}/allergies/{allergy.id}"}, milliseconds
 
 
-# A long build is written down every so many clinics, so what is kept matches the manifest more often.
-CHECKPOINT = 500
-
-
 def build(registry, database, path, count, manifest=None):
     """Up to `count` clinics: those of `manifest` kept, the missing ones created and appended, the manifest
     written. Returns the manifest and the milliseconds of each clinic created now."""
@@ -223,7 +225,7 @@ def _summarised(manifest):
 
 def forget(settings, database, path):
     """The database and its manifest gone (the database only on the embedded PostgreSQL: with DATABASE_URL
-    emptying it is the operator's)."""
+    emptying it is the operator's, and a run refuses to build on top of clinics no manifest describes)."""
     from clinicrecords.db import embedded
     from clinicrecords.settings import read, var_dir
 
@@ -246,16 +248,14 @@ def prepare(settings, path, count, fresh=False, workers=2):
     if fresh:
         forget(settings, database, path)
     app = make_config(settings).make_wsgi_app()
-    manifest = None
-    if not fresh:
-        manifest = read_manifest(path) or adopt(app.registry, database)
-        reason = mismatch(app.registry["db.engine"], manifest, database) if manifest else "no manifest"
-        if reason:
-            log(f"the kept {database} does not match a manifest ({reason}): building it from nothing")
-            app.registry["db.engine"].dispose()
-            forget(settings, database, path)
-            app = make_config(settings).make_wsgi_app()
-            manifest = None
+    manifest, unlisted = (None, 0) if fresh else kept(app, database, path)
+    if manifest is None and _has_clinics(app.registry["db.engine"]):  # never built on top of
+        if os.environ.get("DATABASE_URL"):
+            sys.exit(f"{database} at DATABASE_URL holds clinics no manifest describes: empty it first")
+        log(f"building {database} from nothing")
+        app.registry["db.engine"].dispose()
+        forget(settings, database, path)
+        app = make_config(settings).make_wsgi_app()
     engine = app.registry["db.engine"]
     mended = restore_real_head(engine, workers, manifest["heads"]["tenant"]) if manifest is not None else None
     started = time.perf_counter()
@@ -275,8 +275,29 @@ def prepare(settings, path, count, fresh=False, workers=2):
     else:
         creation = {**(manifest["creation"] or {"count": 0}), "measured_this_run": False}  # none if adopted
     report = {"built": {"reused": reused, "created": len(created)}, "creation": creation, "upgrade": upgrade,
-              "clinics_in_database": len(manifest["clinics"])}
+              "clinics_in_database": len(manifest["clinics"]) + unlisted,
+              **({"clinics_unlisted": unlisted} if unlisted else {})}
     return app, manifest, report
+
+
+def kept(app, database, path):
+    """The kept cluster's manifest (read, else adopted) and how many clinics it does not list, or (None, 0)
+    when there is none that matches the database."""
+    manifest = read_manifest(path) or adopt(app.registry, database)
+    if manifest is None:
+        return None, 0
+    unlisted = unlisted_clinics(app.registry["db.engine"], manifest, database)
+    if isinstance(unlisted, str):
+        log(f"the kept {database} does not match its manifest: {unlisted}")
+        return None, 0
+    return manifest, unlisted
+
+
+def _has_clinics(engine):
+    from sqlalchemy import text
+
+    with engine.connect() as connection:
+        return _has_control_schema(connection) and connection.scalar(text("SELECT count(*) FROM control.clinics"))
 
 
 @contextlib.contextmanager

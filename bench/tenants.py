@@ -5,16 +5,16 @@ In a database of its own on the embedded PostgreSQL (or DATABASE_URL), under ben
 runs** (bench/tenant_cluster.py), so a 10,000-clinic cluster is built once and measured many times:
 
 1. brings the kept database to N clinics: when `var/bench/tenants-manifest.json` still describes it (the same
-   database, the clinics it lists and no others), its clinics are reused and only the missing ones created, and
-   the run measures the first N; the real `migrate_all` runs first (timed as `upgrade`: it moves every schema
-   when the migrations moved since the build). Each clinic is created through the operator path (`create_clinic`
-   in its own transaction, as `clinic create` does), timed, then connected to one live workspace key and given a
-   patient and an allergy. `built` says how many were reused and created; `creation` quotes the median/p99
-   milliseconds of the clinics created in this run, or the manifest's stored figures when none were
-   (`measured_this_run`). The manifest holds the key's secret (the database keeps only its hash), the
-   workspace, the clinics and their allergy paths in creation order, the creation timings and the Alembic heads.
-   `--fresh` drops the database and the manifest and builds from nothing; `--smoke` (20 clinics) uses a
-   database of its own (`..._smoke`) and always builds fresh, so it never touches the kept cluster;
+   database, the clinics it lists and no others but those of a build cut short), its clinics are reused and only
+   the missing ones created, and the run measures the first N; the real `migrate_all` runs first (timed as
+   `upgrade`: it moves every schema when the migrations moved since the build). Each clinic is created through
+   the operator path (`create_clinic` in its own transaction, as `clinic create` does), timed, then connected to
+   one live workspace key and given a patient and an allergy. `built` says how many were reused and created;
+   `creation` quotes the median/p99 milliseconds of the clinics created in this run, or the manifest's stored
+   figures when none were (`measured_this_run`). The manifest holds the key's secret (the database keeps only
+   its hash), the workspace, the clinics and their allergy paths in creation order, the creation timings and the
+   Alembic heads. `--fresh` drops the database and the manifest and builds from nothing; `--smoke` (20 clinics)
+   uses a database of its own (`..._smoke`) and always builds fresh, so it never touches the kept cluster;
 2. the catalog's size: rows and on-disk size of the catalog tables that grow per schema, of pg_catalog, of the
    database, and one clinic's share;
 3. GET one allergy with requests spread at random over the first 10 clinics (one server process) and over

@@ -9,11 +9,12 @@ import uuid
 
 import pytest
 import webtest
+from sqlalchemy.orm import Session
 
 from bench.tenant_cluster import (heads, left_off_head, one_column_scripts, prepare, read_manifest,
                                   write_manifest)
 from bench.tenants import migrate_one_column
-from clinicrecords.clinics.services import CLINIC_SCHEMAS
+from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic
 from clinicrecords.db import migrations
 from tests.common import task_queue
 from tests.conftest import TESTING_INI
@@ -104,6 +105,18 @@ def test_a_manifest_that_no_longer_matches_its_database_is_built_anew(run):
 
     assert report["built"] == {"reused": 0, "created": 2}
     assert not set(clinic_ids(manifest)) & set(clinic_ids(rebuilt))
+
+
+def test_clinics_a_build_cut_short_made_after_its_last_manifest_are_kept_beside_the_listed_ones(run):
+    app, manifest, _ = run(2, fresh=True)
+    with Session(app.registry["db.engine"]) as db, db.begin():  # created, never written down: the build was killed
+        create_clinic(db, "Bench clinic cut short")
+
+    _, kept, report = run(3)
+
+    assert report["built"] == {"reused": 2, "created": 1}
+    assert report["clinics_unlisted"] == 1 and report["clinics_in_database"] == 4
+    assert clinic_ids(kept)[:2] == clinic_ids(manifest) and len(clinic_ids(kept)) == 3
 
 
 def test_the_one_column_step_leaves_every_kept_schema_at_the_real_head(run):
