@@ -94,8 +94,7 @@ def _has_control_schema(connection):
 def unlisted_clinics(engine, manifest, database):
     """How many clinics the database holds beyond those `manifest` lists, or why it does not match (a string):
     counts only, cheap at 10,000. A build cut short leaves up to CHECKPOINT clinics created since its manifest
-    was last written: they are kept beside the listed ones (they add schemas, never measured paths); more than
-    that, or a listed clinic missing, is another database."""
+    was last written (`kept` lists them); more than that, or a listed clinic missing, is another database."""
     from sqlalchemy import func, select
 
     from clinicrecords.access.models import Workspace
@@ -126,12 +125,10 @@ def adopt(registry, database):
     """The manifest of a cluster built before manifests were written, or None when the database holds none (or
     holds two): the workspace's clinics in creation order with one allergy each, and a new live key (the first
     key's secret was never kept). Its creation was not timed: the manifest has no creation figures."""
-    from sqlalchemy import select, text
+    from sqlalchemy import text
 
     from bench.harness import request_in_transaction
     from clinicrecords.access import services
-    from clinicrecords.clinical.models import Allergy
-    from clinicrecords.db.tenancy import bind_to_clinic
 
     with request_in_transaction(registry) as request:
         db = request.db
@@ -143,18 +140,32 @@ def adopt(registry, database):
             return None
         key = services.create_key(db, registry.settings["secrets.key_pepper"], workspace_id=workspaces[0],
                                   mode="live")[1]
-        clinic_ids = db.scalars(text("SELECT c.clinic_id FROM control.connections c JOIN control.clinics k "
-                                     "ON k.id = c.clinic_id WHERE c.workspace_id = :w ORDER BY k.created_at"),
-                                {"w": workspaces[0]}).all()
+    clinics = seeded_clinics(registry, workspaces[0])
+    log(f"{database}: adopted {len(clinics)} clinics built before the manifest (with a new key)")
+    return {"database": database, "workspace_id": str(workspaces[0]), "key": key, "clinics": clinics,
+            "creation_ms": [], "creation": None, "heads": heads(), "adopted": True}
+
+
+def seeded_clinics(registry, workspace_id, known=()):
+    """The workspace's connected clinics (each seeded in the transaction that connected it) other than `known`,
+    in creation order, with one allergy path each."""
+    from sqlalchemy import select, text
+
+    from bench.harness import request_in_transaction
+    from clinicrecords.clinical.models import Allergy
+    from clinicrecords.db.tenancy import bind_to_clinic
+
+    with request_in_transaction(registry) as request:
+        clinic_ids = request.db.scalars(text(
+            "SELECT c.clinic_id FROM control.connections c JOIN control.clinics k ON k.id = c.clinic_id "
+            "WHERE c.workspace_id = :w ORDER BY k.created_at"), {"w": workspace_id}).all()
     clinics = []
-    for clinic_id in clinic_ids:
+    for clinic_id in (clinic_id for clinic_id in clinic_ids if str(clinic_id) not in known):
         with request_in_transaction(registry) as request:
             bind_to_clinic(request.db, clinic_id)
             allergy_id = request.db.scalar(select(Allergy.id).limit(1))
         clinics.append({"id": str(clinic_id), "target": f"/v1/clinics/{clinic_id}/allergies/{allergy_id}"})
-    log(f"{database}: adopted {len(clinics)} clinics built before the manifest (with a new key)")
-    return {"database": database, "workspace_id": str(workspaces[0]), "key": key, "clinics": clinics,
-            "creation_ms": [], "creation": None, "heads": heads(), "adopted": True}
+    return clinics
 
 
 def create_workspace_key(registry):
@@ -202,8 +213,9 @@ def build(registry, database, path, count, manifest=None):
     written. Returns the manifest and the milliseconds of each clinic created now."""
     if manifest is None:
         workspace_id, key = create_workspace_key(registry)
-        manifest = {"database": database, "workspace_id": workspace_id, "key": key, "clinics": [],
-                    "creation_ms": [], "heads": heads()}
+        manifest = _summarised({"database": database, "workspace_id": workspace_id, "key": key, "clinics": [],
+                                "creation_ms": [], "heads": heads()})
+        write_manifest(path, manifest)  # the key's secret, kept from the start
     first = len(manifest["clinics"])
     created = []
     for clinic, milliseconds in create_clinics(registry, manifest["workspace_id"], first, max(count - first, 0)):
@@ -281,8 +293,8 @@ def prepare(settings, path, count, fresh=False, workers=2):
 
 
 def kept(app, database, path):
-    """The kept cluster's manifest (read, else adopted) and how many clinics it does not list, or (None, 0)
-    when there is none that matches the database."""
+    """The kept cluster's manifest (read, else adopted) and how many clinics it does not list (one a build cut
+    short created but never connected, at most), or (None, 0) when there is none that matches the database."""
     manifest = read_manifest(path) or adopt(app.registry, database)
     if manifest is None:
         return None, 0
@@ -290,6 +302,12 @@ def kept(app, database, path):
     if isinstance(unlisted, str):
         log(f"the kept {database} does not match its manifest: {unlisted}")
         return None, 0
+    if unlisted:  # a build cut short: the clinics it finished since its last manifest are listed now, untimed
+        found = seeded_clinics(app.registry, manifest["workspace_id"], {clinic["id"] for clinic in manifest["clinics"]})
+        manifest["clinics"] += found
+        write_manifest(path, manifest)
+        unlisted -= len(found)
+        log(f"{database}: {len(found)} clinics of a build cut short listed (untimed), {unlisted} left unlisted")
     return manifest, unlisted
 
 

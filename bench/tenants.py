@@ -48,6 +48,8 @@ import time
 import uuid
 from pathlib import Path
 
+from bench.tenant_cluster import percentile
+
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE = "clinicrecords_bench_tenants"
 SMOKE_DATABASE = DATABASE + "_smoke"  # a smoke run never touches the kept cluster
@@ -61,11 +63,6 @@ TARGETS = {"latency_ratio": 1.2, "cpu_ratio": 1.2, "memory_ratio": 1.5, "backend
 
 def log(message):
     print(message, file=sys.stderr, flush=True)
-
-
-def _percentile(values, fraction):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
 
 
 def backend_memory(settings, application_name):
@@ -119,7 +116,7 @@ def visit_each(server, spec, threads=8):
     with concurrent.futures.ThreadPoolExecutor(threads) as pool:
         timings = [t for chunk in pool.map(visit, [paths[i::threads] for i in range(threads)]) for t in chunk]
     return {"requests": len(timings), "median_ms": round(statistics.median(timings), 1),
-            "p99_ms": round(_percentile(timings, 0.99), 1)}
+            "p99_ms": round(percentile(timings, 0.99), 1)}
 
 
 def spread_load(settings, var, key, targets, pairs, seconds):

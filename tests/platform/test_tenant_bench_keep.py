@@ -11,8 +11,8 @@ import pytest
 import webtest
 from sqlalchemy.orm import Session
 
-from bench.tenant_cluster import (heads, left_off_head, one_column_scripts, prepare, read_manifest,
-                                  write_manifest)
+from bench.tenant_cluster import (create_clinics, heads, left_off_head, one_column_scripts, prepare,
+                                  read_manifest, write_manifest)
 from bench.tenants import migrate_one_column
 from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic
 from clinicrecords.db import migrations
@@ -107,16 +107,19 @@ def test_a_manifest_that_no_longer_matches_its_database_is_built_anew(run):
     assert not set(clinic_ids(manifest)) & set(clinic_ids(rebuilt))
 
 
-def test_clinics_a_build_cut_short_made_after_its_last_manifest_are_kept_beside_the_listed_ones(run):
+def test_a_build_cut_short_is_resumed_with_the_clinics_it_finished_after_its_last_manifest(run):
     app, manifest, _ = run(2, fresh=True)
-    with Session(app.registry["db.engine"]) as db, db.begin():  # created, never written down: the build was killed
+    # Killed after one more clinic was built and seeded, and another only created, before the manifest was written.
+    finished, _ = next(create_clinics(app.registry, manifest["workspace_id"], 2, 1))
+    with Session(app.registry["db.engine"]) as db, db.begin():
         create_clinic(db, "Bench clinic cut short")
 
-    _, kept, report = run(3)
+    _, kept, report = run(4)
 
-    assert report["built"] == {"reused": 2, "created": 1}
-    assert report["clinics_unlisted"] == 1 and report["clinics_in_database"] == 4
-    assert clinic_ids(kept)[:2] == clinic_ids(manifest) and len(clinic_ids(kept)) == 3
+    assert clinic_ids(kept)[:3] == [*clinic_ids(manifest), finished["id"]] and len(clinic_ids(kept)) == 4
+    assert report["built"] == {"reused": 3, "created": 1}
+    assert report["clinics_unlisted"] == 1 and report["clinics_in_database"] == 5
+    assert len(read_manifest(run.manifest_path)["creation_ms"]) == 3  # the resumed one was never timed
 
 
 def test_the_one_column_step_leaves_every_kept_schema_at_the_real_head(run):
