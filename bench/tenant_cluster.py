@@ -348,7 +348,7 @@ def restore_real_head(engine, workers, head=None):
     if pending:
         url = engine.url.render_as_string(hide_password=False)
         with one_column_scripts(head) as location:
-            downgrade = functools.partial(_downgrade_one, url, location, head or migrations.head("tenant"))
+            downgrade = functools.partial(downgrade_clinic, url, location, head or migrations.head("tenant"))
             context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
             with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
                 list(pool.map(downgrade, pending))
@@ -358,9 +358,10 @@ def restore_real_head(engine, workers, head=None):
 _engines, _scripts = {}, {}
 
 
-def _downgrade_one(url, location, destination, clinic_id):
-    """One clinic's schema from the one-column revision back to the real head, with its recorded revision, in
-    one transaction. Runs in a worker process, which keeps one connection."""
+def downgrade_clinic(url, location, destination, clinic_id):
+    """One clinic's schema down to `destination` by the revisions in `location` (from the one-column revision
+    back to the real head), with its recorded revision, in one transaction. Runs in a worker process, which
+    keeps one connection (its own: a forked process never uses its parent's)."""
     from alembic.runtime.environment import EnvironmentContext
     from alembic.script import ScriptDirectory
     from sqlalchemy import create_engine
@@ -369,10 +370,10 @@ def _downgrade_one(url, location, destination, clinic_id):
     from clinicrecords.db import migrations
     from clinicrecords.db.tenancy import schema_name
 
-    if url not in _engines:
-        _engines[url] = create_engine(url, pool_size=1, max_overflow=0, hide_parameters=True)
+    if (os.getpid(), url) not in _engines:
+        _engines[os.getpid(), url] = create_engine(url, pool_size=1, max_overflow=0, hide_parameters=True)
     schema = schema_name(clinic_id)
-    with _engines[url].begin() as connection:
+    with _engines[os.getpid(), url].begin() as connection:
         migrations.prepare_migration_transaction(connection, schema)
         config = migrations.alembic_config("tenant", connection, schema, script_location=location)
         if location not in _scripts:  # read once per worker: reading them costs more than the revision

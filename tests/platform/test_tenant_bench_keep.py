@@ -1,7 +1,8 @@
 """The tenant-scale benchmark keeps the clinics it built (`python -m bench.tenants`, bench/tenant_cluster.py): a
 second run reuses them through the manifest and creates only the missing ones, its stored key still answers,
-`--fresh` and a manifest that no longer matches build anew, and the one-column step leaves every schema at the
-real head. A few clinics in a database of their own."""
+`--fresh` and a manifest that no longer matches build anew, a cluster built before the migrations moved is upgraded
+first, a build cut short is resumed, and the one-column step leaves every schema at the real head. A few clinics
+in a database of their own."""
 
 import json
 import os
@@ -9,11 +10,14 @@ import uuid
 
 import pytest
 import webtest
+from alembic.script import ScriptDirectory
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from bench.tenant_cluster import (create_clinics, heads, left_off_head, one_column_scripts, prepare,
-                                  read_manifest, write_manifest)
+from bench.tenant_cluster import (create_clinics, downgrade_clinic, heads, left_off_head, one_column_scripts,
+                                  prepare, read_manifest, write_manifest)
 from bench.tenants import migrate_one_column
+from clinicrecords.clinics.models import Clinic
 from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic
 from clinicrecords.db import migrations
 from tests.common import task_queue
@@ -120,6 +124,27 @@ def test_a_build_cut_short_is_resumed_with_the_clinics_it_finished_after_its_las
     assert report["built"] == {"reused": 3, "created": 1}
     assert report["clinics_unlisted"] == 1 and report["clinics_in_database"] == 5
     assert len(read_manifest(run.manifest_path)["creation_ms"]) == 3  # the resumed one was never timed
+
+
+def test_a_cluster_built_before_the_migrations_moved_is_upgraded_first_by_the_real_migrate_all(run):
+    app, manifest, _ = run(2, fresh=True)
+    engine = app.registry["db.engine"]
+    head = migrations.head("tenant")
+    before = ScriptDirectory(str(migrations.ALEMBIC_DIR / "tenant")).get_revision(head).down_revision
+    with engine.connect() as connection:  # every schema, the workspace's sandbox too
+        every = connection.scalars(select(Clinic.id)).all()
+    for clinic_id in every:  # as if built before the latest tenant revision
+        downgrade_clinic(engine.url.render_as_string(hide_password=False), str(migrations.ALEMBIC_DIR / "tenant"),
+                         before, clinic_id)
+    write_manifest(run.manifest_path, {**manifest, "heads": {**manifest["heads"], "tenant": before}})
+    assert left_off_head(engine)["behind_head"] == 3
+
+    _, upgraded, report = run(2)
+
+    assert report["upgrade"]["built_at"]["tenant"] == before and report["upgrade"]["now"] == heads()
+    assert report["upgrade"]["schemas_migrated"] == 3 and report["upgrade"]["seconds"] > 0
+    assert report["built"] == {"reused": 2, "created": 0} and upgraded["heads"] == heads()
+    assert left_off_head(engine) == {"behind_head": 0, "one_column_left": 0}
 
 
 def test_the_one_column_step_leaves_every_kept_schema_at_the_real_head(run):
