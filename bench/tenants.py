@@ -243,12 +243,22 @@ def migrate_one_column(engine, workers):
             "after_downgrade": left_off_head(engine)}
 
 
+def kept_cluster(var, database, smoke=False):
+    """(database, manifest path) of the cluster a run measures: smoke's own, the default one, or another kept
+    beside it under its own name."""
+    if smoke:
+        return SMOKE_DATABASE, var / "tenants-smoke-manifest.json"
+    return database, var / (MANIFEST if database == DATABASE else f"{database}-manifest.json")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.tenants", description=__doc__.splitlines()[0])
     parser.add_argument("--clinics", type=int, default=2000)
     parser.add_argument("--smoke", action="store_true",
                         help="20 clinics in a database of its own, always built anew, short runs; fails on errors only")
     parser.add_argument("--fresh", action="store_true", help="drop the kept clinics and their manifest, build anew")
+    parser.add_argument("--database", default=DATABASE,
+                        help=f"the kept cluster's database (default {DATABASE}); its manifest is named after it")
     parser.add_argument("--pairs", type=int, help="alternating (10 clinics, N clinics) pairs (default 3)")
     parser.add_argument("--seconds", type=int, help="seconds of load per run (default 10)")
     parser.add_argument("--workers", type=int, default=2, help="migrate-all worker processes (default 2)")
@@ -265,8 +275,7 @@ def main(argv=None):
     from clinicrecords.db.tenancy import schema_name
 
     var = bench_var()
-    database, manifest_path = (SMOKE_DATABASE, var / "tenants-smoke-manifest.json") if args.smoke else (
-        DATABASE, var / MANIFEST)
+    database, manifest_path = kept_cluster(var, args.database, args.smoke)
     overrides = {"database.name": database, "huey.backend": "memory", "huey.consumer_in_process": "false",
                  "ratelimit.live_per_minute": "100000000", "clinicrecords.var": str(var)}
     settings = {**get_appsettings(str(ROOT / "development.ini"), "main"), **overrides}

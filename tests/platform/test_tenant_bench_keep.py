@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session
 
 from bench.tenant_cluster import (create_clinics, downgrade_clinic, heads, left_off_head, one_column_scripts,
                                   prepare, read_manifest, write_manifest)
-from bench.tenants import migrate_one_column
+from bench.tenants import DATABASE as KEPT_DATABASE
+from bench.tenants import MANIFEST, SMOKE_DATABASE, kept_cluster, migrate_one_column
 from clinicrecords.clinics.models import Clinic
 from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic
 from clinicrecords.db import migrations
@@ -197,3 +198,10 @@ def test_clinics_built_before_the_manifest_are_adopted_with_a_new_key(run):
     client = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
     client.get(adopted["clinics"][1]["target"], headers={"Authorization": f"Bearer {adopted['key']}"}, status=200)
     assert read_manifest(run.manifest_path)["adopted"] is True
+
+
+def test_each_kept_cluster_has_its_own_manifest(tmp_path):
+    assert kept_cluster(tmp_path, KEPT_DATABASE) == (KEPT_DATABASE, tmp_path / MANIFEST)
+    assert kept_cluster(tmp_path, "other") == ("other", tmp_path / "other-manifest.json")
+    assert kept_cluster(tmp_path, "other", smoke=True)[0] == SMOKE_DATABASE
+    assert kept_cluster(tmp_path, KEPT_DATABASE, smoke=True)[1] != tmp_path / MANIFEST
