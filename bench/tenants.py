@@ -16,7 +16,7 @@ runs** (bench/tenant_cluster.py), so a 10,000-clinic cluster is built once and m
    Alembic heads. `--fresh` drops the database and the manifest and builds from nothing; `--smoke` (20 clinics)
    uses a database of its own (`..._smoke`) and always builds fresh, so it never touches the kept cluster;
 2. the catalog's size: rows and on-disk size of the catalog tables that grow per schema, of pg_catalog, of the
-   database, and one clinic's share;
+   database, and one clinic's share, its relations counted by kind (bench/tenant_relations.py);
 3. GET one allergy with requests spread at random over the first 10 clinics (one server process) and over
    all N clinics (another, fresh, server process), in alternating pairs, after each process has served every
    path once (the key cache's first sight of each clinic, reported apart as `first_sight`: a server that has
@@ -168,6 +168,7 @@ def catalog_size(engine, clinic_id):
     catalog tables that grow per schema, of all of pg_catalog, of the whole database, and one clinic's share."""
     from sqlalchemy import text
 
+    from bench.tenant_relations import relations_by_kind
     from clinicrecords.db.tenancy import schema_name
 
     with engine.connect() as connection:
@@ -186,6 +187,7 @@ def catalog_size(engine, clinic_id):
             "one_clinic": {
                 "relations": scalar("SELECT count(*) FROM pg_catalog.pg_class WHERE relnamespace = "
                                     "to_regnamespace(:schema)", schema=schema),
+                "relations_by_kind": relations_by_kind(connection, schema),
                 "attributes": scalar("SELECT count(*) FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c "
                                      "ON c.oid = a.attrelid WHERE c.relnamespace = to_regnamespace(:schema)",
                                      schema=schema),

@@ -8,6 +8,7 @@ import pytest
 from sqlalchemy.orm import Session
 
 from bench.tenant_dump import dump_and_restore
+from bench.tenant_relations import indexes, relations_by_kind
 from bench.tenants import CATALOG_TABLES, admin_ini, catalog_size, migrate_noop
 from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic, open_clinic
 from clinicrecords.db import embedded, make_engine, migrations
@@ -50,6 +51,34 @@ def test_the_catalog_size_counts_every_schema_and_one_clinics_share(bench_engine
     assert catalog["rows"]["pg_class"] > 2 * one["relations"]  # both clinics' relations, and the control's
     assert set(catalog["rows"]) == set(catalog["mb"]) == set(CATALOG_TABLES)
     assert 0 < catalog["mb"]["pg_attribute"] < catalog["pg_catalog_mb"] < catalog["database_mb"]
+
+
+# Every relation a new clinic's schema makes, by kind: each is a pg_class row (and catalog cache in every backend
+# that touches it) per clinic, so a model or migration that adds one changes this pin on purpose.
+RELATIONS_OF_A_CLINIC = {
+    "tables": 35, "toast_tables": 18, "toast_indexes": 18, "sequences": 0, "views": 0, "primary_keys": 35,
+    "unique_or_exclusion_indexes": 4, "unique_indexes": 2, "foreign_key_indexes": 13, "plain_indexes": 43,
+    "in_schema": 132, "total": 168}
+
+
+def test_a_new_clinics_relations_are_counted_by_kind(bench_engine):
+    engine, clinics = bench_engine
+    with engine.connect() as connection:
+        counts = relations_by_kind(connection, schema_name(clinics[0]))
+        found = indexes(connection, schema_name(clinics[0]))
+
+    assert counts == RELATIONS_OF_A_CLINIC
+    assert catalog_size(engine, clinics[0])["one_clinic"]["relations"] == counts["in_schema"]
+    assert catalog_size(engine, clinics[0])["one_clinic"]["relations_by_kind"] == counts
+    # The schema's own relations are its tables, sequences, views and indexes; TOAST lives in pg_toast.
+    kinds = ("tables", "sequences", "views", "primary_keys", "unique_or_exclusion_indexes", "unique_indexes",
+             "foreign_key_indexes", "plain_indexes")
+    assert sum(counts[kind] for kind in kinds) == counts["in_schema"] == len(found) + counts["tables"]
+    roles = {index["index"]: index["role"] for index in found}
+    assert roles["pk_patients"] == "primary key"
+    assert roles["uq_events_seq"] == "unique constraint"
+    assert roles["ix_encounters_patient_id"] == "foreign key fk_encounters_patient_id_patients"
+    assert roles["ix_patients_created_at_id"] == "plain"
 
 
 def test_migrate_with_every_schema_at_head_moves_nothing_in_process_nor_through_the_command(bench_engine, tmp_path):
