@@ -38,7 +38,8 @@ class Coverage(TenantBase):
     )
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
-    patient_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("patients.id"), index=True)
+    # No index of its own: the unique constraint's (patient_id, payer_id) serves a patient's lookups.
+    patient_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("patients.id"))
     payer_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("payers.id"))
     member_id: Mapped[str] = mapped_column(String(64))
     group_number: Mapped[str | None] = mapped_column(String(64))
