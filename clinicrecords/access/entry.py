@@ -62,9 +62,9 @@ def enter(request, clinic_id=None, reach=reach_of_key):
         # Told only now, past the reach: a key that cannot reach the clinic learns nothing of a restore.
         raise Problem("service_unavailable", "The clinic's records are being restored. Retry shortly.",
                       headers={"Retry-After": str(RESTORE_RETRY_AFTER_SECONDS)})
-    # The key's statement ran before the request's transaction (or on an earlier request, for a cached key):
-    # its clinic row (the one `clinic_id` names) joins the request's session as it was read, with no query.
-    clinic = db.merge(clinic, load=False)
+    # The clinic row as the key's statement read it (in this request, or in an earlier one for a cached key),
+    # not attached to the request's session: the scope only reads its columns, all loaded, and an instance
+    # the key cache shares between threads must never belong to one request's session.
     return ClinicScope(identity, clinic, frozenset(granted), db)
 
 
