@@ -211,7 +211,7 @@ def scenarios(seeded, servers):
             "post_allergy_32c": {"reference": {"url": reference, "connections": 32}, **post}}
 
 
-def run(servers, specs, rounds, seconds, warmup):
+def run(servers, specs, rounds, seconds, warmup, targets):
     """Medians and ratios to the reference of one scenario's servers, run in turn, the order turned each round."""
     runs = {kind: [] for kind in specs}
     for kind, spec in specs.items():
@@ -221,7 +221,25 @@ def run(servers, specs, rounds, seconds, warmup):
             runs[kind].append(measure(servers[kind], specs[kind], seconds))
     medians = {kind: summarise(kind_runs) for kind, kind_runs in runs.items()}
     ratios = {kind: ratios_to(row, medians["reference"]) for kind, row in medians.items()}
-    return {"medians": medians, "ratios_to_reference": ratios}
+    return {"medians": medians, "ratios_to_reference": ratios,
+            "service_to_design": against_design(runs, medians, targets)}
+
+
+# The service against the design's floor in the same run (docs/performance.md, "The design's floor"): GET one's
+# rate, CPU per request and p99, POST's rate.
+TARGETS_AGAINST_DESIGN = {"get_one_allergy": {"rps": 0.85, "cpu": 1.2, "p99": 1.5}, "post_allergy_32c": {"rps": 0.65}}
+
+
+def against_design(runs, medians, targets):
+    """The service's ratios to the design's floor: over the medians, round by round (the round's two runs), their
+    spread, and each target met or not."""
+    per_round = [ratios_to(summarise([app]), summarise([design])) for app, design in zip(runs["app"], runs["design"])]
+    median = ratios_to(medians["app"], medians["design"])
+    return {"median": median, "rounds": per_round,
+            "spread": {field: [min(r[field] for r in per_round), max(r[field] for r in per_round)] for field in median},
+            "targets": targets,
+            "met": {field: median[field] >= bound if field == "rps" else median[field] <= bound
+                    for field, bound in targets.items()}}
 
 
 def main(argv=None):
@@ -238,7 +256,7 @@ def main(argv=None):
     os.environ["DESIGN_FLOOR_KEY"] = seeded["key"]  # the design servers' one key (bench.server reads it)
     servers = {kind: Server(kind, settings, var) for kind in ("reference", "design_reads", "design", "app")}
     try:
-        report = {name: run(servers, specs, rounds, seconds, warmup)
+        report = {name: run(servers, specs, rounds, seconds, warmup, TARGETS_AGAINST_DESIGN[name])
                   for name, specs in scenarios(seeded, servers).items()}
     finally:
         for server in servers.values():
