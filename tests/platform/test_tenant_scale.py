@@ -2,30 +2,17 @@
 its own so the suite's clinics stay at the real head."""
 
 import os
-import shutil
 
 import pytest
 from sqlalchemy import inspect, select, text
 from sqlalchemy.orm import Session
 
+from bench.tenant_cluster import ONE_COLUMN, one_column_scripts
 from clinicrecords.clinics.models import Clinic
 from clinicrecords.clinics.services import CLINIC_SCHEMAS, create_clinic
 from clinicrecords.db import embedded, make_engine, migrations
 from clinicrecords.db.tenancy import schema_name
 from clinicrecords.settings import read, var_dir
-
-REVISION = '''import sqlalchemy as sa
-from alembic import op
-
-revision = "test_one_column"
-down_revision = {head!r}
-branch_labels = None
-depends_on = None
-
-
-def upgrade():
-    op.add_column("patients", sa.Column("scale_note", sa.Text(), nullable=True))
-'''
 
 
 @pytest.fixture
@@ -40,25 +27,23 @@ def scale_engine(settings):
     engine.dispose()
 
 
-def test_a_new_revision_reaches_every_clinic_schema_and_is_recorded(scale_engine, tmp_path):
+def test_a_new_revision_reaches_every_clinic_schema_and_is_recorded(scale_engine):
     with Session(scale_engine) as db, db.begin():
         clinics = [create_clinic(db, f"Scale {n}").id for n in range(5)]
-    location = tmp_path / "tenant"
-    shutil.copytree(migrations.ALEMBIC_DIR / "tenant", location, ignore=shutil.ignore_patterns("__pycache__"))
-    (location / "versions" / "test_one_column.py").write_text(REVISION.format(head=migrations.head("tenant")))
+    with one_column_scripts() as location:  # the throwaway revision bench.tenants migrates every schema through
+        assert set(migrations.clinics_behind(scale_engine, CLINIC_SCHEMAS, script_location=location)) == set(clinics)
+        moved = migrations.migrate_all(scale_engine, CLINIC_SCHEMAS, workers=2, script_location=location)
+        assert moved == len(clinics)
 
-    assert set(migrations.clinics_behind(scale_engine, CLINIC_SCHEMAS, script_location=str(location))) == set(clinics)
-    moved = migrations.migrate_all(scale_engine, CLINIC_SCHEMAS, workers=2, script_location=str(location))
-    assert moved == len(clinics)
-
-    with scale_engine.connect() as connection:
-        recorded = dict(connection.execute(select(Clinic.id, Clinic.schema_revision)).all())
-        columns = {clinic_id: [c["name"] for c in inspect(connection).get_columns("patients", schema_name(clinic_id))]
-                   for clinic_id in clinics}
-    assert {recorded[clinic_id] for clinic_id in clinics} == {"test_one_column"}
-    assert all("scale_note" in names for names in columns.values())
-    assert migrations.migrate_all(scale_engine, CLINIC_SCHEMAS, script_location=str(location)) == 0
-    assert migrations.clinics_behind(scale_engine, CLINIC_SCHEMAS, script_location=str(location)) == []
+        with scale_engine.connect() as connection:
+            recorded = dict(connection.execute(select(Clinic.id, Clinic.schema_revision)).all())
+            columns = {clinic_id: [c["name"] for c in inspect(connection).get_columns("patients",
+                                                                                        schema_name(clinic_id))]
+                       for clinic_id in clinics}
+        assert {recorded[clinic_id] for clinic_id in clinics} == {ONE_COLUMN}
+        assert all("bench_note" in names for names in columns.values())
+        assert migrations.migrate_all(scale_engine, CLINIC_SCHEMAS, script_location=location) == 0
+        assert migrations.clinics_behind(scale_engine, CLINIC_SCHEMAS, script_location=location) == []
 
 
 def _backend_pid(engine):
