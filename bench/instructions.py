@@ -1,6 +1,7 @@
 """`python -m bench.instructions [--scenario one|post] [--design] [--against CHECKOUT ...] [--runs 2]`: the
-instructions one request costs in process, counted by valgrind (Debian's `valgrind`, cachegrind without its
-cache simulation), for this checkout and each other one given, on the bench database.
+instructions one request costs in process, counted by valgrind (Debian's `valgrind`, installed through
+scripts/apt-install when missing; cachegrind without its cache simulation), for this checkout and each other
+one given, on the bench database.
 
 A lever worth a few per cent of a request is below what CPU timing on this shared 2-core machine can tell apart
 (alternated in-process runs move by 10-15% between processes minutes apart). The instructions a request
@@ -80,8 +81,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.worker:
         return worker()
+    if shutil.which("valgrind") is None and shutil.which("apt-get"):
+        subprocess.run([str(ROOT / "scripts" / "apt-install"), "valgrind"], check=False)  # as scripts/bench does wrk
     if shutil.which("valgrind") is None:
-        raise SystemExit("valgrind is not installed: apt-get install valgrind")
+        raise SystemExit("valgrind is not installed and could not be: apt-get install valgrind")
     os.environ.setdefault("CLINICRECORDS_VAR", str(ROOT / "var" / "bench"))
     seeded = {name: str(value) for name, value in seed(bench_settings(), 100).items()}
     environ = {**os.environ, "BENCH_SEEDED": json.dumps(seeded), "BENCH_SCENARIO": args.scenario}
