@@ -15,7 +15,7 @@ class ClinicScope:
     granted: frozenset
     db: object
     # Kept as a value when the scope is built: the audit trail and the request log read it after the
-    # request's transaction, when the clinic row has expired and reading it would query (or fail).
+    # request's transaction, and nothing they read may depend on what the clinic row still holds by then.
     clinic_id: object = field(default=None)
 
     def __post_init__(self):
