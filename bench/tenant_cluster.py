@@ -339,6 +339,7 @@ def restore_real_head(engine, workers, head=None):
     from sqlalchemy import select
 
     from clinicrecords.clinics.models import Clinic
+    from clinicrecords.clinics.services import CLINIC_SCHEMAS
     from clinicrecords.db import migrations
 
     with engine.connect() as connection:
@@ -348,47 +349,13 @@ def restore_real_head(engine, workers, head=None):
     if pending:
         url = engine.url.render_as_string(hide_password=False)
         with one_column_scripts(head) as location:
-            downgrade = functools.partial(downgrade_clinic, url, location, head or migrations.head("tenant"))
+            migrations.head("tenant", location)  # the scripts read once here: the forked workers inherit them
+            downgrade = functools.partial(migrations.downgrade_clinic, url, CLINIC_SCHEMAS,
+                                          destination=head or migrations.head("tenant"), script_location=location)
             context = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
             with ProcessPoolExecutor(max_workers=max(1, workers), mp_context=context) as pool:
                 list(pool.map(downgrade, pending))
     return {"schemas_downgraded": len(pending), "seconds": round(time.perf_counter() - started, 2)}
-
-
-_engines, _scripts = {}, {}
-
-
-def downgrade_clinic(url, location, destination, clinic_id):
-    """One clinic's schema down to `destination` by the revisions in `location` (from the one-column revision
-    back to the real head), with its recorded revision, in one transaction. Runs in a worker process, which
-    keeps one connection (its own: a forked process never uses its parent's)."""
-    from alembic.runtime.environment import EnvironmentContext
-    from alembic.script import ScriptDirectory
-    from sqlalchemy import create_engine
-
-    from clinicrecords.clinics.services import CLINIC_SCHEMAS
-    from clinicrecords.db import migrations
-    from clinicrecords.db.tenancy import schema_name
-
-    if (os.getpid(), url) not in _engines:
-        _engines[os.getpid(), url] = create_engine(url, pool_size=1, max_overflow=0, hide_parameters=True)
-    schema = schema_name(clinic_id)
-    with _engines[os.getpid(), url].begin() as connection:
-        migrations.prepare_migration_transaction(connection, schema)
-        config = migrations.alembic_config("tenant", connection, schema, script_location=location)
-        if location not in _scripts:  # read once per worker: reading them costs more than the revision
-            _scripts[location] = ScriptDirectory.from_config(config)
-        script = _scripts[location]
-        with EnvironmentContext(config, script, destination_rev=destination,
-                                fn=lambda revision, context: script._downgrade_revs(destination, revision)) as env:
-            env.configure(connection=connection, version_table_schema=schema)
-            with env.begin_transaction():  # inside the caller's transaction: no commit of its own
-                env.run_migrations()
-            reached = env.get_context().get_current_revision()
-        if reached != destination:
-            raise RuntimeError(f"{schema} stopped at {reached}, not {destination}")
-        CLINIC_SCHEMAS.record(connection, clinic_id, destination)
-    return clinic_id
 
 
 def left_off_head(engine):

@@ -13,6 +13,7 @@ models before the first schema is built (`clinicrecords.make_config`, the Alembi
 
 import functools
 import multiprocessing
+import os
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
@@ -129,29 +130,52 @@ def upgrade_schema(connection, schema, script):
 
     What `alembic upgrade heads` does, without re-reading env.py and the revision scripts for every clinic:
     the scripts are read once per process (`_scripts`). Revisions use `op` as usual."""
-    def upgrade(revision, context):
-        return script._upgrade_revs("heads", revision)
+    return _run_revisions(connection, schema, script, "heads", script._upgrade_revs)
 
+
+def downgrade_schema(connection, schema, script, destination):
+    """Downgrade one clinic schema to `destination` inside the caller's transaction, as `upgrade_schema` upgrades
+    it; returns its revision, or raises when the scripts did not reach it. The operator never downgrades: the
+    tenant-scale benchmark takes its throwaway revision off the schemas it keeps."""
+    revision = _run_revisions(connection, schema, script, destination, script._downgrade_revs)
+    if revision != destination:
+        raise RuntimeError(f"{schema} stopped at {revision}, not {destination}")
+    return revision
+
+
+def _run_revisions(connection, schema, script, destination, revisions):
     config = alembic_config("tenant", connection, schema, script_location=script.dir)
-    with EnvironmentContext(config, script, fn=upgrade, destination_rev="heads") as environment:
+    with EnvironmentContext(config, script, destination_rev=destination,
+                            fn=lambda revision, context: revisions(destination, revision)) as environment:
         environment.configure(connection=connection, version_table_schema=schema)
         with environment.begin_transaction():  # inside the caller's transaction: no commit of its own
             environment.run_migrations()
         return environment.get_context().get_current_revision()
 
 
-def _migrate_one(url, clinics, clinic_id, script_location=None):
-    """Upgrade one clinic's schema and record its revision, in one transaction. Runs in a worker process."""
+def _migrate_one(url, clinics, clinic_id, script_location=None, downgrade_to=None):
+    """Upgrade one clinic's schema (or downgrade it to `downgrade_to`) and record its revision, in one
+    transaction. Runs in a worker process."""
     engine = _worker_engine(url)
     schema = schema_name(clinic_id)
+    script = _scripts("tenant", script_location)
     with engine.begin() as connection:
         prepare_migration_transaction(connection, schema)
-        revision = upgrade_schema(connection, schema, _scripts("tenant", script_location))
+        if downgrade_to is None:
+            revision = upgrade_schema(connection, schema, script)
+        else:
+            revision = downgrade_schema(connection, schema, script, downgrade_to)
         clinics.record(connection, clinic_id, revision)
     _worker_used[url] = _worker_used.get(url, 0) + 1
     if _worker_used[url] % WORKER_CONNECTION_CLINICS == 0:
         engine.dispose()  # a backend caches catalog entries of every schema it touched: start a fresh one
     return clinic_id
+
+
+def downgrade_clinic(url, clinics, clinic_id, destination, script_location):
+    """One clinic's schema down to `destination` by the revisions in `script_location`, with its recorded
+    revision, in one transaction; a worker of the tenant-scale benchmark, as `_migrate_one` is migrate_all's."""
+    return _migrate_one(url, clinics, clinic_id, script_location, downgrade_to=destination)
 
 
 # One kept connection per worker (a new one per clinic cost more than a one-column revision), replaced after
@@ -162,9 +186,10 @@ _worker_used = {}
 
 
 def _worker_engine(url):
-    if url not in _engines:
-        _engines[url] = create_engine(url, pool_size=1, max_overflow=0, hide_parameters=True)
-    return _engines[url]
+    # By process too: a worker forked from a process that migrated a clinic itself never uses its connection.
+    if (os.getpid(), url) not in _engines:
+        _engines[os.getpid(), url] = create_engine(url, pool_size=1, max_overflow=0, hide_parameters=True)
+    return _engines[os.getpid(), url]
 
 
 def clinics_behind(engine, clinics, script_location=None):

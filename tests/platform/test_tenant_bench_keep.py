@@ -14,7 +14,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from bench.tenant_cluster import (create_clinics, downgrade_clinic, heads, left_off_head, one_column_scripts,
+from bench.tenant_cluster import (create_clinics, heads, left_off_head, one_column_scripts,
                                   prepare, read_manifest, write_manifest)
 from bench.tenants import DATABASE as KEPT_DATABASE
 from bench.tenants import MANIFEST, SMOKE_DATABASE, kept_cluster, migrate_one_column
@@ -135,8 +135,8 @@ def test_a_cluster_built_before_the_migrations_moved_is_upgraded_first_by_the_re
     with engine.connect() as connection:  # every schema, the workspace's sandbox too
         every = connection.scalars(select(Clinic.id)).all()
     for clinic_id in every:  # as if built before the latest tenant revision
-        downgrade_clinic(engine.url.render_as_string(hide_password=False), str(migrations.ALEMBIC_DIR / "tenant"),
-                         before, clinic_id)
+        migrations.downgrade_clinic(engine.url.render_as_string(hide_password=False), CLINIC_SCHEMAS, clinic_id,
+                                    before, str(migrations.ALEMBIC_DIR / "tenant"))
     write_manifest(run.manifest_path, {**manifest, "heads": {**manifest["heads"], "tenant": before}})
     assert left_off_head(engine)["behind_head"] == 3
 
