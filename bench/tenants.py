@@ -48,7 +48,7 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.tenant_cluster import percentile
+from bench.tenant_cluster import log, percentile
 
 ROOT = Path(__file__).resolve().parents[1]
 DATABASE = "clinicrecords_bench_tenants"
@@ -60,10 +60,6 @@ SMALL = 10
 # catalog cache `database.pool_max_uses` bounds it to (~65 KB for each of 500 schemas, docs/performance.md).
 TARGETS = {"latency_ratio": 1.2, "cpu_ratio": 1.2, "memory_ratio": 1.5, "backend_private_mb_max": 40,
            "create_median_ms": 500, "migrate_all_seconds": 600}
-
-def log(message):
-    print(message, file=sys.stderr, flush=True)
-
 
 def backend_memory(settings, application_name):
     """The PostgreSQL backends serving one server process: how many, and their private memory (RssAnon
