@@ -1,4 +1,4 @@
-"""`python -m bench.instructions [--scenario one|post] [--design] [--against CHECKOUT ...] [--runs 2]`: the
+"""`python -m bench.instructions [--scenario one|post|create] [--design] [--against CHECKOUT ...] [--runs 2]`: the
 instructions one request costs in process, counted by valgrind (Debian's `valgrind`, installed through
 scripts/apt-install when missing; cachegrind without its cache simulation), for this checkout and each other
 one given, on the bench database.
@@ -70,7 +70,7 @@ def per_request(checkout, environ, first, then):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.instructions", description=__doc__.splitlines()[0])
-    parser.add_argument("--scenario", choices=("one", "list", "fhir", "post"), default="one")
+    parser.add_argument("--scenario", choices=("one", "list", "fhir", "post", "create"), default="one")
     parser.add_argument("--against", action="append", default=[], metavar="CHECKOUT",
                         help="another checkout (a git worktree) counted alternately with this one")
     parser.add_argument("--design", action="store_true", help="count the design's floor too (one, post)")

@@ -1,4 +1,4 @@
-"""`python -m bench.profile [--scenario one|list|fhir|post] [--requests N] [--cpu-only | --phases]
+"""`python -m bench.profile [--scenario one|list|fhir|post|create] [--requests N] [--cpu-only | --phases]
 [--set NAME=VALUE]`: pyinstrument profile of one benchmark scenario through the whole WSGI stack (in-process, on
 the bench database; `pip install -e .[bench]` first). Before profiling it measures this process's CPU per request
 without the profiler (the figure docs/performance.md quotes as "in-process CPU ms/req"): the service's Python CPU,
@@ -32,6 +32,11 @@ def scenario_call(seeded, scenario):
         headers = {**auth, "Accept": "application/fhir+json"} if scenario == "fhir" else auth
         return lambda client: client.get(f"/v1/clinics/{clinic}/allergies?limit=100", headers=headers)
 
+    if scenario == "create":  # a record written through the ORM (a patient), not a send for review
+        from clinicrecords.patients.schemas import PatientCreate
+        return lambda client: client.post_json(f"/v1/clinics/{clinic}/patients", PatientCreate.EXAMPLE, status=201,
+                                               headers={**auth, "Idempotency-Key": str(uuid.uuid4())})
+
     def post(client):
         body = {"patient_id": seeded["patient_id"], "substance": {"text": f"Profile {uuid.uuid4().hex[:8]}"},
                 "clinical_status": "active", "criticality": "low"}
@@ -42,7 +47,7 @@ def scenario_call(seeded, scenario):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m bench.profile", description=__doc__.splitlines()[0])
-    parser.add_argument("--scenario", choices=("one", "list", "fhir", "post"), default="one")
+    parser.add_argument("--scenario", choices=("one", "list", "fhir", "post", "create"), default="one")
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--cpu-only", action="store_true", help="measure CPU per request, do not profile")
     parser.add_argument("--phases", action="store_true", help="each part of the request path's share of CPU")
