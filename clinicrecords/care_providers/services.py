@@ -51,7 +51,6 @@ class CareProviderService:
         for name, value in data.items():
             setattr(contact, name, value)
         self.db.flush()
-        self.db.refresh(contact)
         return contact
 
     def delete(self, contact, owner_id):
@@ -69,7 +68,6 @@ class CareProviderService:
     def _save(self, contact):
         self.db.add(contact)
         self.db.flush()
-        self.db.refresh(contact)
         return contact
 
     def record_for_clinic(self, patient_id, type_, name, is_primary=False, notes=None, **details):

@@ -40,3 +40,6 @@ class ControlBase(DeclarativeBase):
 class TenantBase(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
     type_annotation_map = TYPE_ANNOTATION_MAP
+    # What the server sets on a write (created_at, updated_at, submitted_at, ...) comes back in that write's
+    # own statement (INSERT/UPDATE ... RETURNING), so an object just written is whole: no SELECT after it.
+    __mapper_args__ = {"eager_defaults": True}

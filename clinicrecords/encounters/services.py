@@ -55,7 +55,6 @@ class EncounterService:
                               opened_by_owner_id=owner_id)
         self.db.add(encounter)
         self.db.flush()
-        self.db.refresh(encounter)
         return encounter
 
     def update_draft(self, encounter, data, owner_id):
@@ -71,7 +70,6 @@ class EncounterService:
             if name in data:
                 setattr(locked, column, data[name])
         self.db.flush()
-        self.db.refresh(locked)
         return locked
 
 

@@ -12,7 +12,6 @@ class Event(TenantBase):
     """The clinic's outbox and change feed: written in the transaction of the change that caused it."""
 
     __tablename__ = "events"
-    __mapper_args__ = {"eager_defaults": True}
 
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     seq: Mapped[int] = mapped_column(BigInteger, unique=True)

@@ -94,7 +94,6 @@ class CoverageService:
         except IntegrityError:
             # A concurrent request added the same patient and payer between our check and our insert.
             raise self._exists(patient, coverage.payer_id, reveal) or Problem("coverage_exists") from None
-        self.db.refresh(coverage)
         return coverage
 
     def create(self, data, reveal_existing):

@@ -104,14 +104,12 @@ class PatientService:
         patient = Patient(id=patient_id or uuid.uuid4(), **data)
         self.db.add(patient)
         self.db.flush()
-        self.db.refresh(patient)
         return patient
 
     def update(self, patient, data):
         for name, value in data.items():
             setattr(patient, name, value)
         self.db.flush()
-        self.db.refresh(patient)
         return patient
 
 

@@ -56,7 +56,6 @@ class PrescriptionService:
                                     end_date=end_date)
         self.db.add(prescription)
         self.db.flush()
-        self.db.refresh(prescription)
         return prescription
 
 

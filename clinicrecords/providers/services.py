@@ -61,7 +61,6 @@ class ProviderService:
                             licences=[parse_licence(text) for text in licences])
         self.db.add(provider)
         self.db.flush()
-        self.db.refresh(provider)
         return provider
 
 

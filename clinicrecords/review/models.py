@@ -19,9 +19,6 @@ class Submission(TenantBase):
         Index("ix_submissions_sender_submitted_id", "sender_owner_id", "submitted_at", "id"),
     )
 
-    # submitted_at is read back in the INSERT (RETURNING) rather than by a SELECT after it.
-    __mapper_args__ = {"eager_defaults": True}
-
     id: Mapped[uuid.UUID] = mapped_column(primary_key=True, default=uuid.uuid4)
     patient_id: Mapped[uuid.UUID] = mapped_column(index=True)
     resource_type: Mapped[str] = mapped_column(String(30))

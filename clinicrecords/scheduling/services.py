@@ -122,7 +122,6 @@ class AppointmentService:
                 self.db.flush()
         except IntegrityError:
             return None
-        self.db.refresh(appointment)
         return appointment
 
     # Cancelling
@@ -135,7 +134,6 @@ class AppointmentService:
             appointment.status = "cancelled"
             appointment.cancelled_at = now()
             self.db.flush()
-            self.db.refresh(appointment)
         return appointment
 
 

@@ -1,5 +1,8 @@
 """PatientService built from a plain scope: no request, a real clinic's session."""
 
+from sqlalchemy import event, inspect, select
+
+from clinicrecords.patients.models import Patient
 from clinicrecords.patients.services import (
     PatientService,
     is_visible_patient,
@@ -43,3 +46,20 @@ def test_the_factory_builds_it_from_the_scope_of_the_context(world):
     with plain_scope(world, world.clinic()) as scope:
         service = patient_service_factory(ClinicNode(scope), None)
         assert isinstance(service, PatientService) and service.db is scope.db
+
+
+def test_a_patient_written_is_whole_from_its_own_statement(world):
+    """The INSERT and the UPDATE read back what the server set (created_at, updated_at): no SELECT after them,
+    and nothing of the patient is left to load."""
+    with plain_scope(world, world.clinic()) as scope:
+        service = PatientService(scope.db)
+        sent = []
+        connection = scope.db.connection()
+        event.listen(connection, "before_cursor_execute", lambda *args: sent.append(args[2].split()[0]))
+        patient = service.create(ADA)
+        assert sent == ["INSERT"] and not inspect(patient).expired_attributes
+        assert patient.created_at is not None and patient.updated_at == patient.created_at
+        service.update(patient, {"family_name": "Quillon"})
+        assert sent == ["INSERT", "UPDATE"] and not inspect(patient).expired_attributes
+        stored = scope.db.execute(select(Patient.family_name, Patient.updated_at).where(Patient.id == patient.id))
+        assert stored.one() == ("Quillon", patient.updated_at)
