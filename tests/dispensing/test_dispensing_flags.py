@@ -1,5 +1,6 @@
 import datetime
 import json
+import re
 import uuid
 
 import pytest
@@ -8,6 +9,8 @@ from clinicrecords.dispensing.models import Dispensing
 from clinicrecords.patients.schemas import SANDBOX_PATIENT_IDS
 from clinicrecords.sandbox.interfaces import sandbox_id
 from tests.insurance.helpers import Caller, admin, restrict, sandbox_caller, staff
+
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 ADA, BRAM, CHIDI, DANA = map(str, SANDBOX_PATIENT_IDS[:4])
 SPEC_FIELDS = {"id", "patient_id", "medicine", "days_supply", "date", "check_state", "flags", "evidence", "reason"}
@@ -68,9 +71,13 @@ def test_a_flag_never_exposes_price_margin_staff_or_another_customer(world, test
     assert status == 0 and recorded["check_state"] == "overridden"
     response = _flags(testapp, caller)
     text = response.text.lower()
+    for forbidden in (str(pharmacist), DANA, CHIDI):
+        assert forbidden not in text, forbidden
+    # The words and numbers are looked for outside the answer's ids: a random uuid may well hold "987".
+    words = _UUID.sub("", text)
     for forbidden in ("price", "margin", "cost", "pharmacist", "staff", "987.65", "987", "quentin",
-                      "secretpharmacist", str(pharmacist), DANA, CHIDI, "salbutamol", "ventolin", "12.4"):
-        assert forbidden.lower() not in text, forbidden
+                      "secretpharmacist", "salbutamol", "ventolin", "12.4"):
+        assert forbidden not in words, forbidden
     allowed_keys = SPEC_FIELDS | {"name", "generic_name", "brand_name", "identifiers", "system", "value", "code",
                                   "text", "previous_dispensed_at", "previous_days_supply", "days_since_previous",
                                   "supply_days_remaining", "data", "has_more", "next_cursor"}
