@@ -42,7 +42,6 @@ REFERRAL_STATUSES = sorted({status for targets in staff.REFERRAL_TRANSITIONS.val
 def act_on_referral_as_staff(db, referral_id, status, reason=None):
     """The clinic moves a referral: what `referral act` prints and the sandbox's test helper answers."""
     referral = staff.act_on_referral(db, referral_id, status, reason)
-    db.refresh(referral)
     document = representations.referral_json(referral, None)
     document["status_reason"] = referral.status_reason
     return {"referral": document}

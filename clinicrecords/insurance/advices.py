@@ -56,7 +56,6 @@ class PaymentAdviceService:
                          for n, a in enumerate(allocations)])
         self.db.add(advice)
         self.db.flush()
-        self.db.refresh(advice)
         return advice
 
     def _allocation_errors(self, clinic, insurer_id, total, allocations):

@@ -84,7 +84,6 @@ def create_item(db, projection, clinic, *, name, generic_name=None, brand_name=N
     )
     db.add(item)
     db.flush()
-    db.refresh(item)
     network.sync_item(db, projection, clinic, item, ensure_till(db))
     emit(db, clinic.id, ITEM_CREATED, item.id, {"id": str(item.id)})
     return item
@@ -117,7 +116,6 @@ def set_linked(db, projection, clinic, item_id, linked):
     if item.linked != linked:
         item.linked = linked
         db.flush()
-        db.refresh(item)
         emit(db, clinic.id, ITEM_UPDATED, item.id, {"id": str(item.id)})
     network.sync_item(db, projection, clinic, item, ensure_till(db))
     return item
