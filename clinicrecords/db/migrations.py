@@ -187,9 +187,10 @@ _worker_used = {}
 
 def _worker_engine(url):
     # By process too: a worker forked from a process that migrated a clinic itself never uses its connection.
-    if (os.getpid(), url) not in _engines:
-        _engines[os.getpid(), url] = create_engine(url, pool_size=1, max_overflow=0, hide_parameters=True)
-    return _engines[os.getpid(), url]
+    key = (os.getpid(), url)
+    if key not in _engines:
+        _engines[key] = create_engine(url, pool_size=1, max_overflow=0, hide_parameters=True)
+    return _engines[key]
 
 
 def clinics_behind(engine, clinics, script_location=None):
