@@ -11,7 +11,10 @@ trail); a send must also claim its Idempotency-Key, check the patient, write the
 `db.tenancy.begin_with`), the service's prebuilt claim, patient check and submission INSERT, the stored answer and
 the audit INSERT sent with the COMMIT. The key is found in a dict (a warm key cache); no request id, body
 validation, canonical hashes, representation, security headers, limits or request log table. `design_reads` is GET
-one without the writes. So what lies between the service and the reference splits in three: what the design costs
+one without the writes. `design_pipelined` is GET one with the same writes on a protocol of fewer messages: the
+count (refusing in SQL), the BEGIN of the clinic's transaction, its setting and the read in one simple-protocol
+message, then the audit row with the COMMIT, two round trips where `design` and the reference take three. So
+what lies between the service and the reference splits in three: what the design costs
 (design_reads / reference), what the spec's writes add (design / design_reads), and what the service does beyond
 them (app / design).
 
@@ -31,15 +34,21 @@ import uuid
 from psycopg.types.json import Jsonb
 from pyramid.authorization import ACLHelper, Allow, Authenticated
 from pyramid.config import Configurator
+from pyramid.httpexceptions import HTTPTooManyRequests
 from pyramid.response import Response
 
 from bench.harness import Server, bench_settings, bench_var, measure, plain, ratios_to, seed, summarise
 
 
-def design_app(settings, key, writes=True):
+def design_app(settings, key, writes=True, pipelined=False, per_minute=10 ** 9):
     """GET one and POST through the fixed design; with `writes`, the writes the spec asks of each: the count and
-    the audit row, and for POST the Idempotency-Key's claim and stored answer and the submission."""
-    from sqlalchemy import text
+    the audit row, and for POST the Idempotency-Key's claim and stored answer and the submission.
+
+    `pipelined` (GET one; a POST is sent as the design sends it): the count, the BEGIN of the clinic's
+    transaction, its setting and the read sent in one message (`read_admitted`), the count refusing in SQL, so
+    that a refused request never runs the read."""
+    from sqlalchemy import event, text
+    from sqlalchemy.exc import DBAPIError
     from sqlalchemy.orm import sessionmaker
 
     from clinicrecords.access.ratelimit_stores import PostgresStore
@@ -48,13 +57,15 @@ def design_app(settings, key, writes=True):
     from clinicrecords.clinical.models import Allergy
     from clinicrecords.clinical.items import _get
     from clinicrecords.db import make_engine, request_transaction
-    from clinicrecords.db.tenancy import bind_to_clinic
+    from clinicrecords.db.tenancy import _first_row, _send, _statement_before, bind_to_clinic, schema_name
     from clinicrecords.patients.services import is_visible_patient
     from clinicrecords.review.auto_accept import asked
     from clinicrecords.review.services import _INSERT_SUBMISSION
     from clinicrecords.settings import read
 
     engine = make_engine(read(settings))
+    if pipelined:
+        event.listen(engine, "connect", _define_admitted)  # before the engine's first connection
     sessions = sessionmaker(bind=engine, class_=request_transaction.RequestSession, expire_on_commit=False)
     store = PostgresStore(engine)  # the service's count, sent with the request's BEGIN as the service sends it
     with engine.connect() as connection:  # the seeded key: its id and workspace, as the key cache holds them
@@ -62,6 +73,32 @@ def design_app(settings, key, writes=True):
                                         "WHERE strpos(:token, key_id) > 0"), {"token": key}).one()
     keys = {key: Key(found.id, found.workspace_id)}
     read_allergy = _get(Allergy)
+    admitted_count = _admitted(store._sql)
+
+    def read_admitted(request, clinic_id, item_id):
+        """The allergy's row, read in the message that carries the request's count, committed on its own, and
+        the BEGIN of its transaction pointed at the clinic: one round trip, one simple-protocol message as
+        `db.tenancy.begin_with` sends, the count and the read each prepared once per connection."""
+        connection = request.db.connection()  # the session is bound to no clinic: nothing is sent
+        driver = connection.connection.driver_connection
+        prepared = connection.connection.info.setdefault("design_floor.prepared", set())
+        params = {**request.admission, **read_allergy.defaults, "item_id": item_id}
+        parts = [*_statement_before(driver, admitted_count, params, "design_count", "design_count" not in prepared),
+                 "COMMIT", "BEGIN", f'SET LOCAL search_path TO "{schema_name(clinic_id)}"',
+                 *_statement_before(driver, read_allergy.text, params, "design_read", "design_read" not in prepared)]
+        # The count's own transaction, begun after the PREPAREs, which belong to no transaction.
+        parts.insert(0 if "design_count" in prepared else 1, "BEGIN")
+        try:
+            results = _send(connection, driver, parts)
+        except DBAPIError as exc:
+            prepared.add("design_count")  # an error past the PREPAREs: the count's refusal
+            if getattr(exc.orig, "sqlstate", None) == "CR429":
+                raise HTTPTooManyRequests() from exc
+            raise
+        prepared.update(("design_count", "design_read"))
+        if not results[-1].ntuples:
+            return None
+        return read_allergy.row._make(_first_row(driver, results[-1]))
 
     class Node:
         def __init__(self, parent, name, request):
@@ -80,7 +117,10 @@ def design_app(settings, key, writes=True):
 
         def __getitem__(self, name):
             item = Item(self, name, self.request)
-            item.row = read_allergy.first(self.request.db, item_id=uuid.UUID(name))  # the service's own read
+            if pipelined and self.request.method == "GET":
+                item.row = read_admitted(self.request, self.__parent__.clinic_id, uuid.UUID(name))
+            else:
+                item.row = read_allergy.first(self.request.db, item_id=uuid.UUID(name))  # the service's own read
             if item.row is None:
                 raise KeyError(name)
             return item
@@ -94,11 +134,17 @@ def design_app(settings, key, writes=True):
             request, clinic_id = self.request, uuid.UUID(name)
             if request.identity is None:
                 raise KeyError(name)
-            bind_to_clinic(request.db, clinic_id)
-            if writes:
-                minute = datetime.datetime.now(datetime.UTC).replace(second=0, microsecond=0)
-                store.hit(request.identity.id, minute, 10 ** 9, workspace_id=request.identity.workspace_id,
-                          month=minute.date(), mode="live", session=request.db)
+            minute = datetime.datetime.now(datetime.UTC).replace(second=0, microsecond=0)
+            count = {"api_key_id": request.identity.id, "window_start": minute, "limit": per_minute,
+                     "workspace_id": request.identity.workspace_id, "month": minute.date(), "mode": "live",
+                     "expected_version": None}
+            if pipelined and request.method == "GET":
+                request.admission = count  # sent with the read
+            else:
+                bind_to_clinic(request.db, clinic_id)
+                if writes:
+                    store.hit(count.pop("api_key_id"), count.pop("window_start"), count.pop("limit"), **count,
+                              session=request.db)
             clinic = Clinic(self, name, request)
             clinic.clinic_id = clinic_id
             return clinic
@@ -187,10 +233,41 @@ def design_app(settings, key, writes=True):
     config.add_request_method(db, "db", reify=True)
     config.add_view(get_one, context=Item, permission="read", request_method="GET")
     config.add_view(send_one, context=Allergies, permission="write", request_method="POST")
+    config.registry["db.engine"] = engine
     return config.make_wsgi_app()
 
 
 Key = collections.namedtuple("Key", "id workspace_id")
+
+# The pipelined count refuses in SQL: an error stops the rest of the message, so the read after it never runs.
+# A function of the session's own (pg_temp), defined on each of the design's connections: the floor adds nothing
+# to the schema. SQLSTATEs of a class of their own: a reach version that moved (the key is read again) and a
+# minute's count over the key's limit (429).
+_ADMITTED = """
+CREATE FUNCTION pg_temp.admitted(counted integer, per_minute integer) RETURNS integer LANGUAGE plpgsql AS $$
+BEGIN
+    IF counted IS NULL THEN
+        RAISE EXCEPTION 'the reach version moved' USING ERRCODE = 'CRSTL';
+    END IF;
+    IF counted > per_minute THEN
+        RAISE EXCEPTION 'over the rate limit' USING ERRCODE = 'CR429';
+    END IF;
+    RETURN counted;
+END $$"""
+
+
+def _define_admitted(driver, record):
+    driver.execute(_ADMITTED)
+    driver.commit()
+
+
+def _admitted(count_sql):
+    """The service's count, its answer handed to `pg_temp.admitted`: refused in SQL, not by the gate."""
+    counted = "SELECT count, window_start FROM minute"
+    if counted not in count_sql:
+        raise RuntimeError("the rate-limit count's statement no longer ends as the pipelined design expects")
+    return count_sql.replace(counted, "SELECT pg_temp.admitted((SELECT count FROM minute), "
+                                      "(SELECT per_minute FROM given))")
 
 
 def scenarios(seeded, servers):
@@ -203,11 +280,11 @@ def scenarios(seeded, servers):
                        "clinical_status": "active", "criticality": "low"})
     reference = servers["reference"].url(f"/ref/{clinic}/allergies/{allergy}")
     get_one = {kind: {"url": server.url(item), "headers": auth, "connections": 16}
-               for kind, server in servers.items()}
+               for kind, server in servers.items() if kind != "reference"}
     post = {kind: {"url": servers[kind].url(collection), "method": "POST", "body": body, "unique": True,
                    "headers": {**auth, "Content-Type": "application/json"}, "connections": 32}
             for kind in ("design", "app")}
-    return {"get_one_allergy": {**get_one, "reference": {"url": reference, "connections": 16}},
+    return {"get_one_allergy": {"reference": {"url": reference, "connections": 16}, **get_one},
             "post_allergy_32c": {"reference": {"url": reference, "connections": 32}, **post}}
 
 
@@ -254,7 +331,8 @@ def main(argv=None):
     seeded = seed(settings, 100)
     settings["clinicrecords.var"] = str(var)
     os.environ["DESIGN_FLOOR_KEY"] = seeded["key"]  # the design servers' one key (bench.server reads it)
-    servers = {kind: Server(kind, settings, var) for kind in ("reference", "design_reads", "design", "app")}
+    servers = {kind: Server(kind, settings, var)
+               for kind in ("reference", "design_reads", "design", "design_pipelined", "app")}
     try:
         report = {name: run(servers, specs, rounds, seconds, warmup, TARGETS_AGAINST_DESIGN[name])
                   for name, specs in scenarios(seeded, servers).items()}

@@ -9,7 +9,8 @@ executes move far less: the count is the difference between a run of `--first` r
 divided by the requests between them, so start-up and warm-up cancel out. What still moves it is
 time-dependent work (a rate-limit window, the request log's flushes), 2-3% between two processes of the service's
 same code: a lever counts when it moves the median beyond every run's spread. PostgreSQL's own work is another
-process and is not counted. `--design` counts the design's floor (`bench.design_floor`) in this checkout too.
+process and is not counted. `--design` counts the design's floor (`bench.design_floor`) in this checkout too, and
+for GET one the floor on the pipelined protocol (`design_pipelined`).
 
 Prints one JSON object: per checkout (and the design), each run's instructions per request and their median.
 """
@@ -41,7 +42,7 @@ def worker():
     if os.environ.get("BENCH_DESIGN"):
         from bench.design_floor import design_app
 
-        app = design_app(settings, seeded["key"])
+        app = design_app(settings, seeded["key"], pipelined=os.environ["BENCH_DESIGN"] == "pipelined")
     else:
         app = make_config(settings).make_wsgi_app()
     client = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
@@ -92,6 +93,8 @@ def main(argv=None):
     sides.update((str(Path(path).resolve()), (Path(path).resolve(), environ)) for path in args.against)
     if args.design:
         sides["design"] = (ROOT, {**environ, "BENCH_DESIGN": "1"})
+        if args.scenario == "one":
+            sides["design_pipelined"] = (ROOT, {**environ, "BENCH_DESIGN": "pipelined"})
     counted = {name: [] for name in sides}
     for _ in range(args.runs):
         for name, (checkout, side_environ) in sides.items():

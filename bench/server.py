@@ -1,5 +1,5 @@
-"""One server process of the benchmark: `python -m bench.server {app,reference,design,design_reads} PORT
-SETTINGS_JSON LOG_FILE [reuseport]`.
+"""One server process of the benchmark: `python -m bench.server KIND PORT
+SETTINGS_JSON LOG_FILE [reuseport]`, KIND one of app, reference, design, design_reads and design_pipelined.
 
 Each runs on waitress with the same settings (8 threads, no debug), logs one line per request to LOG_FILE and
 uses the same engine/pool factory (clinicrecords.db.make_engine). The reference is a bare Pyramid app whose
@@ -99,10 +99,11 @@ def main(argv=None):
         logger.addHandler(handler)
         logger.propagate = False
     settings = json.loads(settings_json)
-    if kind in ("design", "design_reads"):
+    if kind.startswith("design"):
         from bench.design_floor import design_app
 
-        app = _logged(design_app(settings, os.environ["DESIGN_FLOOR_KEY"], writes=kind == "design"))
+        app = _logged(design_app(settings, os.environ["DESIGN_FLOOR_KEY"], writes=kind != "design_reads",
+                                 pipelined=kind == "design_pipelined"))
     else:
         app = reference_app(settings) if kind == "reference" else service_app(settings)
     print("ready", flush=True)
