@@ -75,6 +75,13 @@ def design_app(settings, key, writes=True, pipelined=False, per_minute=10 ** 9):
     read_allergy = _get(Allergy)
     admitted_count = _admitted(store._sql)
 
+    def count_of(identity):
+        """The store's count of this request, as its parameters (`PostgresStore.hit`'s)."""
+        minute = datetime.datetime.now(datetime.UTC).replace(second=0, microsecond=0)
+        return {"api_key_id": identity.id, "window_start": minute, "limit": per_minute,
+                "workspace_id": identity.workspace_id, "month": minute.date(), "mode": "live",
+                "expected_version": None}
+
     def read_admitted(request, clinic_id, item_id):
         """The allergy's row, read in the message that carries the request's count, committed on its own, and
         the BEGIN of its transaction pointed at the clinic: one round trip, one simple-protocol message as
@@ -91,8 +98,8 @@ def design_app(settings, key, writes=True, pipelined=False, per_minute=10 ** 9):
         try:
             results = _send(connection, driver, parts)
         except DBAPIError as exc:
-            prepared.add("design_count")  # an error past the PREPAREs: the count's refusal
             if getattr(exc.orig, "sqlstate", None) == "CR429":
+                prepared.add("design_count")  # refused by the count itself: past its PREPARE
                 raise HTTPTooManyRequests() from exc
             raise
         prepared.update(("design_count", "design_read"))
@@ -134,17 +141,12 @@ def design_app(settings, key, writes=True, pipelined=False, per_minute=10 ** 9):
             request, clinic_id = self.request, uuid.UUID(name)
             if request.identity is None:
                 raise KeyError(name)
-            minute = datetime.datetime.now(datetime.UTC).replace(second=0, microsecond=0)
-            count = {"api_key_id": request.identity.id, "window_start": minute, "limit": per_minute,
-                     "workspace_id": request.identity.workspace_id, "month": minute.date(), "mode": "live",
-                     "expected_version": None}
             if pipelined and request.method == "GET":
-                request.admission = count  # sent with the read
+                request.admission = count_of(request.identity)  # sent with the read
             else:
                 bind_to_clinic(request.db, clinic_id)
                 if writes:
-                    store.hit(count.pop("api_key_id"), count.pop("window_start"), count.pop("limit"), **count,
-                              session=request.db)
+                    store.hit(**count_of(request.identity), session=request.db)
             clinic = Clinic(self, name, request)
             clinic.clinic_id = clinic_id
             return clinic
