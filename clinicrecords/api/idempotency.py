@@ -31,6 +31,7 @@ from sqlalchemy.dialects.postgresql import JSONB, insert
 from clinicrecords.api import canonical
 from clinicrecords.api.models import IdempotencyRecord
 from clinicrecords.api.problems import Problem, invalid, problem_response
+from clinicrecords.api.render import set_headers
 from clinicrecords.db.commit_or_apart import Apart, apart, with_commit
 from clinicrecords.db.prebuilt import Prebuilt
 from clinicrecords.db.tenancy import bound_clinic_id
@@ -88,7 +89,7 @@ def _replay(record, replay_field):
         # Added to the stored text, never re-encoded, so every byte of the first answer is kept.
         body = body[:-1] + b',"idempotent_replay":true}'
     response = Response(status=record.status, body=body, charset=None)
-    response.headers.update(record.headers)
+    set_headers(response, record.headers)
     response.headers[REPLAYED_HEADER] = "true"
     return response
 

@@ -5,6 +5,7 @@ import json
 from pyramid.response import Response
 
 from clinicrecords.api.problem_codes import CODES, problem_type
+from clinicrecords.api.render import set_headers
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -54,7 +55,7 @@ def problem_response(request, problem):
         return answer[1]
     body, content_type = _rendered(request, problem)
     response = Response(status=problem.status, body=body, content_type=content_type, charset=None)
-    response.headers.update(problem.headers)
+    set_headers(response, problem.headers)
     state.problem_answer = (problem, response)
     # The request log records the code without reading the body back.
     state.problem_code = problem.code

@@ -32,13 +32,24 @@ def json_bytes(document):
     return orjson.dumps(document, default=_default, option=_OPTIONS)
 
 
+def set_headers(response, headers):
+    """`response.headers.update(headers)` in one pass over the answer's headers, not one per header set: each
+    name replaces the answer's own (case-insensitive), the others are added."""
+    if not headers:
+        return
+    names = {name.lower() for name in headers}
+    headerlist = response.headerlist
+    if any(name.lower() in names for name, _ in headerlist):
+        headerlist[:] = [(name, value) for name, value in headerlist if name.lower() not in names]
+    headerlist.extend(headers.items())
+
+
 def json_response(document, status=200, content_type="application/json", headers=None, conditional=False):
     """`conditional`: answered 304 (or 412) by webob when the request's validators match the ETag or
     Last-Modified set on it."""
     response = Response(status=status, body=json_bytes(document), content_type=content_type, charset=None,
                         conditional_response=conditional)
-    if headers:
-        response.headers.update(headers)
+    set_headers(response, headers)
     return response
 
 
