@@ -22,6 +22,8 @@ from typing import NamedTuple
 
 from pyramid.tweens import INGRESS
 
+from clinicrecords.api.render import set_headers
+
 log = logging.getLogger("clinicrecords.request")
 # The environ key under which the outermost tween (clinicrecords.observability.http) leaves the request's
 # route template, or `unmatched`.
@@ -132,7 +134,7 @@ def request_log_tween_factory(handler, registry):
                 # A failure above the exception-view tween (a commit that failed) still answers problem+json.
                 response = request.invoke_exception_view()
             status = response.status_int
-            response.headers["X-Request-Id"] = request.request_id
+            set_headers(response, {"X-Request-Id": request.request_id})
             return response
         finally:
             log_request(request, status, started, sinks, caller_of)
