@@ -67,6 +67,8 @@ def _query_dict(request, schema):
 
 
 def parse_query(request, schema_class):
+    if schema_class is None and not request.environ.get("QUERY_STRING"):
+        return {}  # what NoQuery loads from no parameters, without building the request's MultiDict
     schema = _instance(schema_class or NoQuery)
     try:
         return schema.load(_query_dict(request, schema))
