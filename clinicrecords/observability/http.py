@@ -20,6 +20,9 @@ def metrics_tween_factory(handler, registry):
     templates = registry[TEMPLATES] = RouteTemplates.of(registry)
     match = templates.match
     in_flight = HTTP_IN_FLIGHT
+    # Each label set's child, found once: `labels()` checks and joins its values on every call. The sets are
+    # bounded (route templates, METHODS, statuses), and so is this.
+    counted, timed = {}, {}
 
     def answer(request, route, method):
         started = time.perf_counter()
@@ -33,8 +36,14 @@ def metrics_tween_factory(handler, registry):
         finally:
             REQUEST_ID.reset(logged_as)
             in_flight.dec()
-            HTTP_REQUESTS.labels(route, method, str(status)).inc()
-            HTTP_DURATION.labels(route, method).observe(time.perf_counter() - started)
+            counter = counted.get((route, method, status))
+            if counter is None:
+                counter = counted[route, method, status] = HTTP_REQUESTS.labels(route, method, str(status))
+            counter.inc()
+            timer = timed.get((route, method))
+            if timer is None:
+                timer = timed[route, method] = HTTP_DURATION.labels(route, method)
+            timer.observe(time.perf_counter() - started)
             if status >= 400:
                 REFUSALS.labels(request.state.problem_code or "other").inc()  # a page, not problem+json
 
