@@ -1,6 +1,5 @@
 """What other contexts may know of a clinic request: its scope, built once by traversal."""
 
-from pyramid.traversal import find_interface
 from zope.interface import Attribute, Interface
 
 
@@ -21,7 +20,15 @@ class IClinicContext(Interface):
     scope = Attribute("the request's IClinicScope, built once when traversal reached the clinic")
 
 
+_holds_scope = IClinicContext.providedBy
+
+
 def clinic_scope(context):
     """The scope of the clinic a resource hangs under, or None outside `/v1/clinics/{clinic_id}`."""
-    holder = find_interface(context, IClinicContext)
-    return holder.scope if holder is not None else None
+    # `find_interface`'s walk without its generator: every keyed request asks this several times.
+    node = context
+    while node is not None:
+        if _holds_scope(node):
+            return node.scope
+        node = getattr(node, "__parent__", None)
+    return None
