@@ -22,5 +22,6 @@ def includeme(config):
     config.include(".request_text")
     config.include(".limits")
     config.include(".errorviews")
+    config.include(".view_lookup")
     # Registers the periodic pruning with the Huey instance of whichever process runs the application.
     from clinicrecords.api import tasks  # noqa: F401
