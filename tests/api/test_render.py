@@ -8,7 +8,9 @@ import uuid
 
 import pytest
 
-from clinicrecords.api.render import json_bytes
+from pyramid.response import Response
+
+from clinicrecords.api.render import json_bytes, set_headers
 
 
 def test_money_is_written_as_the_exact_decimal_never_through_a_float():
@@ -41,3 +43,17 @@ def test_dates_uuids_sets_and_text_are_written_as_the_documents_promise():
                                    "at": "2026-01-02T03:04:05.000006+00:00", "scopes": ["a.read", "b.read"],
                                    "name": "Zoë", "nothing": None}
     assert "Zoë".encode() in written  # UTF-8, not \u escapes
+
+
+def test_headers_set_together_replace_the_answer_s_own_whatever_their_case_and_keep_the_rest():
+    response = Response(body=b"{}", content_type="application/json", charset=None)
+    response.headerlist.extend([("ratelimit-remaining", "9"), ("X-Kept", "yes"), ("RateLimit-Remaining", "8")])
+    webob_update = Response(body=b"{}", content_type="application/json", charset=None)
+    webob_update.headerlist.extend(response.headerlist[len(webob_update.headerlist):])
+    headers = {"RateLimit-Limit": "10", "RateLimit-Remaining": "7"}
+    set_headers(response, headers)
+    webob_update.headers.update(headers)
+    assert response.headerlist == webob_update.headerlist
+    assert response.headers.getall("RateLimit-Remaining") == ["7"] and response.headers["X-Kept"] == "yes"
+    set_headers(response, {})
+    assert response.headerlist == webob_update.headerlist
