@@ -13,7 +13,7 @@ from pyramid.location import lineage
 from pyramid.traversal import find_interface
 
 from clinicrecords.access.memberships import IClinicStaffMembership, IWorkspaceMembership
-from clinicrecords.clinics.interfaces import IClinicContext, clinic_scope
+from clinicrecords.clinics.interfaces import clinic_scope
 
 # The API: a key
 
@@ -21,16 +21,8 @@ from clinicrecords.clinics.interfaces import IClinicContext, clinic_scope
 def granted_here(identity, context):
     """The grantable permissions the key holds where the context lies: what the clinic granted it (the clinic
     scope's `granted`), or outside a clinic the key's own scopes."""
-    # clinic_scope(context), walked by hand: every request's permission check asks it.
-    node = context
-    while node is not None:
-        if _holds_a_scope(node):
-            return node.scope.granted
-        node = getattr(node, "__parent__", None)
-    return identity.scopes
-
-
-_holds_a_scope = IClinicContext.providedBy
+    scope = clinic_scope(context)
+    return scope.granted if scope is not None else identity.scopes
 
 
 def granted(permission):

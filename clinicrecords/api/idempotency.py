@@ -89,8 +89,7 @@ def _replay(record, replay_field):
         # Added to the stored text, never re-encoded, so every byte of the first answer is kept.
         body = body[:-1] + b',"idempotent_replay":true}'
     response = Response(status=record.status, body=body, charset=None)
-    set_headers(response, record.headers)
-    response.headers[REPLAYED_HEADER] = "true"
+    set_headers(response, {**record.headers, REPLAYED_HEADER: "true"})
     return response
 
 

@@ -28,6 +28,7 @@ class PredicatesFirstMultiView(MultiView):
 
 def ask_predicates_first(registry):
     for registration in registry.registeredAdapters():
+        # Pyramid builds its MultiViews itself, with no setting for their class: each one made is given this one.
         if registration.provided is IMultiView and type(registration.factory) is MultiView:
             registration.factory.__class__ = PredicatesFirstMultiView
 

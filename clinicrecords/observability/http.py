@@ -20,9 +20,9 @@ def metrics_tween_factory(handler, registry):
     templates = registry[TEMPLATES] = RouteTemplates.of(registry)
     match = templates.match
     in_flight = HTTP_IN_FLIGHT
-    # Each label set's child, found once: `labels()` checks and joins its values on every call. The sets are
-    # bounded (route templates, METHODS, statuses), and so is this.
-    counted, timed = {}, {}
+    # Each label set's children (its counter's and its histogram's), found once: `labels()` checks and joins its
+    # values on every call. The sets are bounded (route templates, METHODS, statuses), and so is this.
+    children = {}
 
     def answer(request, route, method):
         started = time.perf_counter()
@@ -36,13 +36,12 @@ def metrics_tween_factory(handler, registry):
         finally:
             REQUEST_ID.reset(logged_as)
             in_flight.dec()
-            counter = counted.get((route, method, status))
-            if counter is None:
-                counter = counted[route, method, status] = HTTP_REQUESTS.labels(route, method, str(status))
+            found = children.get((route, method, status))
+            if found is None:
+                found = children[route, method, status] = (HTTP_REQUESTS.labels(route, method, str(status)),
+                                                           HTTP_DURATION.labels(route, method))
+            counter, timer = found
             counter.inc()
-            timer = timed.get((route, method))
-            if timer is None:
-                timer = timed[route, method] = HTTP_DURATION.labels(route, method)
             timer.observe(time.perf_counter() - started)
             if status >= 400:
                 REFUSALS.labels(request.state.problem_code or "other").inc()  # a page, not problem+json
