@@ -7,8 +7,9 @@ happens: a service is handed `request_publisher(request)` by its factory, code t
 own (a webhook attempt) calls `publish_in(registry, db, event)`. Listeners registered with
 `listen(config, EventClass, listener)` are called at once, synchronously, as `listener(event, place)`; the
 `Place` names the transaction the moment belongs to (its session, and how to queue work after its commit), so
-what a listener writes commits or rolls back with the change it tells of. Pyramid's own subscribers carry the
-call (`registry.notify(event, place)`).
+what a listener writes commits or rolls back with the change it tells of. The registry keeps the listeners by
+event class; they are not Pyramid subscribers, so the router, which has none, notifies none of its own events on
+a request (docs/decisions/0168-no-router-events.md).
 """
 
 import functools
@@ -18,6 +19,7 @@ from typing import Any, Callable
 from sqlalchemy import event as sa_event
 
 _QUEUED = "publishing.after_commit"
+_LISTENERS = "publishing.listeners"
 _LISTENING = "publishing.listening"
 
 
@@ -32,13 +34,18 @@ class Place:
 
 
 def listen(config, event_class, listener):
-    """Call `listener(event, place)` for every `event_class` published."""
-    config.add_subscriber(listener, (event_class, Place))
+    """Call `listener(event, place)` for every `event_class` published (a subclass's events included)."""
+    config.registry.setdefault(_LISTENERS, {}).setdefault(event_class, []).append(listener)
 
 
 def publish_in(registry, db, event, enqueue=None):
-    """Tell every listener of `event` now, inside `db`'s transaction."""
-    registry.notify(event, Place(registry, db, enqueue or after_commit_of(db)))
+    """Tell every listener of `event` now, inside `db`'s transaction, in the order they were registered."""
+    listening = registry.get(_LISTENERS, {})
+    listeners = [listener for kind in type(event).__mro__ for listener in listening.get(kind, ())]
+    if listeners:
+        place = Place(registry, db, enqueue or after_commit_of(db))
+        for listener in listeners:
+            listener(event, place)
 
 
 def request_publisher(request):

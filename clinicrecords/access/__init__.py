@@ -1,9 +1,7 @@
 """Access: bearer keys, workspaces, connections, who may do what (the permission map), entering a clinic,
 /v1/me and /v1/connections."""
 
-from pyramid.events import ContextFound
-
-from clinicrecords.access.entry import Clinics, enter_where_traversal_stopped
+from clinicrecords.access.entry import Clinics, EnteringTraverser
 from clinicrecords.access.interfaces import IReach
 from clinicrecords.access.keycache import KEY_CACHE, KeyCache
 from clinicrecords.access.permission_map import look_refusal, replay_allowed
@@ -36,7 +34,7 @@ def includeme(config):
     # /v1/clinics/{clinic_id}: the clinic the path names is entered there; a keyed path naming none, once
     # traversal has found its context (clinicrecords.access.entry).
     config.add_api_resource("clinics", Clinics)
-    config.add_subscriber(enter_where_traversal_stopped, ContextFound)
+    config.add_traverser(EnteringTraverser)
     config.register_service_factory(reach_factory, iface=IReach)
     config.registry[ALLOWANCES] = plan_allowances(settings.plans)
     config.register_service_factory(usage_service_factory, iface=IUsageService)

@@ -10,11 +10,13 @@ returns. Nothing of the clinic travels with the identity.
 
 Traversal calls it once: at `/v1/clinics/{clinic_id}` (`Clinics`) and at the test helpers' sandbox clinic. A
 keyed path that names no clinic (`/v1/me`, `/v1/listings/...`, `/v1/clinics` itself) is entered as soon as
-traversal has found its context (`enter_where_traversal_stopped`), before any view or permission; traversal
-below /v1 reads nothing before that but what a clinic hop reads after entering. It runs once per request
+traversal has found its context (`EnteringTraverser`), before any view or permission; traversal below /v1 reads
+nothing before that but what a clinic hop reads after entering. It runs once per request
 (`request.state.gated_identity`).
 """
 
+from pyramid.interfaces import ITraverser
+from pyramid.traversal import ResourceTreeTraverser
 from zope.interface import implementer
 
 from clinicrecords.access.identity import record_last_use
@@ -92,13 +94,22 @@ def _checked(request, read, db):
     return read
 
 
-def enter_where_traversal_stopped(event):
-    """`ContextFound`: a keyed path no clinic hop entered (it names no clinic, or traversal stopped before the
-    clinic: `/v1/clinics/not-a-uuid`) is entered here, before any view, so no key gets another answer there
-    than elsewhere. Public paths (the OpenAPI document, the reference) and the portal are not keyed."""
-    request = event.request
-    if request.state.gated_identity is None and needs_key(request.context):
-        enter(request)
+@implementer(ITraverser)
+class EnteringTraverser:
+    """Pyramid's traversal, then entry where it stopped: a keyed path no clinic hop entered (it names no clinic,
+    or traversal stopped before the clinic: `/v1/clinics/not-a-uuid`) is entered here, before any view, so no
+    key gets another answer there than elsewhere. Public paths (the OpenAPI document, the reference) and the
+    portal are not keyed. A traverser rather than a `ContextFound` subscriber: with no subscriber at all, the
+    router notifies none of its four events on any request (docs/decisions/0168-no-router-events.md)."""
+
+    def __init__(self, root):
+        self._traverse = ResourceTreeTraverser(root)
+
+    def __call__(self, request):
+        found = self._traverse(request)
+        if request.state.gated_identity is None and needs_key(found["context"]):
+            enter(request)
+        return found
 
 
 class Clinics(Resource):

@@ -6,6 +6,7 @@ import pathlib
 import types
 import uuid
 
+from pyramid import testing
 from pyramid.security import NO_PERMISSION_REQUIRED
 from sqlalchemy import select
 from zope.interface import alsoProvides
@@ -60,7 +61,7 @@ def _caller(staff=False, account_id=ACCOUNT):
 
 
 def _root():
-    return PortalRoot(types.SimpleNamespace())
+    return PortalRoot(testing.DummyRequest())
 
 
 def _workspace_page(owner):

@@ -91,7 +91,6 @@ def includeme(config):
 
     config.include("pyramid_jinja2")  # templates fail on an undefined name: LIBRARY_DEFAULTS, jinja2.undefined
     config.add_jinja2_search_path("clinicrecords.portal.web:templates", name=".jinja2")
-    config.include(".headers")
     config.scan(".views")
     config.scan(".errorviews")
     # Registers the periodic pruning with the Huey instance of whichever process runs the application.

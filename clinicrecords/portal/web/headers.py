@@ -3,9 +3,10 @@ style, nothing framed, no referrer leaving the portal. The passkey pages (decisi
 script, `/static/passkeys.js`: the view says so (`loads_passkey_script`) and that answer's policy adds
 `script-src 'self'`, and `connect-src 'self'` when the script fetches its options. A page that shows a copy
 button (a key, a secret, a one-time link) loads `/static/copy.js` the same way: its template asks
-`request.copy_script()` as it renders the button, and that answer's policy adds `script-src 'self'`."""
+`request.copy_script()` as it renders the button, and that answer's policy adds `script-src 'self'`.
 
-from pyramid.events import NewResponse
+The portal's one route adds them to its request's answer as a response callback (`add_portal_headers`), whatever
+view or error page answers it."""
 
 PORTAL_HEADERS = {
     "Content-Security-Policy": ("default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; "
@@ -34,18 +35,12 @@ def copy_script(request):
     return request.portal_url("static", "copy.js") if first else None
 
 
-def add_portal_headers(event):
-    if getattr(event.request, "surface", None) != "portal":
-        return
-    headers = event.response.headers
+def add_portal_headers(request, response):
+    headers = response.headers
     for name, value in PORTAL_HEADERS.items():
         headers[name] = value
-    state = event.request.state
+    state = request.state
     script = state.portal_passkey_script or ("inline" if state.portal_copy_script else None)
-    if script is not None and event.response.content_type == "text/html":
+    if script is not None and response.content_type == "text/html":
         headers["Content-Security-Policy"] += SCRIPT_SOURCES[script]
     headers.setdefault("Cache-Control", "no-store")
-
-
-def includeme(config):
-    config.add_subscriber(add_portal_headers, NewResponse)

@@ -2,6 +2,7 @@
 `add_portal_child(config, name, factory)` (the developer portal's `workspaces`, the clinic console's own)."""
 
 from clinicrecords.access.interfaces import PortalPermission
+from clinicrecords.portal.web.headers import add_portal_headers
 
 # The roles the portal's pages declare as their permission; who holds each is the permission map's
 # (clinicrecords.access.permission_map). Any signed-in account; a workspace's member; a workspace's owner.
@@ -56,6 +57,9 @@ class PortalRoot(Node):
 
     def __init__(self, request):
         self.request = request
+        # The root of every request on the portal's one route: its answer, a page or an error page, gets the
+        # portal's headers.
+        request.add_response_callback(add_portal_headers)
 
 
 class Static(Node):
