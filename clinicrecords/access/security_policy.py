@@ -6,7 +6,6 @@ The key is read once per request, before the request's transaction, by the entry
 read is the request's from then on. Only a request no entry let in (a refusal the request log still
 attributes) has its key read here."""
 
-from pyramid.request import RequestLocalCache
 from pyramid.security import Allowed, Denied
 
 from clinicrecords.access.identity import read_key
@@ -16,6 +15,7 @@ from clinicrecords.access.permission_map import refusal
 from clinicrecords.access.permissions import refusal_name
 from clinicrecords.access.ratelimit import current_decision
 from clinicrecords.api.request_log import Caller
+from clinicrecords.api.state import UNREAD
 from clinicrecords.clinics.interfaces import clinic_scope
 from clinicrecords.clock import now as clock_now
 from clinicrecords.db import ENGINE, autocommit_session
@@ -40,14 +40,13 @@ class KeySecurityPolicy:
     def __init__(self, pepper, key_cache=None):
         self.pepper = pepper
         self.key_cache = key_cache if key_cache is not None else KeyCache()
-        self._identity_cache = RequestLocalCache(self._load_identity)
 
     def read_key(self, request, clinic_id=None, use_cache=True):
         """The calling key as a `KeyRead` (or None for every kind of bad key), with what it found of the clinic
         `clinic_id` names: from the key cache, else (or with `use_cache` false, which drops the cached entry) by
         the statement. Its identity is the request's identity from then on."""
         read = self._read(request, clinic_id, use_cache)
-        self._identity_cache.set(request, read.identity if read is not None else None)
+        request.state.key_identity = read.identity if read is not None else None
         return read
 
     def _read(self, request, clinic_id, use_cache):
@@ -66,16 +65,17 @@ class KeySecurityPolicy:
         with autocommit_session(request.registry[ENGINE]) as db:
             return read_key(db, self.pepper, parsed, clinic_id, now, cache=self.key_cache)
 
-    def _load_identity(self, request):
-        read = self._read(request, None, True)
-        return read.identity if read is not None else None
-
     def identity(self, request):
-        return self._identity_cache.get_or_create(request)
+        state = request.state
+        if state.key_identity is UNREAD:
+            read = self._read(request, None, True)
+            state.key_identity = read.identity if read is not None else None
+        return state.key_identity
 
     def known_identity(self, request):
         """The identity if this request read one already, else None: never reads the key."""
-        return self._identity_cache.get(request, None)
+        identity = request.state.key_identity
+        return None if identity is UNREAD else identity
 
     def caller(self, request, read_key=False):
         """Who made this request, for the request log: None unless a valid key was read, or with `read_key`

@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 
 from pyramid.decorator import reify
 
+# `RequestState.key_identity` before the security policy has read the request's key.
+UNREAD = object()
+
 
 @dataclass(slots=True)
 class RequestState:
@@ -20,6 +23,9 @@ class RequestState:
     services: dict = field(default_factory=dict)
     # The identity the key gate accepted (access), so the gate runs once however often it is asked.
     gated_identity: object | None = None
+    # The calling key's identity as the key security policy read it (access.security_policy: by the gate, or
+    # for a refusal's log line), None for a bad key or none; `UNREAD` until then. Read once per request.
+    key_identity: object = UNREAD
     # What the request owes apart once its transaction has ended, unless its COMMIT carried it (db.commit_or_apart:
     # the idempotency store and the audit trail owe, the tween outside pyramid_tm writes).
     owed_apart: list = field(default_factory=list)
