@@ -6,11 +6,12 @@ one given, on the bench database.
 A lever worth a few per cent of a request is below what CPU timing on this shared 2-core machine can tell apart
 (alternated in-process runs move by 10-15% between processes minutes apart). The instructions a request
 executes move far less: the count is the difference between a run of `--first` requests and one of `--then`,
-divided by the requests between them, so start-up and warm-up cancel out. What still moves it is
-time-dependent work (a rate-limit window, the request log's flushes), 2-3% between two processes of the service's
-same code: a lever counts when it moves the median beyond every run's spread. PostgreSQL's own work is another
-process and is not counted. `--design` counts the design's floor (`bench.design_floor`) in this checkout too, and
-for GET one the floor on the pipelined protocol (`design_pipelined`).
+divided by the requests between them, so start-up and warm-up cancel out. The requests are handed to the
+application as a WSGI server hands them over (`bench.wsgi_client`): no test client's work is counted. Chance is
+taken out (the collector's passes, the request log's timer: `worker`); what is left moves a count by 0.1-0.3%
+on a quiet machine, up to 0.9% beside other work. PostgreSQL's own work is another process and is not counted.
+`--design` counts the design's floor (`bench.design_floor`) in this checkout too, and for GET one the floor on
+the pipelined protocol (`design_pipelined`).
 
 Prints one JSON object: per checkout (and the design), each run's instructions per request and their median.
 """
@@ -34,9 +35,8 @@ WARM = 20  # requests before the collector is set aside: fewer than `--first`
 
 def worker():
     """In the measured process: the app (or the design's floor) on the seeded clinic, then N requests."""
-    import webtest
-
     from bench.profile import scenario_call
+    from bench.wsgi_client import WSGIClient
     from clinicrecords import make_config
 
     seeded = json.loads(os.environ["BENCH_SEEDED"])
@@ -51,7 +51,7 @@ def worker():
         app = design_app(settings, seeded["key"], pipelined=os.environ["BENCH_DESIGN"] == "pipelined")
     else:
         app = make_config(settings).make_wsgi_app()
-    client = webtest.TestApp(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+    client = WSGIClient(app, extra_environ={"REMOTE_ADDR": "127.0.0.1"})
     call = scenario_call(seeded, os.environ["BENCH_SCENARIO"])
     requests = int(os.environ["BENCH_REQUESTS"])
     for _ in range(WARM):
