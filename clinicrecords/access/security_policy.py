@@ -66,11 +66,9 @@ class KeySecurityPolicy:
             return read_key(db, self.pepper, parsed, clinic_id, now, cache=self.key_cache)
 
     def identity(self, request):
-        state = request.state
-        if state.key_identity is UNREAD:
-            read = self._read(request, None, True)
-            state.key_identity = read.identity if read is not None else None
-        return state.key_identity
+        if request.state.key_identity is UNREAD:
+            self.read_key(request)
+        return request.state.key_identity
 
     def known_identity(self, request):
         """The identity if this request read one already, else None: never reads the key."""
