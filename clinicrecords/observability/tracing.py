@@ -10,6 +10,7 @@ key, an email or a search term: only route templates, methods, statuses, SQL key
 
 import contextlib
 import os
+import weakref
 
 from opentelemetry import propagate, trace
 from sqlalchemy import event
@@ -19,6 +20,8 @@ from clinicrecords.db import tenancy
 
 TRACE_CONTEXT = "_trace"
 _state = {"tracer": None}
+# The engines `install` was given: their statement listeners are added by `enable` and taken off by `disable`.
+_engines = weakref.WeakSet()
 
 
 def tracer():
@@ -48,10 +51,14 @@ def provider_from_environment():
 
 def enable(provider):
     _state["tracer"] = provider.get_tracer("clinicrecords")
+    for engine in _engines:
+        watch_statements(engine)
 
 
 def disable():
     _state["tracer"] = None
+    for engine in _engines:
+        unwatch_statements(engine)
 
 
 def current_trace_id():
@@ -82,30 +89,44 @@ def _keyword(statement):
     return word[0].upper() if word else "?"
 
 
+def _started(connection, cursor, statement, parameters, context, executemany):
+    found = _state["tracer"]
+    # Only within a traced request or task: a background thread's statements (the request log's writer)
+    # would each be a trace of their own.
+    if found is not None and trace.get_current_span().get_span_context().is_valid:
+        span = found.start_span(_keyword(statement), kind=trace.SpanKind.CLIENT,
+                                attributes={"db.system": "postgresql", "db.operation.name": _keyword(statement)})
+        connection.info.setdefault("observability.spans", []).append(span)
+
+
+def _finished(connection, cursor, statement, parameters, context, executemany):
+    spans = connection.info.get("observability.spans")
+    if spans:
+        spans.pop().end()
+
+
+def _failed(context):
+    spans = context.connection.info.get("observability.spans") if context.connection is not None else None
+    if spans:
+        span = spans.pop()
+        span.set_status(trace.Status(trace.StatusCode.ERROR, type(context.original_exception).__name__))
+        span.end()
+
+
+_STATEMENT_LISTENERS = (("before_cursor_execute", _started), ("after_cursor_execute", _finished),
+                        ("handle_error", _failed))
+
+
 def watch_statements(engine):
-    @event.listens_for(engine, "before_cursor_execute")
-    def started(connection, cursor, statement, parameters, context, executemany):
-        found = _state["tracer"]
-        # Only within a traced request or task: a background thread's statements (the request log's writer)
-        # would each be a trace of their own.
-        if found is not None and trace.get_current_span().get_span_context().is_valid:
-            span = found.start_span(_keyword(statement), kind=trace.SpanKind.CLIENT,
-                                    attributes={"db.system": "postgresql", "db.operation.name": _keyword(statement)})
-            connection.info.setdefault("observability.spans", []).append(span)
+    for name, listener in _STATEMENT_LISTENERS:
+        if not event.contains(engine, name, listener):
+            event.listen(engine, name, listener)
 
-    @event.listens_for(engine, "after_cursor_execute")
-    def finished(connection, cursor, statement, parameters, context, executemany):
-        spans = connection.info.get("observability.spans")
-        if spans:
-            spans.pop().end()
 
-    @event.listens_for(engine, "handle_error")
-    def failed(context):
-        spans = context.connection.info.get("observability.spans") if context.connection is not None else None
-        if spans:
-            span = spans.pop()
-            span.set_status(trace.Status(trace.StatusCode.ERROR, type(context.original_exception).__name__))
-            span.end()
+def unwatch_statements(engine):
+    for name, listener in _STATEMENT_LISTENERS:
+        if event.contains(engine, name, listener):
+            event.remove(engine, name, listener)
 
 
 _send = tenancy._send
@@ -143,7 +164,11 @@ def _unpack(carrier, name):
 
 
 def install(engine):
-    """The hooks, registered once per engine; they do nothing until `enable`."""
-    watch_statements(engine)
+    """The hooks, registered once per engine; they do nothing until `enable`. The statement listeners are on the
+    engine only while tracing is: an engine with a connection listener of its own runs SQLAlchemy's event
+    dispatch on every checkout, BEGIN and COMMIT, traced or not."""
+    _engines.add(engine)
+    if _state["tracer"] is not None:
+        watch_statements(engine)
     tenancy._send = _traced_send
     tasks.add_task_envelope(TRACE_CONTEXT, _pack, _unpack)

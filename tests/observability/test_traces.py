@@ -117,6 +117,26 @@ def test_off_unless_the_otel_variables_configure_an_exporter(testapp):
     assert not tracing.configured_by_environment({"OTEL_TRACES_EXPORTER": "none"})
 
 
+def _statement_listeners(engine):
+    return (list(engine.dispatch.before_cursor_execute), list(engine.dispatch.after_cursor_execute),
+            [listener for listener in engine.dialect.dispatch.handle_error if listener is tracing._failed])
+
+
+def test_while_off_the_engine_carries_no_statement_listener_and_enabling_adds_them(app, engine):
+    """An engine with a statement listener runs SQLAlchemy's event dispatch on every connection, BEGIN and
+    COMMIT: they are there only while tracing is on, and an engine built before `enable` is traced too."""
+    assert tracing.tracer() is None
+    assert _statement_listeners(engine) == ([], [], [])
+    tracing.enable(TracerProvider())
+    try:
+        assert all(len(listeners) == 1 for listeners in _statement_listeners(engine))
+        tracing.enable(TracerProvider())  # enabled again: still one of each
+        assert all(len(listeners) == 1 for listeners in _statement_listeners(engine))
+    finally:
+        tracing.disable()
+    assert _statement_listeners(engine) == ([], [], [])
+
+
 def test_a_log_line_inside_a_traced_request_names_its_trace(testapp, spans):
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
