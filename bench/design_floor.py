@@ -233,6 +233,7 @@ def design_app(settings, key, writes=True, pipelined=False, per_minute=10 ** 9):
     config.include("pyramid_tm")
     config.set_security_policy(Policy())
     config.add_request_method(db, "db", reify=True)
+    config.include("clinicrecords.request_class")  # as the service: request methods on one class, not per request
     config.add_view(get_one, context=Item, permission="read", request_method="GET")
     config.add_view(send_one, context=Allergies, permission="write", request_method="POST")
     config.registry["db.engine"] = engine

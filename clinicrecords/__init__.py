@@ -36,6 +36,7 @@ def make_config(settings):
     config.set_default_permission(NO_DEFAULT_PERMISSION)
     for name in contexts.PLATFORM + contexts.CONTEXTS:
         config.include(name)
+    config.include("clinicrecords.request_class")
     contexts.load_models()
     return config
 

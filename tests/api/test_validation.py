@@ -4,12 +4,12 @@ import uuid
 
 import pytest
 from marshmallow import fields
-from pyramid.request import Request, apply_request_extensions
 
 from clinicrecords.api.problems import Problem
 from clinicrecords.api.schemas import RequestSchema
 from clinicrecords.api.validation import parse_body
 from clinicrecords.patients.schemas import PatientCreate
+from clinicrecords.request_class import request_factory
 
 
 @pytest.fixture
@@ -154,9 +154,8 @@ class BlankNote(RequestSchema):
 
 
 def _parse(registry, body):
-    request = Request.blank("/v1/x", method="POST", body=body, content_type="application/json")
+    request = request_factory(registry).blank("/v1/x", method="POST", body=body, content_type="application/json")
     request.registry = registry
-    apply_request_extensions(request)
     return parse_body(request, BlankNote)
 
 

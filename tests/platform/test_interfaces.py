@@ -9,16 +9,15 @@ import inspect
 from pathlib import Path
 
 import pytest
-from pyramid.request import apply_request_extensions
 from pyramid.traversal import traverse
 from zope.interface import implementedBy, providedBy
 from zope.interface.interface import InterfaceClass, Method
 from zope.interface.verify import verifyObject
 
 import clinicrecords
-from clinicrecords import ClinicRecordsRequest
 from clinicrecords.access.interfaces import ISandboxSeed
 from clinicrecords.inventory.interfaces import INetworkProjection
+from clinicrecords.request_class import request_factory
 from clinicrecords.services import registered_services
 
 PACKAGE = Path(clinicrecords.__file__).parent
@@ -88,9 +87,8 @@ def test_an_implementation_has_what_its_interfaces_declare_and_offers_nothing_el
 
 
 def _request(app, path, headers=None):
-    request = ClinicRecordsRequest.blank(path, headers=headers or {}, environ={"REMOTE_ADDR": "127.0.0.1"})
+    request = request_factory(app.registry).blank(path, headers=headers or {}, environ={"REMOTE_ADDR": "127.0.0.1"})
     request.registry = app.registry
-    apply_request_extensions(request)
     request.tm.begin()
     return request, traverse(app.root_factory(request), path)["context"]
 
