@@ -20,7 +20,7 @@ def fold_request_extensions(registry):
     """The request factory registered for `registry`: a subclass of the one set, holding every request method
     and property added. Pyramid's per-request extensions are left empty."""
     extensions = registry.queryUtility(IRequestExtensions)
-    base = registry.queryUtility(IRequestFactory, default=Request)
+    base = request_factory(registry)
     if extensions is None or not (extensions.methods or extensions.descriptors):
         return base
     attributes = {**extensions.methods, **extensions.descriptors, "__module__": base.__module__,

@@ -94,8 +94,9 @@ def _started(connection, cursor, statement, parameters, context, executemany):
     # Only within a traced request or task: a background thread's statements (the request log's writer)
     # would each be a trace of their own.
     if found is not None and trace.get_current_span().get_span_context().is_valid:
-        span = found.start_span(_keyword(statement), kind=trace.SpanKind.CLIENT,
-                                attributes={"db.system": "postgresql", "db.operation.name": _keyword(statement)})
+        keyword = _keyword(statement)
+        span = found.start_span(keyword, kind=trace.SpanKind.CLIENT,
+                                attributes={"db.system": "postgresql", "db.operation.name": keyword})
         connection.info.setdefault("observability.spans", []).append(span)
 
 
