@@ -29,7 +29,9 @@ class WSGIClient:
             "REQUEST_METHOD": method, "SCRIPT_NAME": "", "PATH_INFO": path, "QUERY_STRING": query,
             "SERVER_NAME": "localhost", "SERVER_PORT": "80", "SERVER_PROTOCOL": "HTTP/1.1",
             "HTTP_HOST": "localhost", "wsgi.version": (1, 0), "wsgi.url_scheme": "http",
-            "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr, "wsgi.multithread": True,
+            # waitress says every body ends where its stream does, whether or not a length was declared.
+            "wsgi.input": io.BytesIO(body), "wsgi.input_terminated": True, "wsgi.errors": sys.stderr,
+            "wsgi.multithread": True,
             "wsgi.multiprocess": False, "wsgi.run_once": False, **self.extra_environ,
         }
         if body:

@@ -1,9 +1,11 @@
 """The in-process counts' caller (bench.wsgi_client) hands the real application what a server would, and
 holds every answer to the status its scenario expects."""
 
+import http.client
 import json
 
 import pytest
+from webtest.http import StopableWSGIServer
 
 from bench.wsgi_client import WSGIClient
 
@@ -31,3 +33,30 @@ def test_an_answer_with_another_status_than_expected_fails_the_run(app):
 
     with pytest.raises(AssertionError, match="401"):
         client.get("/v1/me")
+
+
+@pytest.mark.commits  # waitress serves from its threads
+def test_the_environ_says_of_the_body_what_waitress_says():
+    seen = {}
+
+    def capture(environ, start_response):
+        seen[environ["REQUEST_METHOD"]] = {name: environ[name] for name in environ
+                                           if name.startswith("wsgi.") and name != "wsgi.file_wrapper"}
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b""]
+
+    server = StopableWSGIServer.create(capture, host="127.0.0.1", port=0, threads=1)
+    try:
+        connection = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=10)
+        connection.request("GET", "/v1/me")
+        connection.getresponse().read()
+        connection.close()
+    finally:
+        server.shutdown()
+    served = seen.pop("GET")
+
+    WSGIClient(capture).get("/v1/me")
+
+    assert seen["GET"].keys() == served.keys()
+    for name in ("wsgi.input_terminated", "wsgi.url_scheme", "wsgi.multithread", "wsgi.multiprocess"):
+        assert seen["GET"][name] == served[name], name
