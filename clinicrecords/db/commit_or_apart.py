@@ -47,18 +47,19 @@ class _Owed:
         self.write = write
         self.committed = False
 
-    def after_commit(self, succeeded):
-        self.committed = self.committed or succeeded
+    def sent_with_commit(self):
+        self.committed = True
 
 
 def with_commit(request, query, params, else_apart: Callable[[Outcome], Apart | None] | None = None):
     """`query` (text with %(name)s placeholders) sent with the request's COMMIT; `else_apart(outcome)` written
     apart instead when the transaction ends without committing."""
-    send_with_commit(request.db, query, params)
-    if else_apart is not None:
-        owed = _Owed(else_apart)
-        request.state.owed_apart.append(owed)
-        request.tm.get().addAfterCommitHook(owed.after_commit)
+    if else_apart is None:
+        send_with_commit(request.db, query, params)
+        return
+    owed = _Owed(else_apart)
+    request.state.owed_apart.append(owed)
+    send_with_commit(request.db, query, params, owed.sent_with_commit)
 
 
 def apart(request, write: Callable[[Outcome], Apart | None]):

@@ -10,7 +10,9 @@ and ROLLBACK cost the same round trip, and a write is never lost for want of bei
 
 `send_with_commit` queues a statement to go in the same network message as the COMMIT (one round trip
 instead of two): the audit row of a request is written this way. If it fails, the COMMIT is not run and
-the transaction aborts with everything it wrote.
+the transaction aborts with everything it wrote. Its `committed` callback is told once that COMMIT has
+succeeded: the session knows it first, without an after-commit hook (after which `transaction` aborts every
+resource again, a third close of the session).
 """
 
 import psycopg
@@ -36,10 +38,10 @@ def for_request(session_factory, transaction_manager):
     return session
 
 
-def send_with_commit(session, query, params):
+def send_with_commit(session, query, params, committed=None):
     """Run `query` (text with %(name)s placeholders, or psycopg.sql), its `params` bound client-side by psycopg,
-    in the same message as this session's COMMIT."""
-    session.info.setdefault(_WITH_COMMIT, []).append((query, params))
+    in the same message as this session's COMMIT; `committed()` is called once that COMMIT has succeeded."""
+    session.info.setdefault(_WITH_COMMIT, []).append((query, params, committed))
 
 
 @event.listens_for(RequestSession, "after_begin")
@@ -83,6 +85,9 @@ class SessionJoin:
         with commit_wait.watched(connection.engine, connection.connection.driver_connection):
             if statements:
                 _commit_with(self.session, statements)
+                for _, _, committed in statements:
+                    if committed is not None:
+                        committed()
             else:
                 self.session.commit()
 
@@ -117,7 +122,7 @@ def is_transaction_rollback(error):
 def _commit_with(session, statements):
     connection = session.connection()
     with psycopg.ClientCursor(connection.connection.dbapi_connection) as binder:  # binds values, no I/O
-        texts = [binder.mogrify(query, params) for query, params in statements]
+        texts = [binder.mogrify(query, params) for query, params, _ in statements]
     if not joined.is_joined(connection):  # the test suite's savepoint "commits" by a RELEASE the session sends
         texts.append("COMMIT")
     # Without parameters psycopg uses the simple query protocol, which runs several statements from one

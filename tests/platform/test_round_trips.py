@@ -153,6 +153,25 @@ def test_a_statement_sent_with_commit_that_fails_takes_the_whole_transaction_wit
         assert db.scalar(select(Patient).where(Patient.id == patient.id)) is None
 
 
+def test_a_statement_sent_with_commit_is_told_when_that_commit_succeeded_and_only_then(make_app):
+    told = []
+    _, _, manager, session, _ = _request_session_with_a_patient(make_app, "Told")
+    send_with_commit(session, "SELECT %(one)s", {"one": 1}, lambda: told.append("committed"))
+    # The session tells it: nothing waits for the transaction's after-commit hooks, whose end closes every
+    # resource once more.
+    assert list(manager.get().getAfterCommitHooks()) == []
+    manager.commit()
+    assert told == ["committed"]
+
+    _, _, manager, session, _ = _request_session_with_a_patient(make_app, "Untold")
+    send_with_commit(session, sql.SQL("SELECT 1 / {}").format(sql.Placeholder("zero")), {"zero": 0},
+                     lambda: told.append("failed"))
+    with pytest.raises(DBAPIError):
+        manager.commit()
+    manager.abort()
+    assert told == ["committed"]
+
+
 def test_a_serialization_failure_or_deadlock_is_retried_and_other_errors_are_not(make_app):
     registry = make_app().registry
     manager = transaction.TransactionManager(explicit=True)
