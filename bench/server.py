@@ -16,6 +16,7 @@ import os
 import sys
 import uuid
 
+import orjson
 import waitress
 from pyramid.config import Configurator
 from pyramid.response import Response
@@ -75,8 +76,8 @@ def _logged(app):
         try:
             return app(environ, starting)
         finally:
-            log.info(json.dumps({"method": environ["REQUEST_METHOD"], "route": environ["PATH_INFO"],
-                                 "status": int(status[0].split()[0]) if status else 500}))
+            log.info(orjson.dumps({"method": environ["REQUEST_METHOD"], "route": environ["PATH_INFO"],
+                                   "status": int(status[0].split()[0]) if status else 500}).decode())
 
     return logged
 

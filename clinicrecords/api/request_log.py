@@ -14,12 +14,12 @@ Every answer to a request that carries a valid key is logged to the key's owner,
 was read included (a browser's request, a body over its limit): for those the caller reads the key then.
 """
 
-import json
 import logging
 import re
 import time
 from typing import NamedTuple
 
+import orjson
 from pyramid.tweens import INGRESS
 
 from clinicrecords.api.render import set_headers
@@ -86,7 +86,7 @@ def log_line(request_id, method, path, status, latency_ms, caller=None, route=No
         if caller.clinic_id:
             line["clinic_id"] = caller.clinic_id
         line["key_id"] = caller.key_id
-    log.info(json.dumps(line))
+    log.info(orjson.dumps(line).decode())  # a line per request: orjson builds it in a tenth of the time
 
 
 def elapsed_ms(started):
