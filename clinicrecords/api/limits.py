@@ -8,6 +8,7 @@ answer to an https request (`wsgi.url_scheme`, as waitress sets it from the trus
 X-Forwarded-Proto) carries Strict-Transport-Security too, on the API and the portal alike.
 """
 
+import io
 import time
 
 from pyramid.interfaces import IExecutionPolicy
@@ -83,6 +84,8 @@ class LimitedExecutionPolicy:
                 sinks, caller_of = request_loggers(self.registry)
                 log_request(request, response.status_int, started, sinks, caller_of)
         else:
+            if (environ.get("CONTENT_LENGTH") or "0") == "0" and "HTTP_TRANSFER_ENCODING" not in environ:
+                settle_empty_body(environ)
             response = self.inner(environ, router)
         present = {name.lower() for name, _ in response.headerlist}  # one pass, not one per header
         response.headerlist.extend((name, value) for name, value in SECURITY_HEADERS.items()
@@ -90,6 +93,14 @@ class LimitedExecutionPolicy:
         if self.hsts and environ.get("wsgi.url_scheme") == "https":
             response.headerlist.append(HSTS)
         return response
+
+
+def settle_empty_body(environ):
+    """A request without a body as pyramid_retry's `make_body_seekable` leaves it, without reading the input
+    stream to find it empty (webob's copy, on every GET): an empty, seekable body of length 0."""
+    environ["wsgi.input"] = io.BytesIO()
+    environ["CONTENT_LENGTH"] = "0"
+    environ["webob.is_body_seekable"] = True
 
 
 def input_limits(registry):

@@ -3,6 +3,7 @@ and the security headers on every answer."""
 
 import configparser
 import http.client
+import io
 import json
 from pathlib import Path
 
@@ -39,6 +40,29 @@ def test_a_body_over_1_mib_is_refused_before_it_is_read(app, connected):
     assert response.status_int == 413
     assert json.loads(response.body)["code"] == "payload_too_large"
     assert response.headers["X-Request-Id"].startswith("req_")
+
+
+def test_a_request_without_a_body_is_answered_without_reading_its_input(app, connected):
+    request = Request.blank(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers)
+    request.environ.pop("CONTENT_LENGTH", None)
+    request.environ["wsgi.input"] = UnreadableBody()
+    request.environ["wsgi.input_terminated"] = True  # as waitress says of every request: read to its end
+    assert request.get_response(app).status_int == 200
+
+
+def test_a_body_without_a_declared_length_is_still_read(app, connected):
+    # A server that passes a chunked body on as it came: no Content-Length, a Transfer-Encoding, a stream that
+    # ends where the body does.
+    body = json.dumps(PatientCreate.EXAMPLE).encode()
+    request = Request.blank(f"/v1/clinics/{connected.clinic_id}/patients", method="POST", headers={
+        **connected.headers, "Content-Type": "application/json", "Transfer-Encoding": "chunked",
+        "Idempotency-Key": "chunked"})
+    request.environ.pop("CONTENT_LENGTH", None)
+    request.environ["wsgi.input"] = io.BytesIO(body)
+    request.environ["wsgi.input_terminated"] = True
+    response = request.get_response(app)
+    assert response.status_int == 201, response.body
+    assert json.loads(response.body)["data"]["given_name"] == PatientCreate.EXAMPLE["given_name"]
 
 
 def test_imports_may_send_10_mib_and_no_more(app, testapp, world):
