@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from clinicrecords.access.keycache import StaleKey
 from clinicrecords.access.ratelimit_stores import PostgresStore, RedisStore
 from clinicrecords.api.problems import Problem
-from clinicrecords.api.render import set_headers
 from clinicrecords.clock import now as clock_now
 from clinicrecords.settings import RateLimitSettings
 
@@ -113,7 +112,7 @@ def rate_limit_check(request, identity, session=None):
         if decision is None:
             raise StaleKey()
         request.environ[_COUNTED] = decision
-    request.add_response_callback(lambda request, response: set_headers(response, decision.headers))
+    request.state.answer_headers.update(decision.headers)
     if not decision.allowed:
         raise Problem("rate_limited", f"This key may make {decision.limit} requests per minute. "
                       f"Retry after {decision.reset_seconds} seconds.",

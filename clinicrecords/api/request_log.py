@@ -1,4 +1,5 @@
-"""One JSON log line per request, and the X-Request-Id header on every answer.
+"""One JSON log line per request, and on every answer the X-Request-Id header with the headers the request's
+`state.answer_headers` holds (the rate limit's).
 
 The line names the route by its template (what the metrics tween of clinicrecords.observability found:
 the metrics' `route` label and the span's name); a request refused before the tweens ran, by its path
@@ -134,7 +135,7 @@ def request_log_tween_factory(handler, registry):
                 # A failure above the exception-view tween (a commit that failed) still answers problem+json.
                 response = request.invoke_exception_view()
             status = response.status_int
-            set_headers(response, {"X-Request-Id": request.request_id})
+            set_headers(response, {**request.state.answer_headers, "X-Request-Id": request.request_id})
             return response
         finally:
             log_request(request, status, started, sinks, caller_of)

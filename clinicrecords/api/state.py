@@ -40,6 +40,9 @@ class RequestState:
     # The problem code of the answer, for the request log (api.problems, and api.idempotency's replay of a
     # stored refusal).
     problem_code: str | None = None
+    # Headers every answer to this request carries, whatever it turns out to be (the rate limit's RateLimit-*):
+    # set by the request log's tween with the request id, in one pass over the answer's headers.
+    answer_headers: dict = field(default_factory=dict)
     # Whether the portal's signed-in account is staff, asked once per request (portal.staff).
     portal_is_staff: bool | None = None
     # The pre-sign-in CSRF token this answer sets as a cookie (portal.web.csrf): one per request, however
