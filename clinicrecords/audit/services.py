@@ -70,19 +70,21 @@ def record_ids(request, clinic_id, response):
     """The path's ids, and for a success the records its answer names and those the view noted as touched:
     a write names the patient and every record it touched (`api.representations.WRITTEN_ID_FIELDS`)."""
     found = []
+    clinic = str(clinic_id)
     for segment in request.environ.get("PATH_INFO", "").split("/"):
         value = _uuid_or_none(segment) if len(segment) >= 32 else None
-        if value and value != str(clinic_id):
+        if value and value != clinic:
             found.append(value)
     if response is not None and response.status_int < 400:
-        if "json" in (response.content_type or ""):
-            shown = shown_ids(request)
-            if shown is None:  # an answer not built by render_one/render_page (an idempotent replay, ...)
-                try:
-                    shown = _answer_ids(json.loads(response.body), request.method)
-                except ValueError:
-                    shown = []
-            found.extend(v for v in map(_uuid_or_none, shown) if v)
+        shown = shown_ids(request)
+        # An answer not built by render_one/render_page (an idempotent replay, ...): its ids are read back from
+        # its body, when that is JSON.
+        if shown is None and "json" in (response.content_type or ""):
+            try:
+                shown = _answer_ids(json.loads(response.body), request.method)
+            except ValueError:
+                shown = []
+        found.extend(v for v in map(_uuid_or_none, shown or ()) if v)
         found.extend(v for v in map(_uuid_or_none, touched_ids(request)) if v)
     return list(dict.fromkeys(found))
 
