@@ -8,7 +8,7 @@ from waitress import create_server
 def serving(wsgi_app, **options):
     """A WSGI application on 127.0.0.1 through waitress, as `scripts/serve` runs it (`options`: more of
     waitress's settings, e.g. the trusted proxy's); yields its base URL."""
-    server = create_server(wsgi_app, host="127.0.0.1", port=0, threads=4, **options)
+    server = create_server(wsgi_app, host="127.0.0.1", port=0, **{"threads": 4, **options})
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:

@@ -91,7 +91,8 @@ def served(own_postgres):
     thread.start()
     yield server.effective_port
     server.task_dispatcher.shutdown()
-    server.close()
+    server.trigger.pull_trigger(server.close)  # by the loop's own thread, as tests/common/serving.py says why
+    thread.join(timeout=10)
 
 
 def _restart(server):

@@ -14,11 +14,11 @@ import uuid
 import logging
 
 import pytest
-from waitress import create_server
 
 from clinicrecords.clinical.schemas import AllergyCreate
 from clinicrecords.patients.schemas import PatientCreate
 from tests.common.connections import ConnectionWatch
+from tests.common.serving import serving
 
 CLIENTS = 9
 ROUNDS = 12
@@ -29,12 +29,8 @@ BOUND_SECONDS = 120
 def served(pooled_app):
     logging.getLogger("waitress.queue").setLevel(logging.ERROR)  # a queue is expected: 9 clients, 8 threads
     watch = ConnectionWatch(pooled_app.registry["db.engine"])
-    server = create_server(watch.wrap(pooled_app), host="127.0.0.1", port=0, threads=8)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.effective_port}", watch
-    server.close()
-    thread.join(timeout=10)
+    with serving(watch.wrap(pooled_app), threads=8) as base_url:
+        yield base_url, watch
     watch.close()
 
 
