@@ -1,13 +1,13 @@
 """The in-process counts' caller (bench.wsgi_client) hands the real application what a server would, and
 holds every answer to the status its scenario expects."""
 
-import http.client
 import json
+import urllib.request
 
 import pytest
-from webtest.http import StopableWSGIServer
 
 from bench.wsgi_client import WSGIClient
+from tests.common.serving import serving
 
 
 def test_a_get_reaches_the_application_and_its_answer_is_read_whole(app):
@@ -45,14 +45,8 @@ def test_the_environ_says_of_the_body_what_waitress_says():
         start_response("200 OK", [("Content-Type", "text/plain")])
         return [b""]
 
-    server = StopableWSGIServer.create(capture, host="127.0.0.1", port=0, threads=1)
-    try:
-        connection = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=10)
-        connection.request("GET", "/v1/me")
-        connection.getresponse().read()
-        connection.close()
-    finally:
-        server.shutdown()
+    with serving(capture, threads=1) as base_url:
+        urllib.request.urlopen(f"{base_url}/v1/me", timeout=10).read()
     served = seen.pop("GET")
 
     WSGIClient(capture).get("/v1/me")
