@@ -109,9 +109,13 @@ class RequestLogWriter:
             self._engine = None
 
     def _drain(self):
+        """Write what the buffer holds now, in batches. Entries appended meanwhile wait for the next wake: under
+        load, draining until the buffer is empty would write a batch of a few entries per write's round trips."""
         buffer = self._buffer
-        while buffer:
-            entries = [buffer.popleft() for _ in range(min(len(buffer), self.batch))]
+        owed = len(buffer)
+        while owed:
+            entries = [buffer.popleft() for _ in range(min(owed, self.batch))]
+            owed -= len(entries)
             self._write(entries)
 
     def _write(self, entries):

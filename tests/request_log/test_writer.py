@@ -85,6 +85,28 @@ def test_the_thread_writes_by_itself_in_batches(make_writer, stored):
     assert writer._thread.is_alive()
 
 
+def test_entries_appended_during_a_write_wait_for_the_next_one(make_writer, stored):
+    """Under load requests keep arriving while a batch is on the wire; writing them at once would spend a
+    write's round trips on every few requests instead of once per interval."""
+    writer = make_writer(interval=3600)
+    owner = uuid.uuid4()
+    first, arriving = entry(owner), entry(owner)
+    write = writer._write
+
+    def write_while_a_request_is_answered(entries):
+        if entries == [first]:
+            writer.append(arriving)
+        write(entries)
+
+    writer._write = write_while_a_request_is_answered
+    writer.append(first)
+    assert writer.flush(timeout=10)
+    assert stored(owner) == [first.request_id]
+    writer._write = write
+    assert writer.flush(timeout=10)
+    assert stored(owner) == [first.request_id, arriving.request_id]
+
+
 def test_a_failed_write_loses_its_batch_and_says_so(settings, registry, make_writer, caplog):
     writer = RequestLogWriter(lambda: make_engine(read({**settings, "database.name": "no_such_database"})),
                               lambda: route_words(registry), interval=3600)
