@@ -9,6 +9,7 @@ waitress's own refusals (a body over its cap, headers over theirs, malformed HTT
 problem+json by clinicrecords.waitress_refusals; its body cap must sit above the largest body any route
 accepts, so that every refusal the application can make is made by the application."""
 
+import gc
 import logging
 import os
 import signal
@@ -72,7 +73,17 @@ def serve_waitress(wsgi_app, global_conf, **kw):
     threading.Thread(target=announce_once_answering, args=(wsgi_app.registry, url), name="announce",
                      daemon=True).start()
     threading.Thread(target=warm_up, args=(wsgi_app.registry,), name="warm-up", daemon=True).start()
+    keep_start_up_out_of_collections()
     server.run()
+
+
+def keep_start_up_out_of_collections():
+    """Everything alive once the application is built (modules, mappers, the registry: about 230,000 objects)
+    lives as long as the process. Left to the cyclic collector, each of its full passes walks them all and stops
+    every thread for 170-210 ms, a request's p99 decided by whether one fell inside it; frozen, a full pass
+    walks only what was made since."""
+    gc.collect()
+    gc.freeze()
 
 
 def _served_url(server, listen):
