@@ -72,8 +72,8 @@ def serve_waitress(wsgi_app, global_conf, **kw):
     url = _served_url(server, kw.get("listen", DEFAULT_LISTEN))
     threading.Thread(target=announce_once_answering, args=(wsgi_app.registry, url), name="announce",
                      daemon=True).start()
-    threading.Thread(target=warm_up, args=(wsgi_app.registry,), name="warm-up", daemon=True).start()
     keep_start_up_out_of_collections()
+    threading.Thread(target=_warm_up_then_freeze, args=(wsgi_app.registry,), name="warm-up", daemon=True).start()
     server.run()
 
 
@@ -84,6 +84,13 @@ def keep_start_up_out_of_collections():
     walks only what was made since."""
     gc.collect()
     gc.freeze()
+
+
+def _warm_up_then_freeze(registry):
+    # The warm-ups' loads live as long as the process too (the ICD-10 code set alone is about 600,000 objects).
+    # Frozen while requests may be in flight: what they hold then is never collected as a cycle, once.
+    warm_up(registry)
+    keep_start_up_out_of_collections()
 
 
 def _served_url(server, listen):
