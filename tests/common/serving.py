@@ -14,6 +14,7 @@ def serving(wsgi_app, **options):
     try:
         yield f"http://127.0.0.1:{server.effective_port}"
     finally:
+        server.task_dispatcher.shutdown()  # its request threads end, not left running into later tests
         # Closed by the loop's own thread: a close from here can land while the loop's select() holds the
         # socket, which then fails with EBADF in the server's thread.
         server.trigger.pull_trigger(server.close)

@@ -24,12 +24,12 @@ import shutil
 import tempfile
 import threading
 import time
+import urllib.parse
 import uuid
 from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
-from waitress.server import create_server
 
 from clinicrecords import make_config
 from tests.common import task_queue
@@ -47,6 +47,7 @@ from clinicrecords.patients.models import Patient
 from clinicrecords.patients.schemas import PatientCreate
 from clinicrecords.review.models import Submission
 from tests.common.consumer import consumer_config, start_consumer, stop_consumer, wait_for
+from tests.common.serving import serving
 from tests.common.world import World
 
 THREADS = 6
@@ -86,13 +87,8 @@ def own_postgres(settings, monkeypatch):
 @pytest.fixture
 def served(own_postgres):
     app, _ = own_postgres
-    server = create_server(app, host="127.0.0.1", port=0, threads=THREADS + 2, ident="")
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    yield server.effective_port
-    server.task_dispatcher.shutdown()
-    server.trigger.pull_trigger(server.close)  # by the loop's own thread, as tests/common/serving.py says why
-    thread.join(timeout=10)
+    with serving(app, threads=THREADS + 2, ident="") as base_url:
+        yield urllib.parse.urlsplit(base_url).port
 
 
 def _restart(server):
