@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psycopg
 
-from tests.common.redis_server import free_port
+from tests.common.ports import free_port
 
 BIN = Path("/usr/lib/postgresql/15/bin")
 SUPERUSER = "postgres"

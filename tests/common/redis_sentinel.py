@@ -9,7 +9,8 @@ from pathlib import Path
 
 import redis
 
-from tests.common.redis_server import RedisServer, free_port
+from tests.common.ports import free_port
+from tests.common.redis_server import RedisServer
 
 SERVICE = "clinicrecords"
 

@@ -2,18 +2,13 @@
 the production rehearsal: append-only persistence as in production, so a restart keeps what was queued."""
 
 import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
 
 import redis
 
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.common.ports import free_port
 
 
 class RedisServer:

@@ -5,7 +5,6 @@ import importlib.util
 import json
 import queue
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -16,13 +15,8 @@ import pytest
 
 from clinicrecords.events import signing
 from clinicrecords.inventory.schemas import SANDBOX_ITEM_IDS
+from tests.common.ports import free_port
 from tests.examples.conftest import EXAMPLES, run_example
-
-
-def _free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _bands(testapp, clinic_id, key):
@@ -69,7 +63,7 @@ def sandbox(world):
 
 def test_webhooks_then_the_feed_keep_the_local_copy_in_sync(world, testapp, served, sandbox, tmp_path):
     workspace_id, clinic_id, key = sandbox
-    port = _free_port()
+    port = free_port()
     _, secret = world.webhook(workspace_id=workspace_id, mode="test", url=f"http://127.0.0.1:{port}/webhooks")
     state = tmp_path / "bands.json"
 
@@ -168,7 +162,7 @@ def test_the_receiver_refuses_unsigned_webhooks_and_duplicates_are_applied_once(
 
 def test_follow_applies_webhooks_as_they_come_until_interrupted(world, testapp, served, sandbox, tmp_path):
     workspace_id, clinic_id, key = sandbox
-    port = _free_port()
+    port = free_port()
     _, secret = world.webhook(workspace_id=workspace_id, mode="test", url=f"http://127.0.0.1:{port}/webhooks")
     command = [sys.executable, "-u", str(EXAMPLES / "sync_inventory_bands.py"), "--base-url", served, "--key", key,
                "--state", str(tmp_path / "bands.json"), "--listen", f"127.0.0.1:{port}", "--webhook-secret", secret,

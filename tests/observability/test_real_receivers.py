@@ -4,7 +4,6 @@ and count what the test sent; the shipped rules load), and an OTLP/HTTP receiver
 
 import json
 import shutil
-import socket
 import subprocess
 import time
 import urllib.parse
@@ -14,15 +13,10 @@ from pathlib import Path
 from clinicrecords.access.keys import parse_key
 from clinicrecords.observability import tracing
 from tests.common.otlp import OtlpReceiver
+from tests.common.ports import free_port
 
 RULES = Path(__file__).parents[2] / "deploy" / "prometheus" / "alerts.yml"
 prometheus = shutil.which("prometheus")
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def get_json(url):

@@ -4,7 +4,6 @@ import email
 import email.policy
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -15,17 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.common.ports import free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_pserve_serves_health_and_problems_on_port_from_env(tmp_path):
-    port = _free_port()
+    port = free_port()
     env = dict(os.environ, PORT=str(port), CLINICRECORDS_VAR=str(tmp_path / "var"))
     env.pop("DATABASE_URL", None)
     pserve = Path(sys.executable).with_name("pserve")
@@ -167,7 +162,7 @@ def development_service(app, tmp_path_factory):
     env = {name: value for name, value in os.environ.items() if not name.startswith(("PYTEST_", "CLINICRECORDS_"))}
     env.update(DATABASE_URL=app.registry["db.engine"].url.render_as_string(hide_password=False),
                CLINICRECORDS_VAR=str(var))  # no SMTP server set: mail goes to files under var/mail
-    port = _free_port()
+    port = free_port()
     served = ServedProcess({**env, "PORT": str(port)}, f"http://localhost:{port}")
     served.other_shell, served.var = env, var
     try:

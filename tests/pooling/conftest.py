@@ -18,14 +18,9 @@ import pytest
 
 from clinicrecords import make_config
 from tests.common import task_queue
+from tests.common.ports import free_port
 
 SMALL_POOL = 3
-
-
-def _free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _wait_for_port(port, process, log, seconds=15):
@@ -57,7 +52,7 @@ def pgbouncer(app):
     socket_dir, database = url.query["host"], url.database
     # Not under pytest's tmp folder: PgBouncer may run as another user, who must reach its files.
     folder = Path(tempfile.mkdtemp(prefix="clinicrecords-pgbouncer-"))
-    port = _free_port()
+    port = free_port()
     (folder / "pgbouncer.ini").write_text(f"""
 [databases]
 clinicrecords_test = host={socket_dir} dbname={database} user={url.username} pool_size={SMALL_POOL}

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import psycopg
 
 from tests.common.otlp import OtlpReceiver
-from tests.common.redis_server import free_port
+from tests.common.ports import free_port
 from tests.rehearsal.client import call, sign_up, wait_until
 from tests.rehearsal.receiver import Receiver
 from tests.rehearsal.stack import MAIL_SENDER, PRODUCTION_INI, ROOT, Stack, _bin, required_secrets
@@ -169,7 +169,8 @@ class Rehearsal:
         for port in self.stack.web_ports:
             self.stack.start_web(port)
         for port in self.stack.web_ports:
-            expect(self.stack.web_ready(port), f"pserve on {port} did not answer /healthz: see logs/pserve-{port}.log")
+            expect(self.stack.web_ready(port), f"pserve on {port} did not answer /healthz; the end of "
+                                               f"logs/pserve-{port}.log: {self.stack.web_log_tail(port)}")
             expect(not _connects(port, "127.0.0.2"), f"pserve on {port} listens beyond 127.0.0.1")
         return "pserve production.ini on 127.0.0.1:{} and :{}".format(*self.stack.web_ports)
 

@@ -11,7 +11,7 @@ import time
 from email import message_from_bytes, policy
 from pathlib import Path
 
-from tests.common.redis_server import free_port
+from tests.common.ports import free_port
 
 
 class MailServer:

@@ -12,7 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.common.redis_server import RedisServer, free_port
+from tests.common.ports import free_port
+from tests.common.redis_server import RedisServer
 from tests.rehearsal.client import call, wait_until
 from tests.rehearsal.mail_server import MailServer
 from tests.rehearsal.nginx import Nginx
@@ -133,7 +134,16 @@ class Stack:
         return self.web[port]
 
     def web_ready(self, port, timeout=90):
-        return wait_until(lambda: call(port, "GET", "/healthz", timeout=5).status == 200, timeout)
+        """True once pserve on `port` answers /healthz with 200; False as soon as it has exited."""
+        process = self.web[port]
+        wait_until(lambda: process.poll() is not None or call(port, "GET", "/healthz", timeout=5).status == 200,
+                   timeout)
+        return process.poll() is None and call(port, "GET", "/healthz", timeout=5).status == 200
+
+    def web_log_tail(self, port, lines=6):
+        """pserve's last lines on `port`, for a failure's message: CI prints the message, not the log."""
+        written = (self.logs / f"pserve-{port}.log").read_text(errors="replace").strip().splitlines()
+        return " | ".join(written[-lines:]) or "(nothing written)"
 
     def start_worker(self):
         log = (self.logs / "worker.log").open("ab")
