@@ -1,18 +1,16 @@
 """Every example, with nothing listening at --base-url: one line on stderr, no traceback, a non-zero exit."""
 
-import socket
 
 import pytest
 
+from tests.common.ports import free_port
 from tests.examples.conftest import EXAMPLES, run_example
 
 
 @pytest.fixture
 def closed_port():
-    """A loopback port nothing listens on (bound and released: connecting is refused at once)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port nothing listens on: connecting is refused at once."""
+    return free_port()
 
 
 A_TEST_KEY = "ehr_test_0123456789abcdef_" + "0" * 48

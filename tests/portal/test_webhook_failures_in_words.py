@@ -6,7 +6,6 @@ known` or an exception's name. Real servers on 127.0.0.1 play each receiver."""
 import datetime
 import ipaddress
 import re
-import socket
 import ssl
 
 import pytest
@@ -15,6 +14,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
+from tests.common.ports import free_port
 from tests.events.support import Receiver
 from tests.portal.helpers import error_summary, with_workspace
 from tests.portal.test_webhooks import add_endpoint, endpoint_of, press
@@ -41,13 +41,6 @@ def _self_signed(folder):
     return cert_path, key_path
 
 
-def _closed_port():
-    """A port on 127.0.0.1 where nothing listens (bound, then let go)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _words_shown(client, workspace_id, url):
     """Add an endpoint for `url`, send a test event; (the answer's words, the deliveries log's words)."""
     endpoint_id = endpoint_of(add_endpoint(client, workspace_id, url))
@@ -71,7 +64,7 @@ def test_a_host_that_does_not_resolve_is_refused_in_words(app):
 
 def test_a_refused_connection_and_a_receiver_without_tls_in_words(app):
     client, workspace_id = with_workspace(app)
-    port = _closed_port()
+    port = free_port()
     answer, logged = _words_shown(client, workspace_id, f"http://127.0.0.1:{port}/hooks")
     assert answer == logged == f"127.0.0.1 refused the connection: nothing accepts connections on port {port}."
 
