@@ -1,37 +1,85 @@
-"""The database pool's gauges from its own events: checked out, waiting, replaced."""
+"""The database pools' gauges (checked out, waiting) and the count of connections they replaced.
+
+The gauges are read from the pools rather than counted on each checkout: with several processes, every change
+of a gauge is a write to its file under PROMETHEUS_MULTIPROC_DIR, and counting in and out cost four such
+writes per request. A process sets both gauges when it answers a scrape, and every second in between
+(`READ_EVERY_SECONDS`) for the scrape another process answers; a pool waited on for less than that may go
+unseen, a pool too small for its load does not."""
+
+import os
+import threading
+import weakref
 
 from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 
 from clinicrecords.observability.metrics import DB_POOL_IN_USE, DB_POOL_REPLACED, DB_POOL_WAITING
 
+READ_EVERY_SECONDS = 1.0
+
+
+class PoolWatch:
+    """The pools this process serves from, and the checkouts waiting on them now."""
+
+    def __init__(self):
+        self._pools = weakref.WeakSet()
+        self._lock = threading.Lock()
+        self._waiting = 0
+        self._reader = None
+
+    def watch(self, pool):
+        self._pools.add(pool)
+        # The pool has no event for a checkout that waits: its `_do_get` (where it waits) is counted around.
+        do_get = pool._do_get
+
+        def counted_do_get():
+            with self._lock:
+                self._waiting += 1
+            try:
+                return do_get()
+            finally:
+                with self._lock:
+                    self._waiting -= 1
+
+        pool._do_get = counted_do_get
+        event.listen(pool, "invalidate", _count_replaced)
+        self._start_reading()
+
+    def read(self):
+        """Both gauges set from what the pools hold now."""
+        DB_POOL_IN_USE.set(sum(pool.checkedout() for pool in list(self._pools)))
+        DB_POOL_WAITING.set(self._waiting)
+
+    def _start_reading(self):
+        with self._lock:
+            if self._reader is not None:
+                return
+            self._reader = threading.Thread(target=self._read_every_second, name="pool-gauges", daemon=True)
+        self._reader.start()
+
+    def _read_every_second(self):
+        stop = threading.Event()
+        while not stop.wait(READ_EVERY_SECONDS):
+            self.read()
+
+    def _after_fork(self):
+        # A forked child keeps the parent's pools but none of its threads, nor its waiting checkouts.
+        self._lock = threading.Lock()
+        self._waiting = 0
+        self._reader = None
+        if self._pools:
+            self._start_reading()
+
+
+def _count_replaced(dbapi_connection, record, exception):
+    # bound_connection_uses (clinicrecords.db) retires a connection with a DisconnectionError of its own.
+    reason = "max_uses" if isinstance(exception, sa_exc.DisconnectionError) else "server_gone"
+    DB_POOL_REPLACED.labels(reason).inc()
+
+
+POOLS = PoolWatch()
+os.register_at_fork(after_in_child=POOLS._after_fork)
+
 
 def watch_pool(engine):
-    pool = engine.pool
-
-    @event.listens_for(pool, "checkout")
-    def checked_out(dbapi_connection, record, proxy):
-        DB_POOL_IN_USE.inc()
-
-    @event.listens_for(pool, "checkin")
-    def checked_in(dbapi_connection, record):
-        # A connection invalidated while checked out comes back without its DBAPI connection: still one less.
-        DB_POOL_IN_USE.dec()
-
-    @event.listens_for(pool, "invalidate")
-    def replaced(dbapi_connection, record, exception):
-        # bound_connection_uses (clinicrecords.db) retires a connection with a DisconnectionError of its own.
-        reason = "max_uses" if isinstance(exception, sa_exc.DisconnectionError) else "server_gone"
-        DB_POOL_REPLACED.labels(reason).inc()
-
-    # The pool has no event for a checkout that waits: its `_do_get` (where it waits) is counted around.
-    do_get = pool._do_get
-
-    def counted_do_get():
-        DB_POOL_WAITING.inc()
-        try:
-            return do_get()
-        finally:
-            DB_POOL_WAITING.dec()
-
-    pool._do_get = counted_do_get
+    POOLS.watch(engine.pool)

@@ -11,6 +11,7 @@ from pyramid.response import Response
 
 from clinicrecords.db import ENGINE
 from clinicrecords.observability.access import may_scrape
+from clinicrecords.observability.pool import POOLS
 from clinicrecords.observability.sources import ScrapeCollector, metric_sources
 from clinicrecords.settings import app_settings
 
@@ -43,6 +44,7 @@ def _alive(pid):
 
 
 def exposition(registry):
+    POOLS.read()
     collected = CollectorRegistry(auto_describe=False)
     directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if directory:

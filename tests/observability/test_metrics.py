@@ -15,6 +15,8 @@ import uuid
 import webtest
 from huey import Huey
 from huey.storage import MemoryStorage
+from prometheus_client import CollectorRegistry
+from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import delete, func, insert, select, text, update
 from sqlalchemy.exc import OperationalError
@@ -369,6 +371,39 @@ def test_a_process_killed_without_a_word_leaves_the_host_s_live_gauges(tmp_path)
         killed.wait()
         killed.stdout.close()
     assert in_flight() == 0
+
+
+def test_a_process_s_pool_gauges_reach_the_scrape_another_process_answers(tmp_path):
+    """The pool gauges are read from the pools, each second as well as at a scrape: a process that answers no
+    scrape (the worker, the other web process) still shows the connections it holds."""
+    environ = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    holding = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import time
+        from pyramid.paster import get_app
+        from sqlalchemy import text
+        engine = get_app("testing.ini").registry["db.engine"]
+        held = [engine.connect() for _ in range(2)]
+        for connection in held:
+            connection.execute(text("SELECT 1"))
+        print("held", flush=True)
+        time.sleep(60)
+    """)], env=environ, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+
+    def in_use():
+        registry = CollectorRegistry()
+        MultiProcessCollector(registry, path=str(tmp_path))
+        return registry.get_sample_value("clinicrecords_db_pool_connections_in_use")
+
+    try:
+        assert holding.stdout.readline().strip() == "held"
+        deadline = time.monotonic() + 10
+        while in_use() != 2:
+            assert time.monotonic() < deadline, f"the held connections never reached the gauge: {in_use()}"
+            time.sleep(0.1)
+    finally:
+        holding.kill()
+        holding.wait()
+        holding.stdout.close()
 
 
 def test_a_database_that_does_not_answer_costs_its_gauges_not_the_scrape(testapp, registry, monkeypatch):
