@@ -114,9 +114,9 @@ _INSERT = insert(AuditEntry.__table__)
 _COLUMNS = [column.name for column in AuditEntry.__table__.columns]
 
 
-# As text: psycopg binds values into a string in a third of the time it takes to a composed query. No schema
-# in it: the request's transaction is pointed at its clinic (db/tenancy.py), so the text is the same for every
-# clinic and psycopg parses its placeholders once, not once per clinic.
+# As text, its values bound into it (db/literals.py). No schema in it: the request's transaction is pointed at
+# its clinic (db/tenancy.py), so the text is the same for every clinic and its placeholders are parsed once,
+# not once per clinic.
 _INSERT_INTO = sql.SQL("INSERT INTO {table} ({columns}) VALUES ({values})").format(
     table=sql.Identifier(AuditEntry.__tablename__), columns=sql.SQL(", ").join(map(sql.Identifier, _COLUMNS)),
     values=sql.SQL(", ").join(map(sql.Placeholder, _COLUMNS))).as_string()

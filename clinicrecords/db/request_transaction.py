@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session
 
 from clinicrecords.db import commit_wait, joined
 from clinicrecords.db.reconnect import as_sqlalchemy_error
+from clinicrecords.db.literals import bind
 
 _TRANSACTION_MANAGER = "clinicrecords.transaction_manager"
 _JOINED = "clinicrecords.joined"
@@ -39,7 +40,7 @@ def for_request(session_factory, transaction_manager):
 
 
 def send_with_commit(session, query, params, committed=None):
-    """Run `query` (text with %(name)s placeholders, or psycopg.sql), its `params` bound client-side by psycopg,
+    """Run `query` (text with %(name)s placeholders, or psycopg.sql), its `params` bound client-side (db/literals.py),
     in the same message as this session's COMMIT; `committed()` is called once that COMMIT has succeeded."""
     session.info.setdefault(_WITH_COMMIT, []).append((query, params, committed))
 
@@ -121,14 +122,13 @@ def is_transaction_rollback(error):
 
 def _commit_with(session, statements):
     connection = session.connection()
-    with psycopg.ClientCursor(connection.connection.dbapi_connection) as binder:  # binds values, no I/O
-        texts = [binder.mogrify(query, params) for query, params, _ in statements]
+    driver = connection.connection.driver_connection
+    texts = [bind(driver, query, params) for query, params, _ in statements]
     if not joined.is_joined(connection):  # the test suite's savepoint "commits" by a RELEASE the session sends
         texts.append("COMMIT")
     # Without parameters psycopg uses the simple query protocol, which runs several statements from one
     # message, and reads no placeholders into the bound values.
     message = "; ".join(texts)
-    driver = connection.connection.driver_connection
     try:
         driver.execute(message)
     except connection.dialect.loaded_dbapi.Error as exc:

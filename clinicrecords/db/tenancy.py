@@ -27,6 +27,7 @@ from sqlalchemy.orm import Session
 
 from clinicrecords.db import commit_wait, joined
 from clinicrecords.db.reconnect import as_sqlalchemy_error
+from clinicrecords.db.literals import bind
 
 SCHEMA_PREFIX = "clinic_"
 _SCHEMA = re.compile(SCHEMA_PREFIX + "[0-9a-f]{32}")
@@ -98,7 +99,7 @@ def bound_clinic_id(session):
 
 
 def begin_with(session, query, params, prepared_as=None):
-    """Run `query` (text with %(name)s placeholders, its `params` bound client-side by psycopg) as a statement
+    """Run `query` (text with %(name)s placeholders, its `params` bound client-side: db/literals.py) as a statement
     of its own, committed at once, in the same message as the BEGIN of `session`'s transaction and the setting
     that points it at its clinic (`point_at`): one round trip for both. Its first row (a tuple), or None.
 
@@ -260,11 +261,10 @@ def _send(connection, driver, parts):
 def _statement_before(driver, query, params, prepared_as, prepare):
     """The statement sent before a BEGIN, bound client-side: EXECUTE of the statement prepared on this connection
     as `prepared_as` (after its PREPARE, with `prepare`), or the statement itself."""
-    binder = psycopg.ClientCursor(driver)
     if prepared_as is None:
-        return [binder.mogrify(query, params)]
+        return [bind(driver, query, params)]
     positional, names = _positional(query)
-    execute = binder.mogrify(f"EXECUTE {prepared_as}({', '.join(f'%({name})s' for name in names)})", params)
+    execute = bind(driver, f"EXECUTE {prepared_as}({', '.join(f'%({name})s' for name in names)})", params)
     return [f"PREPARE {prepared_as} AS {positional}", execute] if prepare else [execute]
 
 
