@@ -8,6 +8,7 @@ unseen, a pool too small for its load does not."""
 
 import os
 import threading
+import time
 import weakref
 
 from sqlalchemy import event
@@ -19,18 +20,36 @@ READ_EVERY_SECONDS = 1.0
 
 
 class PoolWatch:
-    """The pools this process serves from, and the checkouts waiting on them now."""
+    """The engines this process serves from, and the checkouts waiting on their pools now.
+
+    Engines, not pools: `engine.dispose()` gives an engine a new pool, which each read finds as `engine.pool`."""
 
     def __init__(self):
-        self._pools = weakref.WeakSet()
+        self._engines = weakref.WeakSet()
         self._lock = threading.Lock()
         self._waiting = 0
         self._reader = None
 
-    def watch(self, pool):
-        self._pools.add(pool)
+    def watch(self, engine):
+        self._engines.add(engine)
+        self._count_waits(engine.pool)
+        event.listen(engine.pool, "invalidate", _count_replaced)  # a recreated pool keeps its listeners
+        self._start_reading()
+
+    def read(self):
+        """Both gauges set from what the pools hold now."""
+        in_use = 0
+        for engine in list(self._engines):
+            self._count_waits(engine.pool)  # the pool a dispose left, counted from its first read on
+            in_use += engine.pool.checkedout()
+        DB_POOL_IN_USE.set(in_use)
+        DB_POOL_WAITING.set(self._waiting)
+
+    def _count_waits(self, pool):
         # The pool has no event for a checkout that waits: its `_do_get` (where it waits) is counted around.
         do_get = pool._do_get
+        if getattr(do_get, "counted_by", None) is self:
+            return
 
         def counted_do_get():
             with self._lock:
@@ -41,14 +60,8 @@ class PoolWatch:
                 with self._lock:
                     self._waiting -= 1
 
+        counted_do_get.counted_by = self
         pool._do_get = counted_do_get
-        event.listen(pool, "invalidate", _count_replaced)
-        self._start_reading()
-
-    def read(self):
-        """Both gauges set from what the pools hold now."""
-        DB_POOL_IN_USE.set(sum(pool.checkedout() for pool in list(self._pools)))
-        DB_POOL_WAITING.set(self._waiting)
 
     def _start_reading(self):
         with self._lock:
@@ -58,16 +71,16 @@ class PoolWatch:
         self._reader.start()
 
     def _read_every_second(self):
-        stop = threading.Event()
-        while not stop.wait(READ_EVERY_SECONDS):
+        while True:
+            time.sleep(READ_EVERY_SECONDS)
             self.read()
 
     def _after_fork(self):
-        # A forked child keeps the parent's pools but none of its threads, nor its waiting checkouts.
+        # A forked child keeps the parent's engines but none of its threads, nor its waiting checkouts.
         self._lock = threading.Lock()
         self._waiting = 0
         self._reader = None
-        if self._pools:
+        if self._engines:
             self._start_reading()
 
 
@@ -82,4 +95,4 @@ os.register_at_fork(after_in_child=POOLS._after_fork)
 
 
 def watch_pool(engine):
-    POOLS.watch(engine.pool)
+    POOLS.watch(engine)

@@ -215,6 +215,34 @@ def test_the_pool_gauge_counts_checkouts_waiting_for_a_connection(testapp, make_
     assert value(scrape(testapp), "clinicrecords_db_pool_checkouts_waiting") == before
 
 
+def test_the_pool_gauges_read_the_new_pool_of_a_disposed_engine(testapp, make_app):
+    """`engine.dispose()` gives the engine a new pool: its connections in use, and a checkout waiting on it,
+    are still counted."""
+    engine = make_app(**{"database.pool_size": "1", "database.max_overflow": "0",
+                         "database.pool_timeout": "30"}).registry["db.engine"]
+    engine.dispose()
+    before = value(scrape(testapp), "clinicrecords_db_pool_connections_in_use")
+    waiting_before = value(scrape(testapp), "clinicrecords_db_pool_checkouts_waiting")
+    waited = threading.Event()
+
+    def second():
+        with engine.connect() as connection:
+            connection.execute(select(func.now()))
+        waited.set()
+
+    with engine.connect() as held:
+        held.execute(select(func.now()))
+        assert value(scrape(testapp), "clinicrecords_db_pool_connections_in_use") == before + 1
+        waiting = threading.Thread(target=second, daemon=True)
+        waiting.start()
+        deadline = time.monotonic() + 10
+        while value(scrape(testapp), "clinicrecords_db_pool_checkouts_waiting") != waiting_before + 1:
+            assert time.monotonic() < deadline, "the checkout waiting on the new pool was never counted"
+            time.sleep(0.05)
+    assert waited.wait(10)
+    waiting.join(10)
+
+
 def test_pooled_connections_replaced_after_their_server_went_away_are_counted(testapp, make_app, engine):
     """What a failover or a restart does to a pool (its backends terminated): the connection found dead counts
     once under `server_gone`; the pool then replaces every connection opened before it without counting each."""
