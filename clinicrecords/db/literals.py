@@ -63,27 +63,16 @@ def _written(value):
 
 @functools.lru_cache(maxsize=64)
 def _template(query):
-    """(the text around the placeholders, the placeholders' names in order)."""
-    texts, names, start = [], [], 0
+    """(the texts between the placeholders, the placeholders' names in order); a %% stays in its text as %."""
+    texts, names, current, start = [], [], "", 0
     for found in _PLACEHOLDER.finditer(query):
+        current += query[start:found.start()]
         if found[1] is None:  # %%
-            texts.append(query[start:found.start()] + "%")
-            names.append(None)
+            current += "%"
         else:
-            texts.append(query[start:found.start()])
+            texts.append(current)
             names.append(found[1])
+            current = ""
         start = found.end()
-    texts.append(query[start:])
-    return _joined_literal_percents(texts, names)
-
-
-def _joined_literal_percents(texts, names):
-    """The texts on either side of a %% joined into one: only real placeholders remain between texts."""
-    joined_texts, joined_names = [texts[0]], []
-    for name, text in zip(names, texts[1:]):
-        if name is None:
-            joined_texts[-1] += text
-        else:
-            joined_names.append(name)
-            joined_texts.append(text)
-    return tuple(joined_texts), tuple(joined_names)
+    texts.append(current + query[start:])
+    return tuple(texts), tuple(names)

@@ -136,9 +136,13 @@ class Stack:
     def web_ready(self, port, timeout=90):
         """True once pserve on `port` answers /healthz with 200; False as soon as it has exited."""
         process = self.web[port]
-        wait_until(lambda: process.poll() is not None or call(port, "GET", "/healthz", timeout=5).status == 200,
-                   timeout)
-        return process.poll() is None and call(port, "GET", "/healthz", timeout=5).status == 200
+
+        def seen():
+            if process.poll() is not None:
+                return "exited"
+            return "answered" if call(port, "GET", "/healthz", timeout=5).status == 200 else None
+
+        return wait_until(seen, timeout) == "answered"
 
     def web_log_tail(self, port, lines=6):
         """pserve's last lines on `port`, for a failure's message: CI prints the message, not the log."""
