@@ -41,13 +41,14 @@ def _seen_after_a_commit_while_waiting(engine, statement):
         first.commit()
         thread = threading.Thread(target=lookup)
         thread.start()
-        for _ in range(200):  # the lookup's statement has started (its snapshot is taken) and waits on the gate
-            if first.execute(text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
-                                  "AND objid = :gate"), {"gate": GATE}).scalar():
-                break
+        # The lookup's statement has started (its snapshot is taken) and waits on the gate. A minute, not less:
+        # the thread opens a connection of its own, slow on a machine running other suites beside this one.
+        deadline = time.monotonic() + 60
+        while not first.execute(text("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
+                                     "AND objid = :gate"), {"gate": GATE}).scalar():
+            if time.monotonic() > deadline or not thread.is_alive():
+                pytest.fail("the lookup never waited on the gate")
             time.sleep(0.05)
-        else:
-            pytest.fail("the lookup never waited on the gate")
         first.commit()
         _store(first, owner_id, key)
         first.commit()  # a first request's answer committed after the waiting statement's snapshot was taken
