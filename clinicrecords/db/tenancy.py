@@ -71,7 +71,12 @@ def clinic_lock_key(clinic_id):
     """The advisory lock a clinic's restore holds exclusively for its whole transaction (restores context), and
     a keyed request's transaction shared: 64 bits of the clinic's uuid, so no two clinics share one in
     practice."""
-    return int.from_bytes(clinic_id.bytes[:8], "big", signed=True)
+    return _lock_key(clinic_id.hex)
+
+
+def _lock_key(hex_digits):
+    # The uuid's first 16 hex digits (its first 8 bytes), big-endian, signed: a bigint as PostgreSQL takes it.
+    return int.from_bytes(bytes.fromhex(hex_digits[:16]), "big", signed=True)
 
 
 def guard_clinic(session):
@@ -163,9 +168,8 @@ def point_at(connection, schema, before=None, guard=False):
 def _guard_statement(schema):
     if not _SCHEMA.fullmatch(schema):
         raise ValueError(f"not a clinic schema: {schema!r}")
-    # A number made from the schema's uuid: nothing to escape.
-    key = clinic_lock_key(uuid.UUID(hex=schema[len(SCHEMA_PREFIX):]))
-    return f"SELECT pg_try_advisory_xact_lock_shared({key})"
+    # A number made from the schema's uuid digits (no uuid built on every request): nothing to escape.
+    return f"SELECT pg_try_advisory_xact_lock_shared({_lock_key(schema[len(SCHEMA_PREFIX):])})"
 
 
 def _idle(connection):
@@ -191,7 +195,7 @@ def _begin(connection, schema, before, guard=False):
     if before is None:
         results = _send(connection, driver, begin)
         if guard:
-            connection.info[_GUARD_HELD] = _first_row(driver, results[-1])[0]
+            connection.info[_GUARD_HELD] = _got(results[-1])
         return None
     query, params, prepared_as = before
     if prepared_as is not None and driver.prepare_threshold is None:
@@ -231,7 +235,7 @@ def _begin(connection, schema, before, guard=False):
                 raise
             results = send()
     if guard:
-        connection.info[_GUARD_HELD] = _first_row(driver, results[-1])[0]
+        connection.info[_GUARD_HELD] = _got(results[-1])
     if not results[0].ntuples:
         return None
     return _first_row(driver, results[0])
@@ -241,6 +245,11 @@ def _first_row(driver, result):
     loader = Transformer.from_context(driver)
     loader.set_pgresult(result)
     return loader.load_row(0, tuple)
+
+
+def _got(result):
+    """The boolean a lock's try answered, as the simple protocol sends it: text, `t` or `f`."""
+    return result.get_value(0, 0) == b"t"
 
 
 def _send(connection, driver, parts):

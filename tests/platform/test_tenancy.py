@@ -247,3 +247,15 @@ def test_a_statement_begun_with_that_failed_after_its_prepare_is_not_prepared_tw
         with Session(one_connection_engine) as session:
             bind_to_clinic(session, clinic)
             assert begin_with(session, query, {"divisor": divisor}, prepared_as="test_divided") == (10 // divisor,)
+
+
+def test_the_restore_lock_a_request_tries_is_the_one_its_clinic_s_restore_holds():
+    """The request reads the lock's key from the schema's digits; a restore from the clinic's uuid: one key."""
+    from clinicrecords.db.tenancy import _guard_statement, clinic_lock_key
+
+    clinics = [uuid.uuid4() for _ in range(200)] + [uuid.UUID(int=0), uuid.UUID(int=2 ** 128 - 1),
+                                                    uuid.UUID("80000000-0000-4000-8000-000000000000")]
+    for clinic_id in clinics:
+        expected = int.from_bytes(clinic_id.bytes[:8], "big", signed=True)
+        assert clinic_lock_key(clinic_id) == expected
+        assert _guard_statement(schema_name(clinic_id)) == f"SELECT pg_try_advisory_xact_lock_shared({expected})"
