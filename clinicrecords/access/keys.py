@@ -1,5 +1,6 @@
 """Bearer keys: `ehr_<mode>_<keyId>_<secret>`. The secret is random enough for a fast keyed hash."""
 
+import functools
 import hashlib
 import hmac
 import re
@@ -32,7 +33,14 @@ def parse_key(text):
 
 
 def hash_secret(pepper, secret):
-    return hmac.new(pepper.encode(), secret.encode(), hashlib.sha256).digest()
+    keyed = _keyed(pepper).copy()  # the pepper's keyed state copied: HMAC's key setup done once per process
+    keyed.update(secret.encode())
+    return keyed.digest()
+
+
+@functools.lru_cache(maxsize=4)
+def _keyed(pepper):
+    return hmac.new(pepper.encode(), digestmod=hashlib.sha256)
 
 
 def secret_matches(pepper, secret, stored_hash):

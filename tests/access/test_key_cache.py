@@ -209,3 +209,13 @@ def test_a_clinics_schema_revision_moves_nothing_and_its_other_columns_do(world,
         with world.db() as db:
             assert db.execute(update(Clinic).where(Clinic.id == clinic_id).values(**change)).rowcount == 1
         assert (_version(engine) > before) is moves, change
+
+
+def test_a_secret_s_hash_is_the_hmac_of_the_pepper_and_the_secret():
+    """Computed from a copy of the pepper's keyed state: the same digest, whatever was hashed before."""
+    import hashlib
+    import hmac
+
+    for secret in ["", PARSED.secret, "ü" * 48, PARSED.secret[::-1]]:
+        for pepper in [PEPPER, "another pepper"]:
+            assert hash_secret(pepper, secret) == hmac.new(pepper.encode(), secret.encode(), hashlib.sha256).digest()
