@@ -66,16 +66,18 @@ def _answer_ids(body, method):
     return document_ids([item for item in items if isinstance(item, dict)], method)
 
 
-def record_ids(request, clinic_id, response):
-    """The path's ids, and for a success the records its answer names and those the view noted as touched:
-    a write names the patient and every record it touched (`api.representations.WRITTEN_ID_FIELDS`)."""
+def record_ids(request, clinic_id, response, status):
+    """The path's ids, and for a success (`status`, the answer's) the records its answer names and those the
+    view noted as touched: a write names the patient and every record it touched
+    (`api.representations.WRITTEN_ID_FIELDS`)."""
     found = []
     clinic = str(clinic_id)
     for segment in request.environ.get("PATH_INFO", "").split("/"):
-        value = _uuid_or_none(segment) if len(segment) >= 32 else None
-        if value and value != clinic:
-            found.append(value)
-    if response is not None and response.status_int < 400:
+        if len(segment) >= 32 and segment != clinic:
+            value = _uuid_or_none(segment)
+            if value and value != clinic:  # the clinic's id written another way (upper case, no hyphens)
+                found.append(value)
+    if response is not None and status < 400:
         shown = shown_ids(request)
         # An answer not built by render_one/render_page (an idempotent replay, ...): its ids are read back from
         # its body, when that is JSON.
@@ -102,7 +104,7 @@ def entries_values(request, scope, status, response=None):
         "route": route_template(request.environ.get("PATH_INFO", ""))[:300],
         "status": status,
     }
-    ids = record_ids(request, scope.clinic_id, response)
+    ids = record_ids(request, scope.clinic_id, response, status)
     chunks = [ids[start:start + MAX_RECORD_IDS] for start in range(0, len(ids), MAX_RECORD_IDS)] or [[]]
     return [{"id": uuid.uuid4(), **common, "record_ids": chunk} for chunk in chunks]
 

@@ -37,8 +37,9 @@ def _owe_entry(request, response):
         return services.entries_apart(scope.clinic_id,
                                       services.entries_values(request, scope, status, outcome.response))
 
-    if response is not None and response.status_int < 400 and getattr(request, "exception", None) is None:
-        for index, values in enumerate(services.entries_values(request, scope, response.status_int, response)):
+    status = response.status_int if response is not None else None
+    if status is not None and status < 400 and getattr(request, "exception", None) is None:
+        for index, values in enumerate(services.entries_values(request, scope, status, response)):
             query, params = services.entry_with_commit(values)
             # What is written instead when the COMMIT does not happen is every entry: owed once.
             with_commit(request, query, params, else_apart=None if index else entry_apart)

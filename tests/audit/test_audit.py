@@ -42,6 +42,13 @@ def test_a_write_and_a_read_are_recorded_with_who_what_and_outcome_never_content
     assert "Zanzibarova" not in json.dumps([write_entry, read_entry])
 
 
+def test_the_clinic_s_id_is_never_a_record_id_however_the_path_writes_it(testapp, connected):
+    created = _create_patient(testapp, connected).json["data"]
+    testapp.get(f"/v1/clinics/{str(connected.clinic_id).upper()}/patients/{created['id'].upper()}",
+                headers=connected.headers)
+    assert entries(connected.clinic_id)[-1]["record_ids"] == [created["id"]]
+
+
 def test_a_page_read_names_every_record_it_showed(testapp, connected):
     ids = {_create_patient(testapp, connected).json["data"]["id"] for _ in range(2)}
     testapp.get(f"/v1/clinics/{connected.clinic_id}/patients", headers=connected.headers)
