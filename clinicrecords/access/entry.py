@@ -79,6 +79,8 @@ def refuse_browsers(request):
 
 
 def _key_in_query(request):
+    if not request.environ.get("QUERY_STRING"):
+        return False  # no parameters: the request's MultiDict is not built for nothing
     return any(name.lower() in _KEY_PARAMETERS or value.startswith("ehr_")
                for name, value in request.GET.items())
 
