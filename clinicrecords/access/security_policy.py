@@ -50,7 +50,7 @@ class KeySecurityPolicy:
         return read
 
     def _read(self, request, clinic_id, use_cache):
-        parsed = parse_key(bearer_token(request.headers.get("Authorization")))
+        parsed = parse_key(bearer_token(request.environ.get("HTTP_AUTHORIZATION")))
         if parsed is None:
             return None
         now = clock_now()

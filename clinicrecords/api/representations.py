@@ -28,7 +28,7 @@ class Representation:
 
 def wants_fhir(request):
     """True when the caller prefers FHIR; 406 when it accepts neither shape."""
-    if "Accept" not in request.headers:
+    if "HTTP_ACCEPT" not in request.environ:
         return False
     offers = request.accept.acceptable_offers([JSON, FHIR_JSON])
     if not offers:
