@@ -26,6 +26,8 @@ SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
     "Referrer-Policy": "no-referrer",
 }
+_SECURITY_HEADER_ITEMS = tuple(SECURITY_HEADERS.items())
+_SECURITY_HEADER_NAMES = frozenset(name.lower() for name in SECURITY_HEADERS)
 # A year, subdomains included; only ever sent over https (a browser ignores it over http anyway).
 HSTS = ("Strict-Transport-Security", "max-age=31536000; includeSubDomains")
 
@@ -88,8 +90,11 @@ class LimitedExecutionPolicy:
                 settle_empty_body(environ)
             response = self.inner(environ, router)
         present = {name.lower() for name, _ in response.headerlist}  # one pass, not one per header
-        response.headerlist.extend((name, value) for name, value in SECURITY_HEADERS.items()
-                                   if name.lower() not in present)
+        if present.isdisjoint(_SECURITY_HEADER_NAMES):  # almost every answer sets none of them itself
+            response.headerlist.extend(_SECURITY_HEADER_ITEMS)
+        else:
+            response.headerlist.extend((name, value) for name, value in _SECURITY_HEADER_ITEMS
+                                       if name.lower() not in present)
         if self.hsts and environ.get("wsgi.url_scheme") == "https":
             response.headerlist.append(HSTS)
         return response
