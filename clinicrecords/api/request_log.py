@@ -38,7 +38,8 @@ _KEY_LIKE = re.compile(r"ehr_[^/]*", re.IGNORECASE)
 
 
 def route_template(path):
-    return _KEY_LIKE.sub("{key}", _ID_SEGMENT.sub("/{id}", path))
+    folded = _ID_SEGMENT.sub("/{id}", path)
+    return _KEY_LIKE.sub("{key}", folded) if "ehr_" in folded.lower() else folded
 
 
 class Caller(NamedTuple):

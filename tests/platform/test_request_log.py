@@ -3,6 +3,7 @@ never a key secret, a query string, a body or patient data."""
 
 import json
 import logging
+import uuid
 
 import pytest
 
@@ -56,3 +57,13 @@ def test_requests_refused_before_the_tweens_run_are_logged_too(testapp, log_line
     assert [line["request_id"] for line in lines] == [too_long.headers["X-Request-Id"],
                                                       too_large.headers["X-Request-Id"]]
     assert "x" * 50 not in json.dumps(lines)
+
+
+def test_a_route_template_folds_ids_and_any_key_written_into_the_path():
+    from clinicrecords.api.request_log import route_template
+
+    clinic, item = uuid.uuid4(), uuid.uuid4()
+    assert route_template(f"/v1/clinics/{clinic}/allergies/{item}") == "/v1/clinics/{id}/allergies/{id}"
+    assert route_template(f"/v1/clinics/{clinic.hex}/x") == "/v1/clinics/{id}/x"
+    for pasted in ("ehr_live_0123456789abcdef_" + "a" * 48, "EHR_TEST_anything", "eHr_x"):
+        assert route_template(f"/v1/clinics/{clinic}/{pasted}/more") == "/v1/clinics/{id}/{key}/more"
