@@ -84,8 +84,7 @@ class KeySecurityPolicy:
         if identity is None:
             return None
         scope = clinic_scope(getattr(request, "context", None))
-        return Caller(identity.owner_id, identity.key_id, identity.mode,
-                      str(scope.clinic_id) if scope is not None else None)
+        return Caller(identity.owner_id, identity.key_id, identity.mode, scope.clinic_id if scope is not None else None)
 
     def _identity_for_the_log(self, request):
         if not request.headers.get("Authorization"):
