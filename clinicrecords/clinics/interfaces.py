@@ -21,14 +21,24 @@ class IClinicContext(Interface):
 
 
 _holds_scope = IClinicContext.providedBy
+_UNSEEN = object()
 
 
 def clinic_scope(context):
     """The scope of the clinic a resource hangs under, or None outside `/v1/clinics/{clinic_id}`."""
-    # `find_interface`'s walk without its generator: every keyed request asks this several times.
-    node = context
+    # A keyed request asks this of its context several times (the permission, the audit, the request log): the
+    # walk's answer is kept on the node, whose place in the tree never changes.
+    found = getattr(context, "_clinic_scope", _UNSEEN)
+    if found is not _UNSEEN:
+        return found
+    found, node = None, context
     while node is not None:
         if _holds_scope(node):
-            return node.scope
+            found = node.scope
+            break
         node = getattr(node, "__parent__", None)
-    return None
+    try:
+        context._clinic_scope = found
+    except AttributeError:  # None, or a context that takes no attribute of ours
+        pass
+    return found
