@@ -47,8 +47,10 @@ def set_headers(response, headers):
 def json_response(document, status=200, content_type="application/json", headers=None, conditional=False):
     """`conditional`: answered 304 (or 412) by webob when the request's validators match the ETag or
     Last-Modified set on it."""
-    response = Response(status=status, body=json_bytes(document), content_type=content_type, charset=None,
+    response = Response(body=json_bytes(document), content_type=content_type, charset=None,
                         conditional_response=conditional)
+    if status != 200:  # a new answer's own status: setting it again would format its reason phrase for nothing
+        response.status_code = status
     set_headers(response, headers)
     return response
 
