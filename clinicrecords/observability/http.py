@@ -1,13 +1,14 @@
-"""Every answer counted and timed by its route template, method and status, in the outermost tween (over the
-transaction's, so its commit and the tasks queued at commit are inside; every exception below has been
-rendered as an answer by then); its span when tracing is on; its request id for every line logged
-meanwhile, and its route template for the request log's line."""
+"""Every answer counted and timed by its route template, method and status (tallied in memory: answers.py), in
+the outermost tween (over the transaction's, so its commit and the tasks queued at commit are inside; every
+exception below has been rendered as an answer by then); its span when tracing is on; its request id for every
+line logged meanwhile, and its route template for the request log's line."""
 
 import time
 
 from clinicrecords.api.request_log import ROUTE_TEMPLATE
+from clinicrecords.observability.answers import ANSWERS
+from clinicrecords.observability.every_second import READINGS
 from clinicrecords.observability.logs import REQUEST_ID
-from clinicrecords.observability.metrics import HTTP_DURATION, HTTP_IN_FLIGHT, HTTP_REQUESTS, REFUSALS
 from clinicrecords.observability.routes import RouteTemplates
 from clinicrecords.observability.tracing import request_span
 
@@ -19,14 +20,12 @@ TEMPLATES = "observability.route_templates"
 def metrics_tween_factory(handler, registry):
     templates = registry[TEMPLATES] = RouteTemplates.of(registry)
     match = templates.match
-    in_flight = HTTP_IN_FLIGHT
-    # Each label set's children (its counter's and its histogram's), found once: `labels()` checks and joins its
-    # values on every call. The sets are bounded (route templates, METHODS, statuses), and so is this.
-    children = {}
+    started, answered = ANSWERS.started, ANSWERS.answered
+    READINGS.add(ANSWERS.read)
 
     def answer(request, route, method):
-        started = time.perf_counter()
-        in_flight.inc()
+        began = time.perf_counter()
+        started(request)
         status = 500
         logged_as = REQUEST_ID.set(request.request_id)  # every line logged meanwhile names the request
         try:
@@ -35,16 +34,9 @@ def metrics_tween_factory(handler, registry):
             return response
         finally:
             REQUEST_ID.reset(logged_as)
-            in_flight.dec()
-            found = children.get((route, method, status))
-            if found is None:
-                found = children[route, method, status] = (HTTP_REQUESTS.labels(route, method, str(status)),
-                                                           HTTP_DURATION.labels(route, method))
-            counter, timer = found
-            counter.inc()
-            timer.observe(time.perf_counter() - started)
-            if status >= 400:
-                REFUSALS.labels(request.state.problem_code or "other").inc()  # a page, not problem+json
+            # A page carries no problem code.
+            answered(request, route, method, status, time.perf_counter() - began,
+                     request.state.problem_code if status >= 400 else None)
 
     def metrics_tween(request):
         method = request.method if request.method in METHODS else "other"

@@ -3,20 +3,18 @@
 The gauges are read from the pools rather than counted on each checkout: with several processes, every change
 of a gauge is a write to its file under PROMETHEUS_MULTIPROC_DIR, and counting in and out cost four such
 writes per request. A process sets both gauges when it answers a scrape, and every second in between
-(`READ_EVERY_SECONDS`) for the scrape another process answers; a pool waited on for less than that may go
+(`every_second.READINGS`) for the scrape another process answers; a pool waited on for less than that may go
 unseen, a pool too small for its load does not."""
 
 import os
 import threading
-import time
 import weakref
 
 from sqlalchemy import event
 from sqlalchemy import exc as sa_exc
 
+from clinicrecords.observability.every_second import READINGS
 from clinicrecords.observability.metrics import DB_POOL_IN_USE, DB_POOL_REPLACED, DB_POOL_WAITING
-
-READ_EVERY_SECONDS = 1.0
 
 
 class PoolWatch:
@@ -28,13 +26,12 @@ class PoolWatch:
         self._engines = weakref.WeakSet()
         self._lock = threading.Lock()
         self._waiting = 0
-        self._reader = None
 
     def watch(self, engine):
         self._engines.add(engine)
         self._count_waits(engine.pool)
         event.listen(engine.pool, "invalidate", _count_replaced)  # a recreated pool keeps its listeners
-        self._start_reading()
+        READINGS.add(self.read)
 
     def read(self):
         """Both gauges set from what the pools hold now."""
@@ -63,25 +60,10 @@ class PoolWatch:
         counted_do_get.counted_by = self
         pool._do_get = counted_do_get
 
-    def _start_reading(self):
-        with self._lock:
-            if self._reader is not None:
-                return
-            self._reader = threading.Thread(target=self._read_every_second, name="pool-gauges", daemon=True)
-        self._reader.start()
-
-    def _read_every_second(self):
-        while True:
-            time.sleep(READ_EVERY_SECONDS)
-            self.read()
-
     def _after_fork(self):
-        # A forked child keeps the parent's engines but none of its threads, nor its waiting checkouts.
+        # A forked child keeps the parent's engines but none of its waiting checkouts.
         self._lock = threading.Lock()
         self._waiting = 0
-        self._reader = None
-        if self._engines:
-            self._start_reading()
 
 
 def _count_replaced(dbapi_connection, record, exception):

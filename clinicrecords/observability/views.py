@@ -11,7 +11,7 @@ from pyramid.response import Response
 
 from clinicrecords.db import ENGINE
 from clinicrecords.observability.access import may_scrape
-from clinicrecords.observability.pool import POOLS
+from clinicrecords.observability.every_second import READINGS
 from clinicrecords.observability.sources import ScrapeCollector, metric_sources
 from clinicrecords.settings import app_settings
 
@@ -44,7 +44,7 @@ def _alive(pid):
 
 
 def exposition(registry):
-    POOLS.read()
+    READINGS.read_now()  # this process's own pools and answers, as they are now
     collected = CollectorRegistry(auto_describe=False)
     directory = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if directory:

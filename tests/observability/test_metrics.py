@@ -15,7 +15,7 @@ import uuid
 import webtest
 from huey import Huey
 from huey.storage import MemoryStorage
-from prometheus_client import CollectorRegistry
+from prometheus_client import CollectorRegistry, Histogram
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import delete, func, insert, select, text, update
@@ -26,7 +26,9 @@ from clinicrecords.api.route_table import route_table
 from clinicrecords.events.models import WebhookDelivery, WebhookEndpoint
 from clinicrecords.exports.models import ExportJob
 from clinicrecords.mail.models import OutgoingMail
+from clinicrecords.observability.answers import AnswerTally
 from clinicrecords.observability.http import TEMPLATES
+from clinicrecords.observability.metrics import DURATION_BUCKETS, HTTP_DURATION, HTTP_REQUESTS
 from clinicrecords.observability.routes import UNMATCHED, RouteTemplates
 from clinicrecords.observability.sources import METRIC_SOURCES, queue_readings
 from clinicrecords.observability.tasks import last_successful_backup, report_backup
@@ -354,6 +356,76 @@ def test_a_web_process_answers_the_worker_s_counts_through_the_multiprocess_dire
                for family in text_string_to_metric_families(answered) for sample in family.samples}
     assert value(samples, "clinicrecords_task_failures_total", task="clinicrecords.mail.tasks.send") == 1
     assert value(samples, "clinicrecords_http_requests_total", route="/healthz", method="GET", status="200") == 1
+
+
+def test_answers_tallied_together_are_the_histogram_s_own_observations():
+    """A second's answers are written to the duration histogram as one sum per bucket: the same samples as
+    `Histogram.observe` gives for each (answers.py adds to the histogram's own values)."""
+    route = f"/tallied/{uuid.uuid4()}"
+    observed = Histogram("tallied_seconds", "", ["route", "method"], buckets=DURATION_BUCKETS,
+                         registry=CollectorRegistry())
+    answers = AnswerTally()
+    for seconds in (0.003, 0.005, 0.0072, 0.0072, 0.3, 2.5, 31.0):
+        request = object()
+        answers.started(request)
+        answers.answered(request, route, "GET", 200, seconds, None)
+        observed.labels(route, "GET").observe(seconds)
+    answers.read()
+
+    def samples(metric, prefix):
+        return {(sample.name.removeprefix(prefix), tuple(sorted(sample.labels.items()))): sample.value
+                for family in metric.collect() for sample in family.samples
+                if sample.labels.get("route") == route and not sample.name.endswith("_created")}
+
+    assert samples(HTTP_DURATION, "clinicrecords_http_request_duration_seconds") == \
+        samples(observed, "tallied_seconds")
+    assert value(samples(HTTP_REQUESTS, ""), "clinicrecords_http_requests_total",
+                 route=route, method="GET", status="200") == 7
+
+
+def _process_answering(environ, script):
+    return subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import time, webtest
+        from pyramid.paster import get_app
+        app = webtest.TestApp(get_app("testing.ini"), extra_environ={"REMOTE_ADDR": "127.0.0.1"})
+        for _ in range(3):
+            app.get("/healthz")
+    """) + textwrap.dedent(script)], env=environ, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+
+
+def _healthz_answers(directory):
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=str(directory))
+    return registry.get_sample_value("clinicrecords_http_requests_total",
+                                     {"route": "/healthz", "method": "GET", "status": "200"})
+
+
+def test_a_process_s_answers_reach_the_scrape_another_process_answers_within_a_second(tmp_path):
+    """Answers are tallied in memory and written each second: a web process that answers no scrape still shows,
+    through the multiprocess directory, what it answered."""
+    answering = _process_answering({**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}, """
+        print("answered", flush=True)
+        time.sleep(60)
+    """)
+    try:
+        assert answering.stdout.readline().strip() == "answered"
+        deadline = time.monotonic() + 10
+        while _healthz_answers(tmp_path) != 3:
+            assert time.monotonic() < deadline, f"the answers never reached the files: {_healthz_answers(tmp_path)}"
+            time.sleep(0.1)
+    finally:
+        answering.kill()
+        answering.wait()
+        answering.stdout.close()
+
+
+def test_a_process_that_exits_writes_its_last_second_s_answers(tmp_path):
+    answering = _process_answering({**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}, "")
+    try:
+        assert answering.wait(120) == 0
+    finally:
+        answering.stdout.close()
+    assert _healthz_answers(tmp_path) == 3
 
 
 def test_a_process_killed_without_a_word_leaves_the_host_s_live_gauges(tmp_path):
