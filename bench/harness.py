@@ -6,10 +6,12 @@ import datetime
 import decimal
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -100,13 +102,23 @@ def free_port():
         return s.getsockname()[1]
 
 
+def service_metrics(var, label):
+    """A multiprocess directory of its own for the service's processes, and the environment that names it: the
+    service writes its metrics as production runs it (docs/operations.md, Metrics)."""
+    directory = tempfile.mkdtemp(prefix=f"metrics-{label}-", dir=var)
+    return directory, {**os.environ, "PROMETHEUS_MULTIPROC_DIR": directory}
+
+
 class Server:
     def __init__(self, kind, settings, var):
         self.kind, self.port = kind, free_port()
         self.log = var / f"bench-{kind}.log"
+        self.metrics, environ = None, dict(os.environ)
+        if kind != "reference" and not kind.startswith("design"):
+            self.metrics, environ = service_metrics(var, kind)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "bench.server", kind, str(self.port), json.dumps(settings), str(self.log)],
-            cwd=ROOT, stdout=subprocess.PIPE, text=True)
+            cwd=ROOT, stdout=subprocess.PIPE, text=True, env=environ)
         if self.process.stdout.readline().strip() != "ready":
             raise RuntimeError(f"the {kind} server did not start")
         deadline = time.monotonic() + 30
@@ -136,6 +148,8 @@ class Server:
             self.process.wait(10)
         except subprocess.TimeoutExpired:
             self.process.kill()
+        if self.metrics:
+            shutil.rmtree(self.metrics, ignore_errors=True)
 
 
 def measure(server, spec, seconds):

@@ -17,6 +17,7 @@ Prints one JSON object: per checkout (and the design), each run's instructions p
 """
 
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -45,6 +46,12 @@ def worker():
     # work would recur every few requests, as often as the run is slow. Its entries are still written, in one
     # batch at exit, so their per-entry work stays in the count.
     settings["request_log.flush_interval_ms"] = str(10 ** 9)
+    # The same for the metrics' reader (its pools, its answers), whose last read, at exit, is counted. This file
+    # runs on the other checkout's package too (`--against`), which may be older than the reader.
+    with contextlib.suppress(ImportError):
+        from clinicrecords.observability import every_second
+
+        every_second.READ_EVERY_SECONDS = 10 ** 9
     if os.environ.get("BENCH_DESIGN"):
         from bench.design_floor import design_app
 
@@ -102,8 +109,11 @@ def main(argv=None):
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed and could not be: apt-get install valgrind")
     os.environ.setdefault("CLINICRECORDS_VAR", str(ROOT / "var" / "bench"))
+    from bench.harness import service_metrics  # not in the worker, which may run on an older bench
+
     seeded = {name: str(value) for name, value in seed(bench_settings(), 100).items()}
-    environ = {**os.environ, "BENCH_SEEDED": json.dumps(seeded), "BENCH_SCENARIO": args.scenario}
+    metrics, with_metrics = service_metrics(Path(os.environ["CLINICRECORDS_VAR"]), "instructions")
+    environ = {**with_metrics, "BENCH_SEEDED": json.dumps(seeded), "BENCH_SCENARIO": args.scenario}
     sides = {"this": (ROOT, environ)}
     sides.update((str(Path(path).resolve()), (Path(path).resolve(), environ)) for path in args.against)
     if args.design:
@@ -115,6 +125,7 @@ def main(argv=None):
         for name, (checkout, side_environ) in sides.items():
             counted[name].append(per_request(checkout, side_environ, args.first, args.then))
             print(f"{name}: {counted[name][-1]} instructions/request", file=sys.stderr, flush=True)
+    shutil.rmtree(metrics, ignore_errors=True)
     print(json.dumps({"scenario": args.scenario, "requests": [args.first, args.then],
                       "instructions_per_request": {name: {"runs": runs, "median": statistics.median(runs)}
                                                    for name, runs in counted.items()}}, indent=2))

@@ -13,13 +13,14 @@ process is the pool size plus the overflow the load really used. Prints one JSON
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
-from bench.harness import ROOT, bench_settings, bench_var, free_port, measure, seed, summarise
+from bench.harness import ROOT, bench_settings, bench_var, free_port, measure, seed, service_metrics, summarise
 from bench.server import WAITRESS
 
 WAITRESS_THREADS = WAITRESS["threads"]
@@ -34,12 +35,13 @@ class Group:
         self.port = free_port()
         self.processes = []
         self.application_names = [f"bench-{label}-{count}-{n}" for n in range(count)]
+        self.metrics, environ = service_metrics(var, f"{label}-{count}")  # one directory for the host, as production
         for n, application_name in enumerate(self.application_names):
             log = var / f"bench-{label}-{count}-{n}.log"
             own = {**settings, "database.application_name": application_name}
             process = subprocess.Popen([sys.executable, "-m", "bench.server", "app", str(self.port),
                                         json.dumps(own), str(log), "reuseport"],
-                                       cwd=ROOT, stdout=subprocess.PIPE, text=True)
+                                       cwd=ROOT, stdout=subprocess.PIPE, text=True, env=environ)
             self.processes.append(process)
             if process.stdout.readline().strip() != "ready":
                 raise RuntimeError("a service process did not start")
@@ -75,6 +77,7 @@ class Group:
                 process.wait(10)
             except subprocess.TimeoutExpired:
                 process.kill()
+        shutil.rmtree(self.metrics, ignore_errors=True)
 
 
 class ConnectionPeaks:
