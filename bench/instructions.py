@@ -121,11 +121,13 @@ def main(argv=None):
         if args.scenario == "one":
             sides["design_pipelined"] = (ROOT, {**environ, "BENCH_DESIGN": "pipelined"})
     counted = {name: [] for name in sides}
-    for _ in range(args.runs):
-        for name, (checkout, side_environ) in sides.items():
-            counted[name].append(per_request(checkout, side_environ, args.first, args.then))
-            print(f"{name}: {counted[name][-1]} instructions/request", file=sys.stderr, flush=True)
-    shutil.rmtree(metrics, ignore_errors=True)
+    try:
+        for _ in range(args.runs):
+            for name, (checkout, side_environ) in sides.items():
+                counted[name].append(per_request(checkout, side_environ, args.first, args.then))
+                print(f"{name}: {counted[name][-1]} instructions/request", file=sys.stderr, flush=True)
+    finally:
+        shutil.rmtree(metrics, ignore_errors=True)
     print(json.dumps({"scenario": args.scenario, "requests": [args.first, args.then],
                       "instructions_per_request": {name: {"runs": runs, "median": statistics.median(runs)}
                                                    for name, runs in counted.items()}}, indent=2))
