@@ -397,6 +397,9 @@ class Rehearsal:
         pid = self.stack.worker.pid
         expect(list(self.stack.metrics.glob(f"*_{pid}.db")),
                f"the worker (pid {pid}) wrote nothing into PROMETHEUS_MULTIPROC_DIR ({self.stack.metrics})")
+        # Each process writes its answers' counts every second (decision 0173): the /healthz the check before
+        # sent through nginx may not be in the other process's files yet.
+        time.sleep(1.5)
         before = _healthz_total(first, token)
         for n in range(6):  # to both processes, directly
             expect(call((first, second)[n % 2], "GET", "/healthz").status == 200, "/healthz")
